@@ -1,0 +1,3 @@
+module github.com/skillkit/skillkit
+
+go 1.26

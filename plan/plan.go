@@ -1,0 +1,525 @@
+// Package plan is the typed model of a skill that every part of skillkit
+// shares: the parser fills it, lint checks it, the runners execute it.
+//
+// Every element carries a Pos so that any later error can name the markdown
+// file, line and column it came from. Paths inside a plan are relative to
+// the skill folder and use forward slashes.
+package plan
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Pos is a position in a file of a skill: the file relative to the skill
+// folder, a 1-based line and a 1-based column (in bytes). A zero Line means
+// the position is the file as a whole.
+type Pos struct {
+	File string `json:"file"`
+	Line int    `json:"line,omitempty"`
+	Col  int    `json:"col,omitempty"`
+}
+
+// String formats the position as file:line:col, dropping what is unknown.
+func (p Pos) String() string {
+	switch {
+	case p.Line == 0:
+		return p.File
+	case p.Col == 0:
+		return fmt.Sprintf("%s:%d", p.File, p.Line)
+	}
+	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
+}
+
+// IsValid reports whether the position names a file.
+func (p Pos) IsValid() bool { return p.File != "" }
+
+// Mode is a skill's execution mode, inferred from its layout.
+type Mode string
+
+// The execution modes. ModeUnknown is a skill with no numbered phase, no
+// orchestrator and no action: there is nothing to run.
+const (
+	ModeSequential Mode = "sequential"
+	ModeAutonomous Mode = "autonomous"
+	ModeHybrid     Mode = "hybrid"
+	ModeUnknown    Mode = "unknown"
+)
+
+// Severity ranks a diagnostic or a lint finding.
+type Severity string
+
+// The severities, from most to least serious.
+const (
+	SevError   Severity = "error"
+	SevWarning Severity = "warning"
+	SevInfo    Severity = "info"
+)
+
+// Diagnostic is something the parser noticed while reading a skill: odd
+// markdown, an unparseable number, an unsupported type. It never stops the
+// parse; lint turns diagnostics into findings under the rule named by Code.
+type Diagnostic struct {
+	Pos      Pos      `json:"pos"`
+	Severity Severity `json:"severity"`
+	Code     string   `json:"code"`
+	Message  string   `json:"message"`
+}
+
+func (d Diagnostic) String() string {
+	return fmt.Sprintf("%s: %s: %s [%s]", d.Pos, d.Severity, d.Message, d.Code)
+}
+
+// Skill is one skill folder, parsed.
+type Skill struct {
+	// Dir is the skill folder as given to the parser (not relative).
+	Dir string `json:"dir"`
+	// Name is the front matter name, else the folder's base name.
+	Name string `json:"name"`
+	// Entry is the entry document: "SKILL.md", or "orchestrator.md" for the
+	// Codex layout with no SKILL.md; empty when the skill has neither.
+	Entry string `json:"entry,omitempty"`
+	// FrontMatter is the entry document's front matter; nil when it has none.
+	FrontMatter *FrontMatter `json:"frontMatter,omitempty"`
+	// Body is the entry document after its front matter.
+	Body *Doc `json:"body,omitempty"`
+	Mode Mode `json:"mode"`
+	// Phases are the numbered phase files in execution order. A numbered
+	// orchestrator (hybrid) is among them with IsOrchestrator set.
+	Phases       []*Phase      `json:"phases,omitempty"`
+	Orchestrator *Orchestrator `json:"orchestrator,omitempty"`
+	// Actions are sorted by id.
+	Actions []*Action `json:"actions,omitempty"`
+	// Catalog is specs/action-catalog.md, else the orchestrator's own
+	// "Action Catalog" section; nil when neither exists.
+	Catalog     *Catalog     `json:"catalog,omitempty"`
+	StateSchema *StateSchema `json:"stateSchema,omitempty"`
+	// Docs are the other markdown files of the skill (specs, templates, …),
+	// kept for links and fences.
+	Docs []*Doc `json:"docs,omitempty"`
+	// Files lists every file of the skill, relative and sorted.
+	Files []string `json:"files"`
+	// Hash is a content hash over every file of the skill; a run refuses to
+	// resume when it changed.
+	Hash        string       `json:"hash"`
+	Diagnostics []Diagnostic `json:"diagnostics,omitempty"`
+}
+
+// Action returns the action with the given id, or nil.
+func (s *Skill) Action(id string) *Action {
+	for _, a := range s.Actions {
+		if a.ID == id {
+			return a
+		}
+	}
+	return nil
+}
+
+// FrontMatter is the YAML block at line 1 of the entry document.
+type FrontMatter struct {
+	Pos Pos `json:"pos"`
+	// Raw is the YAML text between the --- lines.
+	Raw string `json:"raw"`
+	// Fields are the top-level keys in file order, duplicates included.
+	Fields []*Field `json:"fields,omitempty"`
+	// Error is set when the YAML does not parse; Fields is then empty.
+	Error *Diagnostic `json:"error,omitempty"`
+	// Closed is false when the block has no closing --- line.
+	Closed bool `json:"closed"`
+}
+
+// Field is one top-level front matter key.
+type Field struct {
+	Key      string `json:"key"`
+	Value    any    `json:"value"`
+	Pos      Pos    `json:"pos"`
+	ValuePos Pos    `json:"valuePos"`
+}
+
+// Get returns the first field with the key, or nil.
+func (fm *FrontMatter) Get(key string) *Field {
+	if fm == nil {
+		return nil
+	}
+	for _, f := range fm.Fields {
+		if f.Key == key {
+			return f
+		}
+	}
+	return nil
+}
+
+// String returns the field's value when it is a string, else "".
+func (f *Field) String() string {
+	if f == nil {
+		return ""
+	}
+	s, _ := f.Value.(string)
+	return s
+}
+
+// Doc is what every markdown file of a skill yields, whatever its role.
+type Doc struct {
+	// File is relative to the skill folder.
+	File string `json:"file"`
+	// Title is the first level-1 heading's text, TitlePos its position.
+	Title    string       `json:"title,omitempty"`
+	TitlePos Pos          `json:"titlePos"`
+	Sections []*Section   `json:"sections,omitempty"`
+	Links    []*Link      `json:"links,omitempty"`
+	Code     []*CodeBlock `json:"code,omitempty"`
+	// Comments are the HTML comments of the file (inline lint directives).
+	Comments []*Comment `json:"comments,omitempty"`
+	// Lines is the number of lines in the file.
+	Lines int `json:"lines"`
+}
+
+// Section is a heading and what follows it up to the next heading of the
+// same or a higher level.
+type Section struct {
+	Heading string `json:"heading"`
+	// Key is the canonical name of a known heading (see the Sec constants),
+	// empty for an unknown one.
+	Key   string `json:"key,omitempty"`
+	Level int    `json:"level"`
+	Pos   Pos    `json:"pos"`
+	// EndLine is the last line of the section.
+	EndLine int `json:"endLine"`
+}
+
+// Canonical section keys. Aliases and Chinese headings map onto these.
+const (
+	SecObjective     = "objective"
+	SecInput         = "input"
+	SecExecution     = "execution"
+	SecOutput        = "output"
+	SecNextPhase     = "next-phase"
+	SecPurpose       = "purpose"
+	SecPreconditions = "preconditions"
+	SecStateUpdates  = "state-updates"
+	SecNextActions   = "next-actions"
+	SecDecisionLogic = "decision-logic"
+	SecActionCatalog = "action-catalog"
+	SecInitialState  = "initial-state"
+	SecSchema        = "schema"
+)
+
+// Link is a markdown link or autolink.
+type Link struct {
+	Text   string `json:"text"`
+	Target string `json:"target"`
+	Pos    Pos    `json:"pos"`
+}
+
+// Comment is an HTML comment, its text without the <!-- --> marks.
+type Comment struct {
+	Text string `json:"text"`
+	Pos  Pos    `json:"pos"`
+}
+
+// CodeBlock is a fenced or indented code block.
+type CodeBlock struct {
+	// Lang is the first word of the info string, lower-cased.
+	Lang string `json:"lang,omitempty"`
+	Info string `json:"info,omitempty"`
+	Text string `json:"text"`
+	// Pos is the opening fence; Body the first line of content.
+	Pos  Pos `json:"pos"`
+	Body Pos `json:"body"`
+	// Fence is the opening fence ("```", "~~~~"), empty for an indented block.
+	Fence string `json:"fence,omitempty"`
+	// Closed is false when the fence runs to the end of its container.
+	Closed bool `json:"closed"`
+}
+
+// Runnable kinds of code blocks.
+const (
+	LangBash = "bash"
+	LangJS   = "js"
+)
+
+// Kind is LangBash, LangJS, or "" for a block that is never run: data,
+// documentation, or one whose info string has the word norun.
+func (c *CodeBlock) Kind() string {
+	if words := strings.Fields(c.Info); len(words) > 1 && slices.Contains(words[1:], "norun") {
+		return ""
+	}
+	switch c.Lang {
+	case "bash", "sh", "shell":
+		return LangBash
+	case "javascript", "js":
+		return LangJS
+	}
+	return ""
+}
+
+// Number is a phase's sortable number from its file name prefix:
+// "02" is {2,0,""}, "02.5" and "02-5" are {2,5,""}, "03a" is {3,0,"a"}.
+type Number struct {
+	Raw    string `json:"raw"`
+	Major  int    `json:"major"`
+	Minor  int    `json:"minor,omitempty"`
+	Letter string `json:"letter,omitempty"`
+}
+
+// Less orders numbers: 01 < 01-5 < 02 < 03 < 03a < 03.5 < 10.
+func (n Number) Less(o Number) bool {
+	if n.Major != o.Major {
+		return n.Major < o.Major
+	}
+	if n.Minor != o.Minor {
+		return n.Minor < o.Minor
+	}
+	return n.Letter < o.Letter
+}
+
+// Equal reports whether two numbers sort at the same place.
+func (n Number) Equal(o Number) bool {
+	return n.Major == o.Major && n.Minor == o.Minor && n.Letter == o.Letter
+}
+
+// String formats the number canonically: 2, 2.5, 3a.
+func (n Number) String() string {
+	s := fmt.Sprint(n.Major)
+	if n.Minor != 0 {
+		s += fmt.Sprintf(".%d", n.Minor)
+	}
+	return s + n.Letter
+}
+
+// Phase is one numbered file under phases/.
+type Phase struct {
+	Doc    *Doc   `json:"doc"`
+	Number Number `json:"number"`
+	// Slug is the file name after the number, without .md.
+	Slug string `json:"slug"`
+	// Title is the H1 without a "Phase N:" prefix; HeadingNumber is that N
+	// when present.
+	Title         string `json:"title"`
+	HeadingNumber string `json:"headingNumber,omitempty"`
+	Description   string `json:"description,omitempty"`
+	// IsOrchestrator marks the numbered orchestrator of a hybrid skill.
+	IsOrchestrator bool      `json:"isOrchestrator,omitempty"`
+	Steps          []*Step   `json:"steps,omitempty"`
+	Outputs        []*Output `json:"outputs,omitempty"`
+	// Next is the link under "Next Phase", nil when there is none.
+	Next *Link `json:"next,omitempty"`
+}
+
+// Step is one unit of a phase's execution section.
+type Step struct {
+	// Number is the step's number as written ("1", "2.1"); empty for the
+	// single implicit step of a phase without step headings.
+	Number string       `json:"number,omitempty"`
+	Title  string       `json:"title"`
+	Pos    Pos          `json:"pos"`
+	Attrs  StepAttrs    `json:"attrs"`
+	Code   []*CodeBlock `json:"code,omitempty"`
+	// Text is the markdown of the step, heading included: what an agent
+	// step hands to the agent.
+	Text string `json:"text"`
+}
+
+// Step kinds.
+const (
+	StepCode  = "code"
+	StepAgent = "agent"
+)
+
+// Kind is StepCode when some block of the step runs, else StepAgent.
+func (s *Step) Kind() string {
+	if len(s.Runnable()) > 0 {
+		return StepCode
+	}
+	return StepAgent
+}
+
+// Runnable returns the blocks of the step that run, in order.
+func (s *Step) Runnable() []*CodeBlock {
+	var out []*CodeBlock
+	for _, c := range s.Code {
+		if c.Kind() != "" {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// StepAttrs are the optional bold-key attributes under a step heading.
+type StepAttrs struct {
+	Condition *Expr    `json:"condition,omitempty"`
+	Confirm   *Confirm `json:"confirm,omitempty"`
+	OnError   *OnError `json:"onError,omitempty"`
+	Timeout   *Timeout `json:"timeout,omitempty"`
+}
+
+// Expr is a JavaScript expression over state and inputs.
+type Expr struct {
+	// Text is what the author wrote.
+	Text string `json:"text"`
+	// JS is the expression to evaluate; empty when Text is not checkable
+	// (prose), in which case the runtime treats it as true.
+	JS  string `json:"js,omitempty"`
+	Pos Pos    `json:"pos"`
+}
+
+// Checkable reports whether the expression can be evaluated.
+func (e *Expr) Checkable() bool { return e != nil && e.JS != "" }
+
+// Confirm answers before a step runs.
+const (
+	ConfirmYes   = "yes"
+	ConfirmSkip  = "skip"
+	ConfirmAbort = "abort"
+	ConfirmAgent = "agent"
+)
+
+// Confirm is a step's confirmation question.
+type Confirm struct {
+	Question string `json:"question"`
+	// Default is one of the Confirm constants: what applies on timeout or
+	// with no terminal.
+	Default string        `json:"default"`
+	Timeout time.Duration `json:"timeout,omitempty"`
+	Pos     Pos           `json:"pos"`
+}
+
+// Error policies of a step.
+const (
+	OnErrorAbort    = "abort"
+	OnErrorContinue = "continue"
+	OnErrorRetry    = "retry"
+)
+
+// OnError is what a failed step does.
+type OnError struct {
+	Policy  string        `json:"policy"`
+	Retries int           `json:"retries,omitempty"`
+	Backoff time.Duration `json:"backoff,omitempty"`
+	Pos     Pos           `json:"pos"`
+}
+
+// Timeout bounds a step.
+type Timeout struct {
+	Duration time.Duration `json:"duration"`
+	Pos      Pos           `json:"pos"`
+}
+
+// Output is a file a phase declares under its Output section.
+type Output struct {
+	File string `json:"file"`
+	// Format is "json", "yaml", "markdown", "text" or "" when not given.
+	Format string `json:"format,omitempty"`
+	Schema string `json:"schema,omitempty"`
+	Pos    Pos    `json:"pos"`
+}
+
+// Action is one file under actions/.
+type Action struct {
+	Doc *Doc `json:"doc"`
+	// ID is the file name without .md (action-process).
+	ID            string          `json:"id"`
+	Title         string          `json:"title"`
+	Purpose       string          `json:"purpose,omitempty"`
+	Preconditions []*Precondition `json:"preconditions,omitempty"`
+	Execution     Execution       `json:"execution"`
+	// StateUpdates is the first JS block of the State Updates section.
+	StateUpdates *CodeBlock `json:"stateUpdates,omitempty"`
+	Hints        []*Hint    `json:"hints,omitempty"`
+}
+
+// Execution kinds of an action.
+const (
+	ExecJS    = "js"
+	ExecBash  = "bash"
+	ExecProse = "prose"
+)
+
+// Execution is what an action does when it runs.
+type Execution struct {
+	Kind string `json:"kind"`
+	// Code is the runnable block for js and bash.
+	Code *CodeBlock `json:"code,omitempty"`
+	// Text is the section's markdown: the prompt of a prose action.
+	Text string `json:"text,omitempty"`
+	Pos  Pos    `json:"pos"`
+}
+
+// Precondition is one line of an action's or a catalog row's
+// preconditions. Lines of one list must all hold; AnyOf holds nested lines
+// of which one must.
+type Precondition struct {
+	Expr
+	AnyOf []*Precondition `json:"anyOf,omitempty"`
+}
+
+// Hint is a "Next Actions" line: a label and the action it names.
+type Hint struct {
+	Label  string `json:"label"`
+	Action string `json:"action"`
+	Pos    Pos    `json:"pos"`
+}
+
+// Orchestrator is orchestrator.md or a numbered NN-orchestrator.md.
+type Orchestrator struct {
+	Doc *Doc `json:"doc"`
+	// Decision is the JS block that defines selectNextAction, nil without one.
+	Decision *CodeBlock `json:"decision,omitempty"`
+	// Declarations are every JS block of the file: their function and const
+	// declarations are in scope of selectNextAction.
+	Declarations []*CodeBlock `json:"declarations,omitempty"`
+	// Phase is set when the orchestrator is a numbered phase (hybrid).
+	Phase *Number `json:"phase,omitempty"`
+}
+
+// Catalog is an action catalog table and its mermaid graph.
+type Catalog struct {
+	File  string        `json:"file"`
+	Pos   Pos           `json:"pos"`
+	Rows  []*CatalogRow `json:"rows,omitempty"`
+	Edges []*GraphEdge  `json:"edges,omitempty"`
+}
+
+// CatalogRow is one row of the action catalog.
+type CatalogRow struct {
+	Action string `json:"action"`
+	// Link is the target when the Action cell is a link.
+	Link          string          `json:"link,omitempty"`
+	Preconditions []*Precondition `json:"preconditions,omitempty"`
+	Purpose       string          `json:"purpose,omitempty"`
+	Effects       string          `json:"effects,omitempty"`
+	// Priority is the Priority column, nil when absent or not a number.
+	Priority *int `json:"priority,omitempty"`
+	Pos      Pos  `json:"pos"`
+}
+
+// GraphNode is a node of the mermaid graph: its id and its label.
+type GraphNode struct {
+	ID    string `json:"id"`
+	Label string `json:"label,omitempty"`
+	Pos   Pos    `json:"pos"`
+}
+
+// GraphEdge is a mermaid edge A --> B.
+type GraphEdge struct {
+	From GraphNode `json:"from"`
+	To   GraphNode `json:"to"`
+}
+
+// StateSchema is state-schema.md converted.
+type StateSchema struct {
+	File string `json:"file"`
+	// Source is "typescript" or "json": where the schema came from; empty
+	// when the file has neither block.
+	Source string     `json:"source,omitempty"`
+	Code   *CodeBlock `json:"code,omitempty"`
+	// Root is the interface the schema was built from.
+	Root string `json:"root,omitempty"`
+	// Schema is a JSON Schema (draft 2020-12) of state.json.
+	Schema map[string]any `json:"schema,omitempty"`
+	// Initial is the Initial State block, placeholders not yet filled.
+	Initial    map[string]any `json:"initial,omitempty"`
+	InitialPos Pos            `json:"initialPos"`
+}
