@@ -10,7 +10,7 @@ import (
 
 // phaseFile matches a numbered phase file name: "02-x.md", "02.5-x.md",
 // "01-5-x.md" (read as 1.5, as spec-generator writes it), "03a-x.md".
-var phaseFile = regexp.MustCompile(`^(\d+)(?:[.-](\d{1,2})(?:$|[-_.]))?([a-z])?[-_.]?(.*)$`)
+var phaseFile = regexp.MustCompile(`^(\d+)(?:[.-](\d{1,2})(?:[-_.]|$)|([a-z])(?:[-_.]|$)|[-_.]|$)(.*)$`)
 
 // phaseNumber splits a file name (without .md) into its number and slug.
 // ok is false when the name does not start with digits.
