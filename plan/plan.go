@@ -511,6 +511,9 @@ type GraphEdge struct {
 // StateSchema is state-schema.md converted.
 type StateSchema struct {
 	File string `json:"file"`
+	// Doc is the markdown of the schema file, for what every document has
+	// (links, fences, comments).
+	Doc *Doc `json:"doc,omitempty"`
 	// Source is "typescript" or "json": where the schema came from; empty
 	// when the file has neither block.
 	Source string     `json:"source,omitempty"`
