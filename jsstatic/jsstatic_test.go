@@ -125,20 +125,23 @@ func TestUpdates(t *testing.T) {
 		name, src string
 		expr      bool
 		want      string
+		strict    bool // only {stateUpdates: …} counts
 	}{
 		{"stateUpdates", `return { stateUpdates: { status: 'completed', n: -2, ok: true, x: null, list: [], 'a.b': f() } };`, false,
-			"status=string:completed n=number:-2 ok=boolean:true x=null:<nil> list=array:<nil> a.b=:<nil>"},
+			"status=string:completed n=number:-2 ok=boolean:true x=null:<nil> list=array:<nil> a.b=:<nil>", false},
 		{"execute returns", `async function execute(state) {
   const helper = () => ({ ignored: 1 });
   return { stateUpdates: { phase: 'done' } };
 }
-return { notThis: 1 };`, false, "phase=string:done"},
-		{"plain object", `return { count: 3 }`, false, "count=number:3"},
-		{"nested object", `return { stateUpdates: { ctx: { mode: 'auto', ...rest } } }`, false, "ctx=object:<nil> ctx.mode=string:auto"},
+return { notThis: 1 };`, false, "phase=string:done", false},
+		{"plain object", `return { count: 3 }`, false, "count=number:3", false},
+		{"nested object", `return { stateUpdates: { ctx: { mode: 'auto', ...rest } } }`, false, "ctx=object:<nil> ctx.mode=string:auto", false},
 		{"local object", `const updates = { k: 'v' };
-return { stateUpdates: updates };`, false, "k=string:v"},
-		{"expression", `{ stateUpdates: { status: 'running' } }`, true, "status=string:running"},
-		{"computed result", `return { stateUpdates: build() }`, false, ""},
+return { stateUpdates: updates };`, false, "k=string:v", false},
+		{"expression", `{ stateUpdates: { status: 'running' } }`, true, "status=string:running", false},
+		{"computed result", `return { stateUpdates: build() }`, false, "", false},
+		{"plain object not counted", `return { continue: false }`, false, "", true},
+		{"stateUpdates counted when strict", `return { stateUpdates: { a: 1 }, message: 'x' }`, false, "a=number:1", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var p *Program
@@ -152,7 +155,7 @@ return { stateUpdates: updates };`, false, "k=string:v"},
 				t.Fatal(err)
 			}
 			var got []string
-			for _, u := range p.Updates() {
+			for _, u := range p.Updates(!tc.strict) {
 				got = append(got, fmt.Sprintf("%s=%s:%v", u.Key, u.Kind, u.Value))
 			}
 			if s := strings.Join(got, " "); s != tc.want {

@@ -26,23 +26,27 @@ type Update struct {
 	// Value is the literal for strings (string), numbers (float64) and
 	// booleans (bool); nil otherwise.
 	Value any
+	// Nested is set for a key of an object literal written under another
+	// key ({ctx: {mode: 'x'}} gives ctx and the nested ctx.mode).
+	Nested bool
 	// Line and Col are where the key is written.
 	Line, Col int
 }
 
 // Updates returns the state updates the program returns. An action's
-// result is {stateUpdates: {...}} or a plain object of updates (DESIGN
-// 1.2). In a block that defines execute, the returns of execute count;
+// result is {stateUpdates: {...}} or, when plain is set, also a plain
+// object of updates (DESIGN 1.2); callers pass plain only where a returned
+// object can mean nothing else. In a block that defines execute, the returns of execute count;
 // otherwise the block's own returns; a program parsed with
 // ParseExpression counts when it is an object literal. A returned local
 // bound once to an object literal is followed. Keys of object literals
 // nested under a key are reported too, dotted, since such a literal
 // replaces the field with exactly those keys.
-func (p *Program) Updates() []Update {
+func (p *Program) Updates(plain bool) []Update {
 	var out []Update
 	if p.expr {
 		if st, ok := p.Body[0].(*ast.ExpressionStatement); ok {
-			p.resultUpdates(&out, st.Expression, nil)
+			p.resultUpdates(&out, st.Expression, nil, plain)
 		}
 		return out
 	}
@@ -56,14 +60,14 @@ func (p *Program) Updates() []Update {
 	locals := localAssignments(block)
 	inspectOwn(block, func(n ast.Node) {
 		if rs, ok := n.(*ast.ReturnStatement); ok && rs.Argument != nil {
-			p.resultUpdates(&out, rs.Argument, locals)
+			p.resultUpdates(&out, rs.Argument, locals, plain)
 		}
 	})
 	return out
 }
 
 // resultUpdates reads one returned value.
-func (p *Program) resultUpdates(out *[]Update, e ast.Expression, locals map[string][]ast.Expression) {
+func (p *Program) resultUpdates(out *[]Update, e ast.Expression, locals map[string][]ast.Expression, plain bool) {
 	obj := objectLiteral(e, locals)
 	if obj == nil {
 		return
@@ -76,7 +80,9 @@ func (p *Program) resultUpdates(out *[]Update, e ast.Expression, locals map[stri
 			return
 		}
 	}
-	p.objectUpdates(out, "", obj)
+	if plain {
+		p.objectUpdates(out, "", obj)
+	}
 }
 
 // objectLiteral resolves e to an object literal: itself, or a local
@@ -121,7 +127,7 @@ func (p *Program) objectUpdates(out *[]Update, prefix string, obj *ast.ObjectLit
 		if prefix != "" {
 			full = prefix + "." + key
 		}
-		u := Update{Key: full}
+		u := Update{Key: full, Nested: prefix != ""}
 		u.Line, u.Col = p.Position(idx)
 		u.Kind, u.Value = literal(val)
 		*out = append(*out, u)
