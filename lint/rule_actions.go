@@ -176,7 +176,7 @@ func checkCatalogPreconditions(p *Pass) {
 		if !ok {
 			continue
 		}
-		onlyRow, onlyFile := setDiff(rowTerms, fileTerms), setDiff(fileTerms, rowTerms)
+		onlyRow, onlyFile := termDiff(rowTerms, fileTerms), termDiff(fileTerms, rowTerms)
 		if len(onlyRow) == 0 && len(onlyFile) == 0 {
 			continue
 		}
@@ -191,30 +191,32 @@ func checkCatalogPreconditions(p *Pass) {
 	}
 }
 
-// conjuncts normalizes preconditions into the set of terms that must all
-// hold. ok is false when some line is prose or an any-of group: then the
-// two sides cannot be compared.
-func conjuncts(pcs []*plan.Precondition) ([]string, bool) {
-	var terms []string
+// term is one conjunct of a precondition: as written, and normalized for
+// comparison.
+type term struct{ text, norm string }
+
+// conjuncts splits preconditions into the terms that must all hold. ok is
+// false when some line is prose or an any-of group: then the two sides
+// cannot be compared.
+func conjuncts(pcs []*plan.Precondition) ([]term, bool) {
+	var terms []term
 	for _, pc := range pcs {
 		if !pc.Checkable() || len(pc.AnyOf) > 0 {
 			return nil, false
 		}
 		for _, t := range splitAnd(pc.JS) {
-			t = normalizeJS(t)
-			if !slices.Contains(terms, t) {
-				terms = append(terms, t)
-			}
+			terms = append(terms, term{text: t, norm: normalizeJS(t)})
 		}
 	}
 	return terms, len(terms) > 0
 }
 
-func setDiff(a, b []string) []string {
+// termDiff returns the terms of a whose normal form b lacks, as written.
+func termDiff(a, b []term) []string {
 	var out []string
 	for _, x := range a {
-		if !slices.Contains(b, x) {
-			out = append(out, x)
+		if !slices.ContainsFunc(b, func(y term) bool { return y.norm == x.norm }) && !slices.Contains(out, x.text) {
+			out = append(out, x.text)
 		}
 	}
 	return out

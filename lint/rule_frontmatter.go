@@ -177,7 +177,7 @@ func checkDescription(p *Pass) {
 	case utf8.RuneCountInString(d) > maxDescriptionLen:
 		p.Report(f.ValuePos, "description is %d characters, over the limit of %d", utf8.RuneCountInString(d), maxDescriptionLen)
 	case strings.ContainsAny(d, "<>"):
-		p.Report(f.ValuePos, "description holds %q; angle brackets are not allowed (they read as markup where skills are listed)", string(d[strings.IndexAny(d, "<>")]))
+		p.Report(f.ValuePos, "description holds %q; skill validators reject angle brackets in descriptions, which would read as markup", string(d[strings.IndexAny(d, "<>")]))
 	}
 }
 
@@ -300,7 +300,9 @@ func yamlKind(v any) string {
 
 func checkUnknownKeys(p *Pass) {
 	fm := frontMatter(p)
-	if fm == nil {
+	// The profiles describe SKILL.md; the front matter of a Codex
+	// orchestrator.md entry has keys of its own.
+	if fm == nil || p.Skill.Entry != "SKILL.md" {
 		return
 	}
 	allowed := allowedKeys(p.Profile)
@@ -308,11 +310,12 @@ func checkUnknownKeys(p *Pass) {
 		if slices.Contains(allowed, f.Key) {
 			continue
 		}
-		msg := fmt.Sprintf("key %q is not part of the %s profile; clients ignore it", f.Key, p.Profile)
-		if p.Profile == ProfileAgentSkills && slices.Contains(claudeCodeKeys, f.Key) {
+		msg := fmt.Sprintf("key %q is neither an Agent Skills nor a Claude Code front matter key; Claude Code ignores it", f.Key)
+		switch {
+		case p.Profile == ProfileAgentSkills && slices.Contains(claudeCodeKeys, f.Key):
 			msg = fmt.Sprintf("key %q is Claude Code's own, not part of the Agent Skills specification", f.Key)
-		} else if p.Profile == ProfileAgentSkills {
-			msg += "; custom keys belong under metadata"
+		case p.Profile == ProfileAgentSkills:
+			msg = fmt.Sprintf("key %q is not part of the Agent Skills specification; custom keys belong under metadata", f.Key)
 		}
 		p.ReportRange(f.Pos, f.Pos.Col+len(f.Key), "%s", msg)
 	}

@@ -26,7 +26,7 @@ var layoutRules = []Rule{
 	newRule("action-no-execution", plan.SevWarning,
 		"an action file has no Execution section, so nothing says what the action does", checkActionNoExecution),
 	newRule("next-phase-link", plan.SevWarning,
-		"a Next Phase link points at a phase that is not the next one", checkNextPhase),
+		"a Next Phase link skips past the phase that comes next", checkNextPhase),
 	newRule("fence-unclosed", plan.SevError,
 		"a code fence is never closed and swallows the rest of the file", checkFenceUnclosed),
 	newRule("fence-nested", plan.SevError,
@@ -81,15 +81,25 @@ func checkHeadingNumber(p *Pass) {
 		if mm == nil {
 			continue
 		}
-		var n plan.Number
-		n.Major = atoi(mm[1])
-		n.Minor = atoi(mm[2])
-		n.Letter = mm[3]
-		if !n.Equal(ph.Number) {
-			p.ReportRange(ph.Doc.TitlePos, ph.Doc.TitlePos.Col+len("# ")+len(ph.Doc.Title),
-				"title says Phase %s but the file is numbered %s", ph.HeadingNumber, ph.Number.Raw)
+		n := plan.Number{Major: atoi(mm[1]), Minor: atoi(mm[2]), Letter: mm[3]}
+		if sameSlot(n, ph.Number) {
+			continue
 		}
+		p.ReportRange(ph.Doc.TitlePos, ph.Doc.TitlePos.Col+len("# ")+len(ph.Doc.Title),
+			"title says Phase %s but the file is numbered %s", ph.HeadingNumber, ph.Number.Raw)
 	}
+}
+
+// sameSlot reports whether a title's number and a file's number put the
+// phase in the same place: equal, or both "between N and N+1" written two
+// ways (Phase 3.5 in 03a-x.md).
+func sameSlot(title, file plan.Number) bool {
+	if title.Equal(file) {
+		return true
+	}
+	sub := func(n plan.Number) bool { return n.Minor != 0 || n.Letter != "" }
+	return title.Major == file.Major && sub(title) && sub(file) &&
+		(title.Minor == 0) != (file.Minor == 0)
 }
 
 func atoi(s string) int {
@@ -105,14 +115,14 @@ func checkPhaseNoSteps(p *Pass) {
 		if ph.IsOrchestrator || len(ph.Steps) > 0 {
 			continue
 		}
-		p.Report(plan.Pos{File: ph.Doc.File}, "phase has no Execution section and no Step headings: skillkit orders it but runs nothing for it")
+		p.Report(plan.Pos{File: ph.Doc.File}, "phase has no Execution section (## Execution) and no Step headings (### Step N: …): skillkit finds no steps in it")
 	}
 }
 
 func checkActionNoExecution(p *Pass) {
 	for _, a := range p.Skill.Actions {
 		if sectionByKey(a.Doc, plan.SecExecution) == nil {
-			p.Report(plan.Pos{File: a.Doc.File}, "action has no Execution section (## Execution): there is no code to run and no prose to hand the agent")
+			p.Report(plan.Pos{File: a.Doc.File}, "action has no Execution section (## Execution): skillkit finds no code to run and no prose to hand the agent")
 		}
 	}
 }
@@ -127,6 +137,14 @@ func sectionByKey(d *plan.Doc, key string) *plan.Section {
 	return nil
 }
 
+// branching matches the words of a Next Phase section that offers a
+// choice or a loop, where a link past or before the next phase is meant.
+var branching = regexp.MustCompile(`(?i)\b(?:if|when|unless|otherwise|else|loop|re-?run|repeat|return)\b|如果|若|否则|循环|重新`)
+
+// checkNextPhase reports a Next Phase link that skips forward past the
+// next phase: the mark of a phase inserted (02.5) without rewiring the
+// link before it. Links back (loops) and sections that offer a choice are
+// deliberate and left alone.
 func checkNextPhase(p *Pass) {
 	phases := p.Skill.Phases
 	byFile := map[string]int{}
@@ -134,7 +152,7 @@ func checkNextPhase(p *Pass) {
 		byFile[ph.Doc.File] = i
 	}
 	for i, ph := range phases {
-		if ph.Next == nil {
+		if ph.Next == nil || i+1 >= len(phases) || branching.MatchString(ph.NextText) {
 			continue
 		}
 		target, ok := resolveLink(ph.Doc.File, ph.Next.Target)
@@ -142,14 +160,10 @@ func checkNextPhase(p *Pass) {
 			continue
 		}
 		j, isPhase := byFile[target]
-		if !isPhase || j == i+1 {
+		if !isPhase || j <= i+1 {
 			continue
 		}
-		want := "this is the last phase"
-		if i+1 < len(phases) {
-			want = "the next phase is " + path.Base(phases[i+1].Doc.File)
-		}
-		p.ReportRange(ph.Next.Pos, 0, "Next Phase links to %s, but %s", path.Base(target), want)
+		p.Report(ph.Next.Pos, "Next Phase links to %s, but %s comes first", path.Base(target), path.Base(phases[i+1].Doc.File))
 	}
 }
 

@@ -3,7 +3,6 @@ package lint
 import (
 	"net/url"
 	"path"
-	"slices"
 	"strings"
 
 	"github.com/skillkit/skillkit/plan"
@@ -11,7 +10,9 @@ import (
 
 var linkRules = []Rule{
 	newRule("link-broken", plan.SevError,
-		"a relative link points at a file that is not in the skill", checkLinks),
+		"a relative link points at a markdown document or folder that is not in the skill", checkLinks(false)),
+	newRule("link-asset-missing", plan.SevError,
+		"a relative link points at a script, template or other asset that is not in the skill", checkLinks(true)),
 }
 
 // resolveLink resolves a link target written in file (both relative to
@@ -46,26 +47,49 @@ func resolveLink(file, target string) (string, bool) {
 	return p, true
 }
 
-func checkLinks(p *Pass) {
-	files := p.Skill.Files
-	exists := func(rel string) bool {
-		if rel == "." {
-			return true
+// isTemplateDoc reports whether a document is a template for a file that
+// a skill generates elsewhere (templates/…): its relative links are
+// relative to where the generated file lands, not to the template.
+func isTemplateDoc(file string) bool {
+	return strings.HasPrefix(file, "templates/") || strings.Contains(file, "/templates/")
+}
+
+// isDocTarget reports whether a link target is a markdown document or a
+// folder, as opposed to an asset.
+func isDocTarget(rel string) bool {
+	ext := strings.ToLower(path.Ext(rel))
+	return ext == "" || ext == ".md" || ext == ".markdown"
+}
+
+// checkLinks reports missing link targets: documents and folders, or,
+// with assets set, every other kind of file. The two are apart because
+// documents are what an agent reads on (a broken one loses instructions),
+// and because copies of skills often leave assets out.
+func checkLinks(assets bool) func(p *Pass) {
+	return func(p *Pass) {
+		files := map[string]bool{}
+		dirs := map[string]bool{".": true}
+		for _, f := range p.Skill.Files {
+			files[f] = true
+			for d := path.Dir(f); d != "."; d = path.Dir(d) {
+				dirs[d] = true
+			}
 		}
-		if _, ok := slices.BinarySearch(files, rel); ok {
-			return true
-		}
-		// A folder: some file lies below it.
-		i, _ := slices.BinarySearch(files, rel+"/")
-		return i < len(files) && strings.HasPrefix(files[i], rel+"/")
-	}
-	for _, d := range p.Docs() {
-		for _, l := range d.Links {
-			rel, ok := resolveLink(d.File, l.Target)
-			if !ok || exists(rel) {
+		for _, d := range p.Docs() {
+			if isTemplateDoc(d.File) {
 				continue
 			}
-			p.Report(l.Pos, "link target %s does not exist (resolved to %s in the skill)", l.Target, rel)
+			for _, l := range d.Links {
+				rel, ok := resolveLink(d.File, l.Target)
+				if !ok || files[rel] || dirs[rel] || isDocTarget(rel) == assets {
+					continue
+				}
+				where := ""
+				if rel != strings.TrimPrefix(l.Target, "./") {
+					where = " (" + rel + " in the skill)"
+				}
+				p.Report(l.Pos, "link target %s does not exist%s", l.Target, where)
+			}
 		}
 	}
 }

@@ -94,22 +94,28 @@ func checkInitialState(p *Pass) {
 	if !errors.As(err, &ve) {
 		return
 	}
-	seen := map[string]bool{}
+	var problems []string
 	for _, e := range ve.BasicOutput().Errors {
 		// Inner errors only: the outer ones say "doesn't validate with …".
 		if e.Error == "" || strings.HasPrefix(e.Error, "doesn't validate with") {
+			continue
+		}
+		// The runtime fills the base fields when a run starts.
+		top, _, _ := strings.Cut(strings.TrimPrefix(e.InstanceLocation, "/"), "/")
+		if top != "" && top == strings.TrimPrefix(e.InstanceLocation, "/") && slices.Contains(baseFields, top) {
 			continue
 		}
 		where := e.InstanceLocation
 		if where == "" {
 			where = "/"
 		}
-		msg := fmt.Sprintf("initial state at %s: %s", where, e.Error)
-		if seen[msg] {
-			continue
+		if msg := where + ": " + e.Error; !slices.Contains(problems, msg) {
+			problems = append(problems, msg)
 		}
-		seen[msg] = true
-		p.Report(ss.InitialPos, "%s", msg)
+	}
+	if len(problems) > 0 {
+		slices.Sort(problems)
+		p.Report(ss.InitialPos, "initial state does not satisfy the state schema (%s): %s", plural(len(problems), "problem"), strings.Join(problems, "; "))
 	}
 }
 

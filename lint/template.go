@@ -27,11 +27,15 @@ var (
 	ellipsisLine = regexp.MustCompile(`(?m)^[ \t]*(?:\.\.\.|…)[ \t]*$`)
 )
 
+// jsStandIn replaces a placeholder in JavaScript: an identifier, valid
+// wherever a value is ({{items}}.map(…), count: <n>).
+const jsStandIn = "_tpl_"
+
 // untemplateJS replaces a JavaScript block's placeholders by neutral
 // values; changed is false when it has none.
 func untemplateJS(src string) (out string, changed bool) {
-	out = anglePlaceholder.ReplaceAllString(src, "0")
-	out = mustachePlaceholder.ReplaceAllString(out, "0")
+	out = anglePlaceholder.ReplaceAllString(src, jsStandIn)
+	out = mustachePlaceholder.ReplaceAllString(out, jsStandIn)
 	out = ellipsisElement.ReplaceAllString(out, "$1")
 	out = ellipsisLine.ReplaceAllString(out, "")
 	return out, out != src
