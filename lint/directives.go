@@ -32,8 +32,8 @@ type suppressions struct {
 type directive struct {
 	kind  string // directiveNextLine or directiveFile
 	rules []string
-	pos  plan.Pos
-	next int // the line a next-line directive covers
+	pos   plan.Pos
+	next  int // the line a next-line directive covers
 }
 
 // parseDirective reads a comment; ok is false when it is not a directive.

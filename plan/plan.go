@@ -306,6 +306,10 @@ type Phase struct {
 	Outputs        []*Output `json:"outputs,omitempty"`
 	// Next is the link under "Next Phase", nil when there is none.
 	Next *Link `json:"next,omitempty"`
+	// NextText is the markdown of the Next Phase section, heading
+	// excluded: whether the link is a plain hand-over or one branch of
+	// several ("If auto mode → …") is in the words around it.
+	NextText string `json:"nextText,omitempty"`
 }
 
 // Step is one unit of a phase's execution section.
