@@ -61,7 +61,7 @@ func (s *stepRun) to(state, detail string) error {
 // must stop: a *StepError, ErrAborted, ErrNeedsAgent or the context's.
 func (r *Runner) RunStep(ctx context.Context, unit, id string, step *plan.Step) (string, error) {
 	s := &stepRun{r: r, unit: unit, id: id, step: step, start: time.Now()}
-	if err := r.Run.Update(func(p *store.Progress) { p.CurrentPhase, p.CurrentStep = unit, id }); err != nil {
+	if err := r.Run.Note(func(p *store.Progress) { p.CurrentPhase, p.CurrentStep = unit, id }); err != nil {
 		return "", err
 	}
 	if err := s.to(StepPending, step.Title); err != nil {
@@ -343,10 +343,13 @@ var shell = sync.OnceValue(func() string {
 	return "sh"
 })
 
-// log appends text to logs/<name>.log and reports whether it held
-// anything beyond its header line. A failure to log is not a failure of
-// the step.
+// log appends text, a header line and a body, to logs/<name>.log and
+// reports whether it logged anything: an empty body is not logged. A
+// failure to log is not a failure of the step.
 func (r *Runner) log(name, text string) bool {
+	if _, body, _ := strings.Cut(text, "\n"); strings.TrimSpace(body) == "" {
+		return false
+	}
 	dir := filepath.Join(r.Run.Dir, store.LogsDir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return false
@@ -360,8 +363,7 @@ func (r *Runner) log(name, text string) bool {
 		text += "\n"
 	}
 	_, err = f.WriteString(text)
-	_, body, _ := strings.Cut(text, "\n")
-	return err == nil && strings.TrimSpace(body) != ""
+	return err == nil
 }
 
 // lastLines returns the last n non-empty lines of s.

@@ -79,9 +79,6 @@ func (u *unit) to(state, detail string) error {
 func (r *Runner) RunUnit(ctx context.Context, spec UnitSpec) error {
 	u := &unit{r: r, spec: &spec}
 	start := time.Now()
-	if err := r.Run.Update(func(p *store.Progress) { p.CurrentPhase = spec.ID }); err != nil {
-		return err
-	}
 	if err := u.to(UnitLoading, spec.Title); err != nil {
 		return err
 	}

@@ -299,7 +299,7 @@ func (r *runner) phase(ctx context.Context, i int, ph *plan.Phase) error {
 		Kind: store.KindPhase, ID: id, Title: ph.Title,
 		Execute: execute,
 		Verify: func(context.Context) error {
-			return verifyOutputs(r.run.Dir, r.o.Skill.Dir, ph.Outputs)
+			return verifyOutputs(id, r.run.Dir, r.o.Skill.Dir, ph.Outputs)
 		},
 		Done: func() error {
 			return r.run.Update(func(p *store.Progress) {
@@ -384,7 +384,7 @@ func runError(err error) *store.RunError {
 	case errors.As(err, &se):
 		e.Step, e.Diagnostics = se.Step, se.Diagnostics
 	case errors.As(err, &oe):
-		e.Step, e.Diagnostics = oe.Output.Pos.File, oe.Diagnostics
+		e.Step, e.Diagnostics = oe.Phase, oe.Diagnostics
 	}
 	return e
 }

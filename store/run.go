@@ -88,7 +88,7 @@ func Create(dir string, p Progress, state map[string]any, opts Options) (*Run, e
 	if err := r.SaveState(state); err != nil {
 		return nil, err
 	}
-	if err := r.saveProgress(); err != nil {
+	if err := r.saveProgress(r.durable); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -141,23 +141,30 @@ func (r *Run) Progress() Progress {
 // Update changes the progress with fn and writes skill-state.yaml. When the
 // write fails the change is undone, so memory and disk agree.
 func (r *Run) Update(fn func(p *Progress)) error {
+	return r.update(fn, r.durable)
+}
+
+// Note is Update without waiting for the disk (no fsync; the write is still
+// atomic): for changes only a status display reads, such as the step now
+// running, which a power loss may forget without harm.
+func (r *Run) Note(fn func(p *Progress)) error {
+	return r.update(fn, false)
+}
+
+func (r *Run) update(fn func(p *Progress), durable bool) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	old := r.progress.clone()
 	fn(&r.progress)
-	if err := r.saveProgress(); err != nil {
+	if err := r.saveProgress(durable); err != nil {
 		r.progress = old
 		return err
 	}
 	return nil
 }
 
-func (r *Run) saveProgress() error {
-	data, err := yaml.Marshal(&r.progress)
-	if err != nil {
-		return fmt.Errorf("encoding progress: %w", err)
-	}
-	return WriteFile(filepath.Join(r.Dir, ProgressFile), data, r.durable)
+func (r *Run) saveProgress(durable bool) error {
+	return WriteFile(filepath.Join(r.Dir, ProgressFile), encodeProgress(&r.progress), durable)
 }
 
 // State reads state.json.
