@@ -157,10 +157,9 @@ type evaluation struct {
 }
 
 func (h *Host) start(ctx context.Context, state map[string]any) (*evaluation, error) {
-	ctx, cancel := context.WithTimeout(ctx, h.opts.Timeout)
 	vm := goja.New()
-	stopInterrupt := deadline(ctx, vm, h.opts.Timeout)
-	ev := &evaluation{h: h, ctx: ctx, vm: vm, stop: func() { stopInterrupt(); cancel() }}
+	ctx, stop := deadline(ctx, vm, h.opts.Timeout)
+	ev := &evaluation{h: h, ctx: ctx, vm: vm, stop: stop}
 	st, err := toJS(vm, state)
 	if err != nil {
 		ev.stop()

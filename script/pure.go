@@ -45,7 +45,8 @@ func newPure(ctx context.Context, env PureEnv) (*pureVM, error) {
 	if timeout <= 0 {
 		timeout = DefaultPureTimeout
 	}
-	p := &pureVM{vm: vm, stop: deadline(ctx, vm, timeout)}
+	_, stop := deadline(ctx, vm, timeout)
+	p := &pureVM{vm: vm, stop: stop}
 	var err error
 	if p.state, err = toJS(vm, env.State); err != nil {
 		p.stop()

@@ -142,16 +142,15 @@ func syntaxError(pos plan.Pos, err error) error {
 	return e
 }
 
-// deadline interrupts vm when the timeout passes or ctx ends; call the
-// returned function when the evaluation is over.
-func deadline(ctx context.Context, vm *goja.Runtime, timeout time.Duration) func() {
-	t := time.AfterFunc(timeout, func() {
-		vm.Interrupt(fmt.Errorf("%w after %v", ErrTimeout, timeout))
-	})
+// deadline bounds an evaluation: it returns a context that ends after
+// timeout (with ErrTimeout as its cause) and interrupts vm when it ends.
+// Call the returned function when the evaluation is over.
+func deadline(ctx context.Context, vm *goja.Runtime, timeout time.Duration) (context.Context, func()) {
+	ctx, cancel := context.WithTimeoutCause(ctx, timeout, fmt.Errorf("%w after %v", ErrTimeout, timeout))
 	stop := context.AfterFunc(ctx, func() { vm.Interrupt(context.Cause(ctx)) })
-	return func() {
-		t.Stop()
+	return ctx, func() {
 		stop()
+		cancel()
 	}
 }
 
@@ -164,7 +163,7 @@ func jsError(err error, fallback plan.Pos) error {
 	}
 	var ierr *goja.InterruptedError
 	if errors.As(err, &ierr) {
-		e := &Error{Pos: framePos(ierr.Stack(), fallback), Msg: fmt.Sprint(ierr.Value()), Stack: stackString(ierr.Stack())}
+		e := &Error{Pos: framePos(ierr.Stack(), fallback), Msg: fmt.Sprint(ierr.Value()), Stack: stackString(ierr.Stack(), fallback)}
 		if cause, ok := ierr.Value().(error); ok {
 			e.Err = cause
 		}
@@ -172,7 +171,7 @@ func jsError(err error, fallback plan.Pos) error {
 	}
 	var exc *goja.Exception
 	if errors.As(err, &exc) {
-		e := &Error{Pos: framePos(exc.Stack(), fallback), Msg: exc.Value().String(), Stack: stackString(exc.Stack()), Err: exc.Unwrap()}
+		e := &Error{Pos: framePos(exc.Stack(), fallback), Msg: exc.Value().String(), Stack: stackString(exc.Stack(), fallback), Err: exc.Unwrap()}
 		if obj, ok := exc.Value().(*goja.Object); ok {
 			e.Msg = errorText(obj)
 		}
@@ -198,7 +197,7 @@ func rejection(vm *goja.Runtime, reason goja.Value, fallback plan.Pos) error {
 	}
 	if s := obj.Get("stack"); s != nil && !goja.IsUndefined(s) {
 		e.Stack = s.String()
-		if p, ok := stackPos(e.Stack, fallback.File); ok {
+		if p, ok := stackPos(e.Stack, fallback.File); ok && p.Line >= fallback.Line {
 			e.Pos = p
 		}
 	}
@@ -217,26 +216,39 @@ func errorText(obj *goja.Object) string {
 // framePos is the position of the innermost frame of skill code.
 func framePos(frames []goja.StackFrame, fallback plan.Pos) plan.Pos {
 	for _, f := range frames {
-		p := f.Position()
-		if f.SrcName() != "" && p.Line > 0 {
-			return plan.Pos{File: f.SrcName(), Line: p.Line, Col: p.Column}
+		if p, ok := frameAt(f, fallback); ok {
+			return p
 		}
 	}
 	return fallback
 }
 
-func stackString(frames []goja.StackFrame) string {
+// frameAt is a frame's markdown position. goja places some instructions
+// (a loop's jump back) at their function's start, which for the wrapper
+// of a block is line 1, before the block: that is the block's start.
+func frameAt(f goja.StackFrame, block plan.Pos) (plan.Pos, bool) {
+	p := f.Position()
+	if f.SrcName() == "" || p.Line == 0 {
+		return plan.Pos{}, false
+	}
+	if f.SrcName() == block.File && p.Line < block.Line {
+		return block, true
+	}
+	return plan.Pos{File: f.SrcName(), Line: p.Line, Col: p.Column}, true
+}
+
+func stackString(frames []goja.StackFrame, block plan.Pos) string {
 	var b strings.Builder
 	for _, f := range frames {
-		if f.SrcName() == "" {
+		p, ok := frameAt(f, block)
+		if !ok {
 			continue
 		}
-		p := f.Position()
 		name := f.FuncName()
 		if name == "" {
 			name = "<block>"
 		}
-		fmt.Fprintf(&b, "\tat %s (%s:%d:%d)\n", name, f.SrcName(), p.Line, p.Column)
+		fmt.Fprintf(&b, "\tat %s (%s)\n", name, p)
 	}
 	return b.String()
 }
