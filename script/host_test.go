@@ -116,8 +116,8 @@ func TestPathConfinement(t *testing.T) {
 	}
 
 	allowedSrc := []string{
-		`Read('../../in.txt')`,    // escapes the work dir into the project: a root
-		`Read('link-in/in.txt')`,  // a symlink that stays inside
+		`Read('../../in.txt')`,   // escapes the work dir into the project: a root
+		`Read('link-in/in.txt')`, // a symlink that stays inside
 		`Read(` + jsString(filepath.Join(allowed, "ok.txt")) + `)`,
 	}
 	ha := f.host(t, func(o *Options) { o.AllowPaths = []string{allowed} })
