@@ -203,44 +203,55 @@ func (ev *evaluation) bash(call goja.FunctionCall) goja.Value {
 
 // glob: Glob(pattern[, {cwd}]) → matching files, sorted; relative to the
 // work dir (or cwd) for a relative pattern, absolute for an absolute one.
+// Like Read, a relative pattern with no match in the work dir is tried in
+// the skill folder, then the project, and its matches are relative to the
+// first that has some.
 func (ev *evaluation) glob(call goja.FunctionCall) goja.Value {
 	a := ev.args(call, []string{"pattern"}, []string{"cwd", "path"})
 	pattern := filepath.ToSlash(ev.str("Glob", a[0], "a pattern"))
 	if opts, ok := a[1].(map[string]any); ok {
 		a[1] = opts["cwd"]
 	}
-	base := ev.h.opts.WorkDir
-	if cwd, ok := a[1].(string); ok && cwd != "" {
-		base = ev.path("Glob", cwd)
-	}
 	abs := strings.HasPrefix(pattern, "/") || filepath.IsAbs(filepath.FromSlash(pattern))
+	bases := []string{ev.h.opts.WorkDir}
+	switch cwd, _ := a[1].(string); {
+	case abs:
+		bases = []string{string(filepath.Separator)}
+	case cwd != "":
+		bases = []string{ev.path("Glob", cwd)}
+	default:
+		for _, d := range []string{ev.h.opts.SkillDir, ev.h.opts.ProjectDir} {
+			if d != "" {
+				bases = append(bases, d)
+			}
+		}
+	}
 	segs := segments(pattern)
 	lit := 0
 	for lit < len(segs)-1 && !hasMagic(segs[lit]) && !strings.Contains(segs[lit], "{") && segs[lit] != "**" {
 		lit++
 	}
 	prefix := strings.Join(segs[:lit], "/")
-	dir := filepath.Join(base, filepath.FromSlash(prefix))
-	if abs {
-		dir = filepath.FromSlash("/" + prefix)
-		if vol := filepath.VolumeName(filepath.FromSlash(pattern)); vol != "" {
-			dir = filepath.FromSlash(prefix)
+	for i, base := range bases {
+		dir := ev.path("Glob", filepath.Join(base, filepath.FromSlash(prefix)))
+		matches, err := glob(dir, strings.Join(segs[lit:], "/"))
+		if err != nil {
+			ev.throw("Glob", err)
 		}
-	}
-	dir = ev.path("Glob", dir)
-	matches, err := glob(dir, strings.Join(segs[lit:], "/"))
-	if err != nil {
-		ev.throw("Glob", err)
-	}
-	out := make([]any, len(matches))
-	for i, m := range matches {
-		if abs {
-			out[i] = filepath.ToSlash(filepath.Join(dir, m))
-		} else {
-			out[i] = pathJoin(prefix, m)
+		if len(matches) == 0 && i < len(bases)-1 {
+			continue
 		}
+		out := make([]any, len(matches))
+		for j, m := range matches {
+			if abs {
+				out[j] = filepath.ToSlash(filepath.Join(dir, m))
+			} else {
+				out[j] = pathJoin(prefix, m)
+			}
+		}
+		return ev.vm.ToValue(out)
 	}
-	return ev.vm.ToValue(out)
+	return ev.vm.ToValue([]any{})
 }
 
 func pathJoin(a, b string) string {

@@ -192,13 +192,13 @@ func selectNext(ctx context.Context, o *plan.Orchestrator, env PureEnv) (string,
 	defer p.stop()
 	fn, isFn := goja.AssertFunction(p.vm.Get("selectNextAction"))
 	if !isFn {
-		return "", false, &Error{Pos: o.Decision.Pos, Msg: "the Decision Logic block defines no function selectNextAction"}
+		return "", false, &Error{Pos: o.Decision.Body, Msg: "the Decision Logic block defines no function selectNextAction"}
 	}
 	v, err := fn(goja.Undefined(), p.state)
 	if err != nil {
-		return "", false, jsError(err, o.Decision.Pos)
+		return "", false, jsError(err, o.Decision.Body)
 	}
-	if v, err = await(p.vm, v, o.Decision.Pos); err != nil {
+	if v, err = await(p.vm, v, o.Decision.Body); err != nil {
 		return "", false, err
 	}
 	if goja.IsNull(v) || goja.IsUndefined(v) {
@@ -206,7 +206,7 @@ func selectNext(ctx context.Context, o *plan.Orchestrator, env PureEnv) (string,
 	}
 	id, isStr := v.Export().(string)
 	if !isStr || id == "" {
-		return "", false, &Error{Pos: o.Decision.Pos, Msg: fmt.Sprintf("selectNextAction returned %s, want an action id or null", describe(v))}
+		return "", false, &Error{Pos: o.Decision.Body, Msg: fmt.Sprintf("selectNextAction returned %s, want an action id or null", describe(v))}
 	}
 	return id, true, nil
 }
