@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/skillkit/skillkit/plan"
@@ -66,4 +67,17 @@ func (f fixture) host(t *testing.T, mod func(*Options)) *Host {
 func (f fixture) step(t *testing.T, h *Host, src string) (map[string]any, error) {
 	t.Helper()
 	return h.RunStep(context.Background(), block("phases/01-x.md", src), map[string]any{"status": "running"})
+}
+
+// checkErr checks err against want, a substring of the expected error or
+// "" for none, and reports whether the test should go on to check results.
+func checkErr(t *testing.T, err error, want string) bool {
+	t.Helper()
+	switch {
+	case want == "" && err != nil:
+		t.Fatal(err)
+	case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
+		t.Fatalf("err = %v, want %q", err, want)
+	}
+	return want == ""
 }

@@ -246,14 +246,8 @@ func TestRunActionKinds(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			a := &plan.Action{ID: "action-x", Execution: tt.exec, StateUpdates: su}
 			got, err := h.RunAction(context.Background(), a, map[string]any{"n": 1.0})
-			if tt.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.err) {
-					t.Fatalf("err = %v, want %q", err, tt.err)
-				}
+			if !checkErr(t, err, tt.err) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("updates = %v, want %v", got, tt.want)

@@ -2,7 +2,6 @@ package script
 
 import (
 	"reflect"
-	"strings"
 	"testing"
 )
 
@@ -27,14 +26,8 @@ func TestApplyUpdates(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			before := deepCopy(tt.state)
 			got, err := ApplyUpdates(tt.state, tt.updates)
-			if tt.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.err) {
-					t.Fatalf("err = %v, want %q", err, tt.err)
-				}
+			if !checkErr(t, err, tt.err) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("got %v, want %v", got, tt.want)
