@@ -94,7 +94,7 @@ func TestPhaseFlowFollowsOrder(t *testing.T) {
 func TestReturnsBecomeEdges(t *testing.T) {
 	s := &plan.Skill{
 		Orchestrator: &plan.Orchestrator{Doc: &plan.Doc{File: "phases/orchestrator.md"}},
-		Actions: []*plan.Action{{ID: "action-a", Preconditions: []*plan.Precondition{{Expr: plan.Expr{JS: "state.n < 3"}}}}},
+		Actions:      []*plan.Action{{ID: "action-a", Preconditions: []*plan.Precondition{{Expr: plan.Expr{JS: "state.n < 3"}}}}},
 	}
 	g := Build(s, func(*plan.Orchestrator) []string { return []string{"action-a"} })
 	if len(g.Loop) != 1 || g.Loop[0].From != "selectNextAction" || g.Loop[0].Label != "state.n < 3" {
