@@ -33,7 +33,7 @@ func AddPhase(dir, name, after string) ([]string, error) {
 		return nil, fmt.Errorf("adding phase %s: %w", name, err)
 	}
 	if len(s.Phases) == 0 {
-		return nil, fmt.Errorf("%w: %s has no numbered phases to add to (mode %s); add an action instead", ErrInvalid, dir, s.Mode)
+		return nil, invalidf("%s has no numbered phases to add to (mode %s); add an action instead", dir, s.Mode)
 	}
 	if err := checkPhaseName(name, s.Mode == plan.ModeHybrid); err != nil {
 		return nil, err
@@ -105,7 +105,7 @@ func findPhase(phases []*plan.Phase, after string) (int, error) {
 		}
 		nums = append(nums, p.Number.Raw)
 	}
-	return 0, fmt.Errorf("%w: --after %s names no phase; the phases are numbered %s", ErrInvalid, after, strings.Join(nums, ", "))
+	return 0, invalidf("--after %s names no phase; the phases are numbered %s", after, strings.Join(nums, ", "))
 }
 
 // between returns the number for a phase after prev and before next (nil
@@ -124,7 +124,7 @@ func between(prev plan.Number, next *plan.Phase) (plan.Number, error) {
 	}
 	mid := (lo + hi) / 2
 	if mid <= lo {
-		return plan.Number{}, fmt.Errorf("%w: no phase number is left between %s and %s; renumber the phases after %s by hand", ErrInvalid, prev.Raw, next.Number.Raw, prev.Raw)
+		return plan.Number{}, invalidf("no phase number is left between %s and %s; renumber the phases after %s by hand", prev.Raw, next.Number.Raw, prev.Raw)
 	}
 	return plan.Number{Major: prev.Major, Minor: mid}, nil
 }

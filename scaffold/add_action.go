@@ -31,7 +31,7 @@ func AddAction(dir, name string) ([]string, error) {
 		return nil, fmt.Errorf("adding action %s: %w", id, err)
 	}
 	if s.Orchestrator == nil && len(s.Actions) == 0 {
-		return nil, fmt.Errorf("%w: %s has no orchestrator or actions (mode %s); add a phase instead", ErrInvalid, dir, s.Mode)
+		return nil, invalidf("%s has no orchestrator or actions (mode %s); add a phase instead", dir, s.Mode)
 	}
 	if a := s.Action(id); a != nil {
 		return nil, fmt.Errorf("adding action %s: %s: %w", id, a.Doc.File, ErrExists)

@@ -81,7 +81,7 @@ func newLoop(skill string, names []string, actionsDir string) (*loopData, error)
 		main = append(main, a)
 	}
 	if len(main) == 0 {
-		return nil, fmt.Errorf("%w: the actions %s have nothing to run besides abort; name at least one more", ErrInvalid, strings.Join(names, ","))
+		return nil, invalidf("the actions %s have nothing to run besides abort; name at least one more", strings.Join(names, ","))
 	}
 	if len(main) == 1 {
 		main[0].Role, l.Start = roleSingle, main[0]

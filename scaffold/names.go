@@ -16,6 +16,17 @@ var ErrInvalid = errors.New("invalid request")
 // skill folder, a phase or an action of that name.
 var ErrExists = errors.New("already exists")
 
+// requestError is an error about what the caller asked for; its message is
+// the whole story, and it unwraps to ErrInvalid.
+type requestError struct{ msg string }
+
+func (e *requestError) Error() string { return e.msg }
+func (e *requestError) Unwrap() error { return ErrInvalid }
+
+func invalidf(format string, args ...any) error {
+	return &requestError{fmt.Sprintf(format, args...)}
+}
+
 // MaxNameLen is the longest skill, phase or action name (the Agent Skills
 // limit on a skill's name).
 const MaxNameLen = 64
@@ -25,7 +36,7 @@ const MaxNameLen = 64
 // end and no two in a row. what says what the name is for in the error.
 func CheckName(what, s string) error {
 	bad := func(why string) error {
-		return fmt.Errorf("%w: %s name %q %s (use 1–%d lowercase letters, digits and single hyphens, e.g. pdf-report)", ErrInvalid, what, s, why, MaxNameLen)
+		return invalidf("%s name %q %s (use 1–%d lowercase letters, digits and single hyphens, e.g. pdf-report)", what, s, why, MaxNameLen)
 	}
 	switch {
 	case s == "":
@@ -54,7 +65,7 @@ func checkNames(what string, names []string) error {
 			return err
 		}
 		if seen[n] {
-			return fmt.Errorf("%w: %s %q is listed twice", ErrInvalid, what, n)
+			return invalidf("%s %q is listed twice", what, n)
 		}
 		seen[n] = true
 	}

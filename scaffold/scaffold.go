@@ -116,21 +116,21 @@ func generate(opts *Options) ([]file, error) {
 	switch opts.Mode {
 	case plan.ModeSequential:
 		if len(opts.Actions) > 0 {
-			return nil, fmt.Errorf("%w: --actions needs --mode autonomous or hybrid; a sequential skill has phases only", ErrInvalid)
+			return nil, invalidf("--actions needs --mode autonomous or hybrid; a sequential skill has phases only")
 		}
 		if len(opts.Phases) == 0 {
 			opts.Phases = DefaultPhases
 		}
 	case plan.ModeAutonomous:
 		if len(opts.Phases) > 0 {
-			return nil, fmt.Errorf("%w: --phases needs --mode sequential or hybrid; an autonomous skill has actions only", ErrInvalid)
+			return nil, invalidf("--phases needs --mode sequential or hybrid; an autonomous skill has actions only")
 		}
 	case plan.ModeHybrid:
 		if len(opts.Phases) == 0 {
 			opts.Phases = DefaultHybridPhases
 		}
 	default:
-		return nil, fmt.Errorf("%w: mode %q is not sequential, autonomous or hybrid", ErrInvalid, opts.Mode)
+		return nil, invalidf("mode %q is not sequential, autonomous or hybrid", opts.Mode)
 	}
 	if opts.Mode != plan.ModeSequential && len(opts.Actions) == 0 {
 		opts.Actions = DefaultActions
@@ -144,7 +144,7 @@ func generate(opts *Options) ([]file, error) {
 		}
 	}
 	if len(opts.Phases) > 98 {
-		return nil, fmt.Errorf("%w: %d phases do not fit two-digit numbers", ErrInvalid, len(opts.Phases))
+		return nil, invalidf("%d phases do not fit two-digit numbers", len(opts.Phases))
 	}
 	if err := checkNames("action", opts.Actions); err != nil {
 		return nil, err
@@ -167,9 +167,9 @@ func generate(opts *Options) ([]file, error) {
 func checkDescription(d string) error {
 	switch {
 	case len(d) > MaxDescriptionLen:
-		return fmt.Errorf("%w: description is %d characters, over the limit of %d", ErrInvalid, len(d), MaxDescriptionLen)
+		return invalidf("description is %d characters, over the limit of %d", len(d), MaxDescriptionLen)
 	case strings.ContainsAny(d, "<>"):
-		return fmt.Errorf("%w: description holds < or >, which agents may read as markup; rephrase it", ErrInvalid)
+		return invalidf("description holds < or >, which agents may read as markup; rephrase it")
 	}
 	return nil
 }
@@ -179,9 +179,9 @@ func checkDescription(d string) error {
 func checkPhaseName(name string, hybrid bool) error {
 	switch {
 	case name == "orchestrator":
-		return fmt.Errorf("%w: phase name %q is reserved for a hybrid skill's orchestrator", ErrInvalid, name)
+		return invalidf("phase name %q is reserved for a hybrid skill's orchestrator", name)
 	case name == "state" || name == "claim" || hybrid && name == "summary":
-		return fmt.Errorf("%w: phase %q would write %s.json, which the run already uses; pick another name", ErrInvalid, name, name)
+		return invalidf("phase %q would write %s.json, which the run already uses; pick another name", name, name)
 	}
 	return nil
 }

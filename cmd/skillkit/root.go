@@ -118,6 +118,8 @@ durable state, resume, retries and an embedded JavaScript engine.`,
 		newVersionCmd(),
 		newPlanCmd(),
 		newSchemaCmd(),
+		newNewCmd(),
+		newAddCmd(),
 	)
 	return root
 }
