@@ -118,6 +118,7 @@ durable state, resume, retries and an embedded JavaScript engine.`,
 		newVersionCmd(),
 		newPlanCmd(),
 		newSchemaCmd(),
+		newGraphCmd(),
 		newNewCmd(),
 		newAddCmd(),
 	)
