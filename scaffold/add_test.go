@@ -128,7 +128,7 @@ func TestAdd(t *testing.T) {
 				t.Errorf("phases = %v, want %v", phases, tc.wantPhases)
 			}
 			if tc.addedAction != "" {
-				if _, ran := drive(t, s, initialState(t, s), nil); !slices.Contains(ran, tc.addedAction) {
+				if _, ran := drive(t, s, t.TempDir(), initialState(t, s), nil); !slices.Contains(ran, tc.addedAction) {
 					t.Errorf("%s never ran: %v", tc.addedAction, ran)
 				}
 			}

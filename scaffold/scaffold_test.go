@@ -1,25 +1,25 @@
 package scaffold
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/dop251/goja"
 	"github.com/dop251/goja/parser"
 	"github.com/santhosh-tekuri/jsonschema/v5"
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/skillkit/skillkit/parse"
 	"github.com/skillkit/skillkit/plan"
+	"github.com/skillkit/skillkit/script"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden trees in testdata/golden")
@@ -311,62 +311,60 @@ func validate(t *testing.T, schema map[string]any, v any, what string) {
 }
 
 // checkLoopRuns drives the loop the way DESIGN §3.5 says the runtime does,
-// with goja: it must complete on its own, every selected action's
-// preconditions must hold, and every state must fit the schema. Then it
-// checks that too many errors end in abort when there is an abort action.
+// with the script package the runner uses: it must complete on its own and
+// write summary.json, every selected action's preconditions must hold, and
+// every state must fit the schema. Then it checks that too many errors end
+// in abort when there is an abort action.
 func checkLoopRuns(t *testing.T, s *plan.Skill) {
 	t.Helper()
-	st, ran := drive(t, s, initialState(t, s), nil)
+	work := t.TempDir()
+	st, ran := drive(t, s, work, initialState(t, s), nil)
 	if st["status"] != "completed" {
 		t.Errorf("loop ended with status %v after %v", st["status"], ran)
+	}
+	if _, err := os.Stat(filepath.Join(work, "summary.json")); err != nil {
+		t.Errorf("the loop wrote no summary.json: %v", err)
 	}
 	if s.Action("action-abort") == nil {
 		return
 	}
-	st, ran = drive(t, s, initialState(t, s), func(st map[string]any) { st["error_count"] = float64(MaxErrors + 1) })
+	st, ran = drive(t, s, t.TempDir(), initialState(t, s), func(st map[string]any) { st["error_count"] = MaxErrors + 1 })
 	if st["status"] != "failed" || ran[len(ran)-1] != "action-abort" {
 		t.Errorf("with too many errors the loop ended %v after %v, want failed by action-abort", st["status"], ran)
 	}
 }
 
-func drive(t *testing.T, s *plan.Skill, st map[string]any, after func(map[string]any)) (map[string]any, []string) {
+// drive runs the loop from st in the work dir work; after, when set, changes
+// the state once, after the first action.
+func drive(t *testing.T, s *plan.Skill, work string, st map[string]any, after func(map[string]any)) (map[string]any, []string) {
 	t.Helper()
+	ctx := context.Background()
+	h, err := script.NewHost(script.Options{WorkDir: work, SkillDir: s.Dir, ProjectDir: work, Skill: s.Name})
+	if err != nil {
+		t.Fatal(err)
+	}
 	var ran []string
 	for range 100 {
-		vm := goja.New()
-		for _, d := range s.Orchestrator.Declarations {
-			mustRun(t, vm, d.Text)
+		id, ok, err := script.SelectNextAction(ctx, s.Orchestrator, st)
+		if err != nil {
+			t.Fatal(err)
 		}
-		vm.Set("__state", jsonString(t, st))
-		id := mustRun(t, vm, "selectNextAction(JSON.parse(__state))")
-		if goja.IsNull(id) {
+		if !ok {
 			return st, ran
 		}
-		a := s.Action(id.String())
+		a := s.Action(id)
 		if a == nil {
 			t.Fatalf("selectNextAction returned %s, which has no file", id)
 		}
-		for _, p := range a.Preconditions {
-			if !mustRun(t, vm, "(function(state) { return ("+p.JS+"); })(JSON.parse(__state))").ToBoolean() {
-				t.Fatalf("%s: selected %s but %q is false on %v", p.Pos, a.ID, p.JS, st)
-			}
+		if ok, err := script.Preconditions(ctx, a.Preconditions, script.PureEnv{State: st}); err != nil || !ok {
+			t.Fatalf("selected %s but its preconditions do not hold (%v) on %v", a.ID, err, st)
 		}
-		mustRun(t, vm, `var __out, __err, __writes = [];
-var console = { log: function() {}, warn: function() {}, error: function() {} };
-function Write(p, c) { __writes.push(p); }`)
-		mustRun(t, vm, "var state = JSON.parse(__state), workDir = '/work';\n(async function() {\n"+a.Execution.Code.Text+
-			"\nreturn await execute(state, workDir);\n})().then(function(r) { __out = JSON.stringify(r); }, function(e) { __err = String(e); });")
-		if e := vm.Get("__err"); !goja.IsUndefined(e) {
-			t.Fatalf("%s failed: %s", a.ID, e)
+		updates, err := h.RunAction(ctx, a, st)
+		if err != nil {
+			t.Fatalf("%s failed: %v", a.ID, err)
 		}
-		var res struct {
-			StateUpdates map[string]any `json:"stateUpdates"`
-		}
-		if err := json.Unmarshal([]byte(vm.Get("__out").String()), &res); err != nil || res.StateUpdates == nil {
-			t.Fatalf("%s returned %s, want {stateUpdates: …}", a.ID, vm.Get("__out"))
-		}
-		for k, v := range res.StateUpdates {
-			st[k] = v
+		if st, err = script.ApplyUpdates(st, updates); err != nil {
+			t.Fatal(err)
 		}
 		st["completed_actions"] = append(st["completed_actions"].([]any), a.ID)
 		validate(t, s.StateSchema.Schema, st, "state after "+a.ID)
@@ -380,29 +378,16 @@ function Write(p, c) { __writes.push(p); }`)
 	return nil, nil
 }
 
-func mustRun(t *testing.T, vm *goja.Runtime, src string) goja.Value {
-	t.Helper()
-	v, err := vm.RunString(src)
-	if err != nil {
-		t.Fatalf("running %q: %v", src, err)
-	}
-	return v
-}
-
-func jsonString(t *testing.T, v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
 // runSteps runs every phase's bash step in one work dir, in phase order,
-// as the runner does (bash, cwd and SKILL_WORKDIR the work dir), and checks that each phase wrote its
-// declared output as valid JSON.
+// as the runner does (script.Host.Shell: cwd and SKILL_WORKDIR the work
+// dir), and checks that each phase wrote its declared output as valid JSON.
 func runSteps(t *testing.T, s *plan.Skill) {
 	t.Helper()
 	work := t.TempDir()
+	h, err := script.NewHost(script.Options{WorkDir: work, SkillDir: s.Dir, ProjectDir: work, Skill: s.Name})
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, p := range s.Phases {
 		if p.IsOrchestrator {
 			// The loop's summary.json, as the finishing action writes it.
@@ -412,10 +397,9 @@ func runSteps(t *testing.T, s *plan.Skill) {
 			continue
 		}
 		for _, c := range p.Steps[0].Runnable() {
-			cmd := exec.Command("bash", "-c", c.Text)
-			cmd.Dir, cmd.Env = work, append(os.Environ(), "SKILL_WORKDIR="+work)
-			if out, err := cmd.CombinedOutput(); err != nil {
-				t.Fatalf("%s: step failed: %v\n%s", c.Pos, err, out)
+			res, err := h.Shell(context.Background(), c.Text)
+			if err != nil || res.ExitCode != 0 {
+				t.Fatalf("%s: step failed: %v %+v", c.Pos, err, res)
 			}
 		}
 		for _, o := range p.Outputs {
