@@ -119,6 +119,8 @@ durable state, resume, retries and an embedded JavaScript engine.`,
 		newPlanCmd(),
 		newSchemaCmd(),
 		newGraphCmd(),
+		newNewCmd(),
+		newAddCmd(),
 	)
 	return root
 }
