@@ -2,10 +2,14 @@ package main
 
 import (
 	"encoding/json"
+	"flag"
 	"os"
 	"path/filepath"
 	"testing"
 )
+
+// update rewrites generated and golden files instead of comparing them.
+var update = flag.Bool("update", false, "rewrite generated and golden files")
 
 // corpusDir is the shared corpus of real skills, beside the repository.
 const corpusDir = "../../../shared/corpus"
