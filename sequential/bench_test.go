@@ -25,7 +25,7 @@ func BenchmarkSequential100Phases(b *testing.B) {
 	var total time.Duration
 	for i := 0; b.Loop(); i++ {
 		start := time.Now()
-		_, err := Run(context.Background(), Options{Skill: s, WorkDir: filepath.Join(base, fmt.Sprint(i)), NewHost: fakeHost(nil), NoSync: os.Getenv("BENCH_NOSYNC") != ""})
+		_, err := Run(context.Background(), Options{Skill: s, WorkDir: filepath.Join(base, fmt.Sprint(i)), NoSync: os.Getenv("BENCH_NOSYNC") != ""})
 		total += time.Since(start)
 		if err != nil {
 			b.Fatal(err)

@@ -54,7 +54,6 @@ func helperMain() int {
 	o := Options{
 		Skill:   helperSkill(os.Getenv("HELPER_SKILL"), os.Getenv("HELPER_SLEEP")),
 		WorkDir: os.Getenv("HELPER_WORKDIR"), Resume: os.Getenv("HELPER_RESUME"),
-		NewHost: fakeHost(nil),
 	}
 	_, err := Run(context.Background(), o)
 	if err != nil {
@@ -155,7 +154,7 @@ func TestConcurrentResumes(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "run")
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	res, err := Run(ctx, Options{Skill: helperSkill(skillDir, "0.1"), WorkDir: dir, NewHost: fakeHost(nil)})
+	res, err := Run(ctx, Options{Skill: helperSkill(skillDir, "0.1"), WorkDir: dir})
 	if res == nil || res.State != store.RunInterrupted {
 		t.Fatalf("setting up an interrupted run: %v", err)
 	}

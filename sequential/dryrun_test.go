@@ -47,11 +47,11 @@ func snapshot(t *testing.T, root string) map[string]string {
 
 func TestDryRunWritesNothing(t *testing.T) {
 	s := newSkill(t,
-		phase("01-x.md", bashStep("count", "ls | wc -l > count.txt"), with(bashStep("maybe", "true"), condition("state.go"))),
+		phase("01-x.md", bashStep("count", "ls | wc -l > count.txt"), with(bashStep("maybe", "true"), condition("inputs.go"))),
 		phase("02-y.md", proseStep("summarize", "Summarize count.txt.")))
 	s.Phases[0].Outputs = []*plan.Output{{File: "count.txt", Format: "text"}}
 	o := opts(t, s)
-	o.NewHost = fakeHost(map[string]bool{"state.go": true})
+	o.Inputs = map[string]string{"go": "yes"}
 	// A first, interrupted run: the dry run of its resume reads it.
 	res, err := Run(context.Background(), o)
 	if res == nil || res.State != "interrupted" {
@@ -72,7 +72,7 @@ func TestDryRunWritesNothing(t *testing.T) {
 		}
 		out := b.String()
 		for _, want := range []string{
-			"step 01-x#1 count: bash", "condition: state.go", "verifies output count.txt (text)",
+			"step 01-x#1 count: bash", "condition: inputs.go", "verifies output count.txt (text)",
 			"step 02-y#1 summarize: agent", "needs an agent (--agent CMD)", "| Summarize count.txt.",
 		} {
 			if !strings.Contains(out, want) {
