@@ -174,19 +174,28 @@ func (r *Run) State() (map[string]any, error) {
 
 // ReadState reads state.json of the run in dir.
 func ReadState(dir string) (map[string]any, error) {
-	path := filepath.Join(dir, StateFile)
+	s, err := readJSON[map[string]any](filepath.Join(dir, StateFile))
+	if err != nil {
+		return nil, err
+	}
+	if *s == nil {
+		return map[string]any{}, nil
+	}
+	return *s, nil
+}
+
+// readJSON reads a JSON file of the run directory. A missing file is an
+// error that wraps fs.ErrNotExist.
+func readJSON[T any](path string) (*T, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("reading state: %w", err)
+		return nil, fmt.Errorf("reading %s: %w", filepath.Base(path), err)
 	}
-	var s map[string]any
-	if err := json.Unmarshal(data, &s); err != nil {
+	var v T
+	if err := json.Unmarshal(data, &v); err != nil {
 		return nil, fmt.Errorf("reading %s: %w", path, err)
 	}
-	if s == nil {
-		s = map[string]any{}
-	}
-	return s, nil
+	return &v, nil
 }
 
 // SaveState replaces state.json atomically.
