@@ -66,7 +66,7 @@ func (r *Runner) RunStep(ctx context.Context, unit, id string, step *plan.Step) 
 		return "", err
 	}
 	if c := step.Attrs.Condition; c.Checkable() {
-		if err := s.to(StepChecking, c.Text); err != nil {
+		if err := s.to(StepChecking, c.JS); err != nil {
 			return "", err
 		}
 		ok, err := script.EvalExpr(ctx, c, script.PureEnv{State: r.State, Inputs: r.Inputs})
