@@ -45,7 +45,10 @@ func toJS(text string) string {
 var shorthandTerm = regexp.MustCompile(`^(!?)([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\s*(?:(===|!==|==|!=|>=|<=|>|<|=)\s*(.+?))?$`)
 
 var (
-	numberLit   = regexp.MustCompile(`^-?\d+(?:\.\d+)?$`)
+	numberLit = regexp.MustCompile(`^-?(?:0|[1-9]\d*)(?:\.\d+)?$`)
+	// zeroPadded is a digit string JavaScript would not read as a number
+	// ("08"): it is compared as a string.
+	zeroPadded  = regexp.MustCompile(`^0\d+$`)
 	constantLit = regexp.MustCompile(`^[A-Z][A-Z0-9_]*$`)
 	wordLit     = regexp.MustCompile(`^[A-Za-z_][\w-]*$`)
 	quotedLit   = regexp.MustCompile(`^(?:'[^'\\]*'|"[^"\\]*")$`)
@@ -98,6 +101,8 @@ func shorthandValue(v string) (string, bool) {
 	switch {
 	case numberLit.MatchString(v), v == "true", v == "false", v == "null", v == "undefined":
 		return v, true
+	case zeroPadded.MatchString(v):
+		return "'" + v + "'", true
 	case quotedLit.MatchString(v):
 		return "'" + v[1:len(v)-1] + "'", true
 	case constantLit.MatchString(v):
