@@ -38,7 +38,7 @@ func Dir(dir string) (*plan.Skill, error) {
 	if !info.IsDir() {
 		return nil, fmt.Errorf("reading skill: %s is not a folder", dir)
 	}
-	s := &plan.Skill{Dir: dir, Name: filepath.Base(filepath.Clean(dir))}
+	s := &plan.Skill{Dir: dir, Name: filepath.Base(filepath.Clean(dir)), Files: []string{}}
 	if abs, err := filepath.Abs(dir); err == nil {
 		s.Name = filepath.Base(abs)
 	}

@@ -1,0 +1,114 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// fakeAgent returns an Agent running testdata/fake-agent.sh in a fresh work
+// dir, answering in the given mode.
+func fakeAgent(t *testing.T, mode string) *Agent {
+	t.Helper()
+	script, err := filepath.Abs("testdata/fake-agent.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	return &Agent{
+		Command: "'" + script + "' --verbose",
+		Dir:     dir,
+		Env: []string{
+			"FAKE_AGENT_MODE=" + mode,
+			"SKILL_WORKDIR=" + dir,
+			"SKILL_RUN_ID=run-1",
+			"SKILL_INPUT_TARGET=src",
+		},
+		Timeout: 5 * time.Second,
+	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+func TestAskRoundTrip(t *testing.T) {
+	a := fakeAgent(t, "ok")
+	prompt, err := ActionPrompt(Context{Skill: "review-code", WorkDir: a.Dir, State: map[string]any{"status": "pending"}}, testAction())
+	if err != nil {
+		t.Fatal(err)
+	}
+	reply, err := a.Ask(context.Background(), RequestAction, prompt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := readFile(t, filepath.Join(a.Dir, "prompt.txt")); got != prompt {
+		t.Errorf("the agent read %q on stdin, want the prompt %q", got, prompt)
+	}
+	wantEnv := "request=action\nworkdir=" + a.Dir + "\nrun=run-1\ninput_target=src\n"
+	if got := readFile(t, filepath.Join(a.Dir, "env.txt")); got != wantEnv {
+		t.Errorf("environment:\n%s\nwant:\n%s", got, wantEnv)
+	}
+	updates, err := ParseStateUpdates(reply)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if updates["status"] != "running" || updates["context.count"] != 2.0 {
+		t.Errorf("updates = %v, want the last object's", updates)
+	}
+}
+
+func TestAskFailures(t *testing.T) {
+	tests := []struct {
+		mode    string
+		timeout time.Duration
+		want    string
+	}{
+		{mode: "fail", want: "exit status 7: model overloaded"},
+		{mode: "hang", timeout: 200 * time.Millisecond, want: "timed out after 200ms"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.mode, func(t *testing.T) {
+			a := fakeAgent(t, tt.mode)
+			if tt.timeout != 0 {
+				a.Timeout = tt.timeout
+			}
+			_, err := a.Ask(context.Background(), RequestStep, "do it")
+			var aerr *Error
+			if !errors.As(err, &aerr) {
+				t.Fatalf("err = %v, want an *Error", err)
+			}
+			if !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "fake-agent.sh") {
+				t.Errorf("err = %q, want it to name the command and hold %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestAskReplyWithoutStateUpdates(t *testing.T) {
+	a := fakeAgent(t, "prose")
+	reply, err := a.Ask(context.Background(), RequestAction, "do it")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = ParseStateUpdates(reply)
+	if !errors.Is(err, ErrNoStateUpdates) || !strings.Contains(err.Error(), "everything is fine") {
+		t.Errorf("err = %v, want ErrNoStateUpdates quoting the reply", err)
+	}
+}
+
+func TestAskWithoutCommand(t *testing.T) {
+	var a *Agent
+	if _, err := a.Ask(context.Background(), RequestTask, "x"); !errors.Is(err, ErrNoCommand) {
+		t.Errorf("err = %v, want ErrNoCommand", err)
+	}
+}

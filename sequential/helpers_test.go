@@ -1,0 +1,102 @@
+package sequential
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/skillkit/skillkit/agent"
+	"github.com/skillkit/skillkit/plan"
+	"github.com/skillkit/skillkit/script"
+	"github.com/skillkit/skillkit/store"
+)
+
+// The tests build plans by hand: the runner's behaviour is what they check,
+// not the parser's.
+
+func code(lang, text string) *plan.CodeBlock {
+	return &plan.CodeBlock{Lang: lang, Info: lang, Text: text, Pos: plan.Pos{File: "phases/x.md", Line: 5, Col: 1}}
+}
+
+func bashStep(title, text string) *plan.Step {
+	return &plan.Step{Title: title, Code: []*plan.CodeBlock{code("bash", text)}, Text: "### " + title}
+}
+
+func proseStep(title, text string) *plan.Step {
+	return &plan.Step{Title: title, Text: "### " + title + "\n" + text}
+}
+
+func phase(file string, steps ...*plan.Step) *plan.Phase {
+	for _, s := range steps {
+		s.Pos = plan.Pos{File: "phases/" + file, Line: 3, Col: 1}
+	}
+	return &plan.Phase{Doc: &plan.Doc{File: "phases/" + file}, Title: strings.TrimSuffix(file, ".md"), Steps: steps}
+}
+
+func newSkill(t testing.TB, phases ...*plan.Phase) *plan.Skill {
+	t.Helper()
+	return &plan.Skill{Dir: t.TempDir(), Name: "demo", Mode: plan.ModeSequential, Phases: phases, Hash: "h1"}
+}
+
+// fakeConfirm answers every question alike, or fails.
+type fakeConfirm struct {
+	answer string
+	err    error
+}
+
+func (f fakeConfirm) Ask(context.Context, []script.Question) (map[string]string, error) {
+	return nil, script.ErrNoAnswer
+}
+
+func (f fakeConfirm) Confirm(_ context.Context, c *plan.Confirm) (string, error) {
+	return f.answer, f.err
+}
+
+// fakeAgent is an agent command that reads the prompt into prompt.txt in
+// the work dir and replies with reply.
+func fakeAgent(reply string) *agent.Agent {
+	return &agent.Agent{Command: "cat > prompt.txt; printf '%s\\n' '" + reply + "'"}
+}
+
+// opts are the options of a test run in a fresh base folder.
+func opts(t testing.TB, s *plan.Skill) Options {
+	return Options{Skill: s, Base: t.TempDir(), NoSync: true, Backoff: 1}
+}
+
+func progress(t testing.TB, dir string) *store.Progress {
+	t.Helper()
+	p, err := store.ReadProgress(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func statuses(p *store.Progress) map[string]string {
+	out := map[string]string{}
+	for _, s := range p.CompletedSteps {
+		out[s.Step] = s.Status
+	}
+	return out
+}
+
+func readFile(t testing.TB, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+func writeFile(t testing.TB, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
