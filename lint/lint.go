@@ -220,11 +220,11 @@ func (t *target) keeps(file string) bool {
 	return false
 }
 
-// relPath is p relative to base with forward slashes; p itself when the
-// two share no root.
+// relPath is p relative to base with forward slashes, or p itself when
+// that is shorter (a skill far outside the base) or the two share no root.
 func relPath(base, p string) string {
 	rel, err := filepath.Rel(base, p)
-	if err != nil {
+	if err != nil || len(rel) > len(p) {
 		return filepath.ToSlash(p)
 	}
 	return filepath.ToSlash(rel)
