@@ -19,6 +19,9 @@ type Pass struct {
 	findings []rawFinding
 	js       map[*plan.CodeBlock]*jsBlock
 	nestings map[*plan.Doc]*nesting
+	// nav caches the state schema navigator (a nil *schemaNav once known
+	// to be absent).
+	nav **schemaNav
 }
 
 // rawFinding is a finding with its position still relative to the skill.

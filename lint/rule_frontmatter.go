@@ -140,7 +140,8 @@ func checkNameFolder(p *Pass) {
 		return
 	}
 	name, ok := f.Value.(string)
-	if !ok || name == "" {
+	// A name that is not valid at all is frontmatter-name's finding alone.
+	if !ok || len(name) > maxNameLen || !skillName.MatchString(name) {
 		return
 	}
 	folder := skillFolderName(p.Skill)

@@ -261,12 +261,21 @@ func isObjectSchema(s map[string]any) bool {
 	return true
 }
 
-func navFor(s *plan.Skill) *schemaNav {
-	ss := schemaOf(s)
-	if ss == nil {
-		return nil
+// navFor returns the navigator of the skill's schema, nil when it has
+// none or the schema does not compile (state-schema-invalid reports that;
+// checking code against a broken schema would only add noise).
+func (p *Pass) navFor() *schemaNav {
+	if p.nav != nil {
+		return *p.nav
 	}
-	return &schemaNav{root: ss.Schema, closed: ss.Source == "typescript"}
+	var nav *schemaNav
+	if ss := schemaOf(p.Skill); ss != nil {
+		if _, err := compileSchema(ss); err == nil {
+			nav = &schemaNav{root: ss.Schema, closed: ss.Source == "typescript"}
+		}
+	}
+	p.nav = &nav
+	return nav
 }
 
 // stateUse is a state path some code uses, placed in its file.
@@ -374,7 +383,7 @@ func actionUpdates(p *Pass, a *plan.Action) []update {
 }
 
 func checkStateFields(p *Pass) {
-	nav := navFor(p.Skill)
+	nav := p.navFor()
 	if nav == nil {
 		return
 	}
@@ -403,7 +412,7 @@ func checkStateFields(p *Pass) {
 }
 
 func checkUpdateTypes(p *Pass) {
-	nav := navFor(p.Skill)
+	nav := p.navFor()
 	if nav == nil {
 		return
 	}
@@ -485,12 +494,15 @@ func misfit(n *schemaNav, s map[string]any, kind string, v any) string {
 		return ""
 	}
 	for _, t := range types {
-		if t == kind || t == "integer" && kind == jsstatic.KindNumber {
+		if t == kind || t == "integer" && kind == jsstatic.KindNumber || !jsonTypes[t] {
 			return ""
 		}
 	}
 	return "the schema says " + strings.Join(types, " or ")
 }
+
+// jsonTypes are JSON Schema's type names.
+var jsonTypes = map[string]bool{"string": true, "number": true, "integer": true, "boolean": true, "null": true, "array": true, "object": true}
 
 func describeEnum(enum []any) string {
 	var parts []string
