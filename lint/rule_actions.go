@@ -71,7 +71,7 @@ func (p *Pass) readDecision() (decision, bool) {
 func checkActionMissing(p *Pass) {
 	s := p.Skill
 	missing := func(pos plan.Pos, endCol int, name, where string) {
-		p.ReportRange(pos, endCol, "%s names action %s, but there is no actions/%s.md", where, name, missingFileName(name))
+		p.ReportRange(pos, endCol, "%s names action %s, but the skill has no action file %s.md", where, name, missingFileName(name))
 	}
 	if c := s.Catalog; c != nil {
 		for _, r := range c.Rows {
