@@ -22,6 +22,8 @@ type Pass struct {
 	// nav caches the state schema navigator (a nil *schemaNav once known
 	// to be absent).
 	nav **schemaNav
+	// schema caches the compiled state schema.
+	schema *compiled
 }
 
 // rawFinding is a finding with its position still relative to the skill.

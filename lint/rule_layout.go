@@ -219,17 +219,23 @@ func firstNesting(d *plan.Doc) *nesting {
 // misnested fence before it (or is the misnested outer block itself):
 // what is wrong with it is that fence's fault.
 func (p *Pass) misread(d *plan.Doc, c *plan.CodeBlock) bool {
+	n := p.nesting(d)
+	return n != nil && c.Pos.Line >= n.outer.Pos.Line
+}
+
+// nesting is firstNesting, once per document.
+func (p *Pass) nesting(d *plan.Doc) *nesting {
 	n, ok := p.nestings[d]
 	if !ok {
 		n = firstNesting(d)
 		p.nestings[d] = n
 	}
-	return n != nil && c.Pos.Line >= n.outer.Pos.Line
+	return n
 }
 
 func checkFenceNested(p *Pass) {
 	for _, d := range p.Docs() {
-		n := firstNesting(d)
+		n := p.nesting(d)
 		if n == nil {
 			continue
 		}

@@ -60,12 +60,27 @@ func compileSchema(ss *plan.StateSchema) (*jsonschema.Schema, error) {
 	return c.Compile(url)
 }
 
+// compiledSchema compiles the skill's schema once per pass.
+func (p *Pass) compiledSchema() (*jsonschema.Schema, error) {
+	if p.schema == nil {
+		sch, err := compileSchema(p.Skill.StateSchema)
+		p.schema = &compiled{sch, err}
+	}
+	return p.schema.schema, p.schema.err
+}
+
+// compiled is a compiled state schema or why it did not compile.
+type compiled struct {
+	schema *jsonschema.Schema
+	err    error
+}
+
 func checkSchemaCompiles(p *Pass) {
 	ss := schemaOf(p.Skill)
 	if ss == nil {
 		return
 	}
-	if _, err := compileSchema(ss); err != nil {
+	if _, err := p.compiledSchema(); err != nil {
 		pos := plan.Pos{File: ss.File}
 		if ss.Code != nil {
 			pos = ss.Code.Pos
@@ -84,7 +99,7 @@ func checkInitialState(p *Pass) {
 	if ss == nil || ss.Initial == nil {
 		return
 	}
-	sch, err := compileSchema(ss)
+	sch, err := p.compiledSchema()
 	if err != nil {
 		return // state-schema-invalid reports it
 	}
@@ -270,7 +285,7 @@ func (p *Pass) navFor() *schemaNav {
 	}
 	var nav *schemaNav
 	if ss := schemaOf(p.Skill); ss != nil {
-		if _, err := compileSchema(ss); err == nil {
+		if _, err := p.compiledSchema(); err == nil {
 			nav = &schemaNav{root: ss.Schema, closed: ss.Source == "typescript"}
 		}
 	}
