@@ -40,24 +40,7 @@ type TextOptions struct {
 //
 // followed by a one-line summary.
 func WriteText(w io.Writer, r *Result, opts TextOptions) error {
-	read := opts.ReadFile
-	if read == nil {
-		read = func(p string) ([]byte, error) { return os.ReadFile(filepath.Join(r.Base, filepath.FromSlash(p))) }
-	}
-	cache := map[string][]string{}
-	lineOf := func(file string, n int) (string, bool) {
-		lines, ok := cache[file]
-		if !ok {
-			if data, err := read(file); err == nil {
-				lines = strings.Split(string(bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))), "\n")
-			}
-			cache[file] = lines
-		}
-		if n < 1 || n > len(lines) {
-			return "", false
-		}
-		return lines[n-1], true
-	}
+	src := newSources(r, opts.ReadFile)
 	bw := bufio.NewWriter(w)
 	paint := func(code, s string) string {
 		if !opts.Color {
@@ -79,21 +62,51 @@ func WriteText(w io.Writer, r *Result, opts TextOptions) error {
 		if f.Line == 0 {
 			continue
 		}
-		src, ok := lineOf(f.File, f.Line)
+		line, ok := src.line(f.File, f.Line)
 		if !ok {
 			continue
 		}
-		fmt.Fprintf(bw, "    %s\n", src)
+		fmt.Fprintf(bw, "    %s\n", line)
 		if f.Col > 0 {
 			width := 1
 			if f.EndCol > f.Col {
-				width = displayWidth(src[min(f.Col-1, len(src)):min(f.EndCol-1, len(src))])
+				width = displayWidth(line[min(f.Col-1, len(line)):min(f.EndCol-1, len(line))])
 			}
-			fmt.Fprintf(bw, "    %s%s\n", caretIndent(src, f.Col), paint(ansiGreen, strings.Repeat("^", max(width, 1))))
+			fmt.Fprintf(bw, "    %s%s\n", caretIndent(line, f.Col), paint(ansiGreen, strings.Repeat("^", max(width, 1))))
 		}
 	}
 	fmt.Fprintln(bw, summary(r))
 	return bw.Flush()
+}
+
+// sources reads the lines of reported files once each.
+type sources struct {
+	read  func(path string) ([]byte, error)
+	cache map[string][]string
+}
+
+// newSources reads files through read, or from disk under the result's
+// base when read is nil.
+func newSources(r *Result, read func(string) ([]byte, error)) *sources {
+	if read == nil {
+		read = func(p string) ([]byte, error) { return os.ReadFile(filepath.Join(r.Base, filepath.FromSlash(p))) }
+	}
+	return &sources{read: read, cache: map[string][]string{}}
+}
+
+// line returns line n (1-based) of file; false when unreadable.
+func (s *sources) line(file string, n int) (string, bool) {
+	lines, ok := s.cache[file]
+	if !ok {
+		if data, err := s.read(file); err == nil {
+			lines = strings.Split(string(bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))), "\n")
+		}
+		s.cache[file] = lines
+	}
+	if n < 1 || n > len(lines) {
+		return "", false
+	}
+	return lines[n-1], true
 }
 
 // summary is "N errors, N warnings, N infos in N skills".
