@@ -20,6 +20,7 @@ const docsFile = "../docs/lint-rules.md"
 // example is one bad or good example of a rule.
 type example struct {
 	base    string // testdata/base/<base>/demo
+	folder  string // the skill folder's name, demo unless set
 	profile string
 	files   []exampleFile
 	deletes []string
@@ -36,7 +37,7 @@ type ruleExamples map[string]map[string]*example
 
 // readExamples reads the rule sections (### id) and their example blocks:
 // five-backtick fences whose info string holds bad or good and key=value
-// settings (base, file, profile, pad, delete) or flags (escaped, symlink).
+// settings (base, file, folder, profile, pad, delete) or flags (escaped, symlink).
 func readExamples(t testing.TB) ruleExamples {
 	t.Helper()
 	f, err := os.Open(docsFile)
@@ -106,6 +107,9 @@ func readExamples(t testing.TB) ruleExamples {
 		if b := settings["base"]; b != "" {
 			ex.base = b
 		}
+		if fo := settings["folder"]; fo != "" {
+			ex.folder = fo
+		}
 		if pr := settings["profile"]; pr != "" {
 			ex.profile = pr
 		}
@@ -126,13 +130,17 @@ func readExamples(t testing.TB) ruleExamples {
 	return out
 }
 
-// build lays the example out as dir/demo.
+// build lays the example out as dir/demo (or dir/<folder>).
 func (ex *example) build(t testing.TB, dir string) {
 	t.Helper()
 	if ex.base == "" {
 		t.Fatal("example names no base skill")
 	}
-	dst := filepath.Join(dir, "demo")
+	folder := ex.folder
+	if folder == "" {
+		folder = "demo"
+	}
+	dst := filepath.Join(dir, folder)
 	copyTree(t, filepath.Join("testdata", "base", ex.base, "demo"), dst)
 	for _, d := range ex.deletes {
 		if err := os.Remove(filepath.Join(dst, filepath.FromSlash(d))); err != nil {

@@ -140,8 +140,7 @@ func checkNameFolder(p *Pass) {
 		return
 	}
 	name, ok := f.Value.(string)
-	// A name that is not valid at all is frontmatter-name's finding alone.
-	if !ok || len(name) > maxNameLen || !skillName.MatchString(name) {
+	if !ok || name == "" {
 		return
 	}
 	folder := skillFolderName(p.Skill)
