@@ -35,20 +35,7 @@ func TestCorpusGolden(t *testing.T) {
 	}}); err != nil {
 		t.Fatal(err)
 	}
-	const golden = "testdata/corpus.golden"
-	if *updateGolden {
-		if err := os.WriteFile(golden, got.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got.Bytes(), want) {
-		t.Errorf("corpus report differs from %s (go test ./lint -run CorpusGolden -update && git diff)", golden)
-	}
+	checkGolden(t, "testdata/corpus.golden", got.Bytes())
 }
 
 // TestCorpusMustFind pins findings the corpus is known to hold.

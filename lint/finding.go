@@ -34,13 +34,7 @@ func (f Finding) String() string {
 }
 
 func (f Finding) location() string {
-	switch {
-	case f.Line == 0:
-		return f.File
-	case f.Col == 0:
-		return fmt.Sprintf("%s:%d", f.File, f.Line)
-	}
-	return fmt.Sprintf("%s:%d:%d", f.File, f.Line, f.Col)
+	return plan.Pos{File: f.File, Line: f.Line, Col: f.Col}.String()
 }
 
 // compareFindings orders findings by file, line, column, rule, message.

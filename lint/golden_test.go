@@ -41,22 +41,28 @@ func TestRuleGolden(t *testing.T) {
 				if err := WriteText(&got, res, TextOptions{}); err != nil {
 					t.Fatal(err)
 				}
-				golden := dir + ".out"
-				if *updateGolden {
-					if err := os.WriteFile(golden, got.Bytes(), 0o644); err != nil {
-						t.Fatal(err)
-					}
-					return
-				}
-				want, err := os.ReadFile(golden)
-				if err != nil {
-					t.Fatalf("%v (run go test ./lint -run RuleGolden -update)", err)
-				}
-				if !bytes.Equal(got.Bytes(), want) {
-					t.Errorf("report differs from %s:\n--- got\n%s--- want\n%s", golden, got.Bytes(), want)
-				}
+				checkGolden(t, dir+".out", got.Bytes())
 			})
 		}
+	}
+}
+
+// checkGolden compares got with the golden file, or writes it with
+// -update.
+func checkGolden(t *testing.T, golden string, got []byte) {
+	t.Helper()
+	if *updateGolden {
+		if err := os.WriteFile(golden, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (go test ./lint -update writes it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("output differs from %s (go test ./lint -run %s -update && git diff):\n--- got\n%s--- want\n%s", golden, t.Name(), got, want)
 	}
 }
 

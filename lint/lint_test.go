@@ -243,3 +243,21 @@ func listTree(t *testing.T, dir string) []string {
 	})
 	return out
 }
+
+func TestSplitAndNormalize(t *testing.T) {
+	for in, want := range map[string][]string{
+		"state.a === 'x' && state.b > 0":    {"state.a==='x'", "state.b>0"},
+		"(state.a == \"x\") && (b && c)":    {"state.a==='x'", "b", "c"},
+		"state.s === 'a && b' && f(x && y)": {"state.s==='a && b'", "f(x&&y)"},
+		"(state.a || state.b)":              {"state.a||state.b"},
+		"state.n != null && (state.m)":      {"state.n!==null", "state.m"},
+	} {
+		var got []string
+		for _, term := range splitAnd(in) {
+			got = append(got, normalizeJS(term))
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("splitAnd+normalize(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

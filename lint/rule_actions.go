@@ -222,13 +222,11 @@ func termDiff(a, b []term) []string {
 	return out
 }
 
-// splitAnd splits an expression at its top-level && operators, outside
-// strings, brackets and parentheses; a term wrapped whole in parentheses
-// is unwrapped and split again.
-func splitAnd(js string) []string {
-	js = stripParens(strings.TrimSpace(js))
-	var out []string
-	depth, start := 0, 0
+// scanCode calls f with each byte index of js that lies outside string
+// literals, and the bracket depth before that byte; f returns how many
+// bytes it consumed beyond the one (to skip "&&") and whether to stop.
+func scanCode(js string, f func(i, depth int) (skip int, stop bool)) {
+	depth := 0
 	var quote byte
 	for i := 0; i < len(js); i++ {
 		c := js[i]
@@ -239,18 +237,40 @@ func splitAnd(js string) []string {
 			} else if c == quote {
 				quote = 0
 			}
+			continue
 		case c == '\'' || c == '"' || c == '`':
 			quote = c
-		case c == '(' || c == '[' || c == '{':
+			continue
+		}
+		skip, stop := f(i, depth)
+		if stop {
+			return
+		}
+		i += skip
+		switch c {
+		case '(', '[', '{':
 			depth++
-		case c == ')' || c == ']' || c == '}':
+		case ')', ']', '}':
 			depth--
-		case depth == 0 && c == '&' && i+1 < len(js) && js[i+1] == '&':
-			out = append(out, strings.TrimSpace(js[start:i]))
-			start = i + 2
-			i++
 		}
 	}
+}
+
+// splitAnd splits an expression at its top-level && operators, outside
+// strings, brackets and parentheses; a term wrapped whole in parentheses
+// is unwrapped and split again.
+func splitAnd(js string) []string {
+	js = stripParens(strings.TrimSpace(js))
+	var out []string
+	start := 0
+	scanCode(js, func(i, depth int) (int, bool) {
+		if depth == 0 && strings.HasPrefix(js[i:], "&&") {
+			out = append(out, strings.TrimSpace(js[start:i]))
+			start = i + 2
+			return 1, false
+		}
+		return 0, false
+	})
 	out = append(out, strings.TrimSpace(js[start:]))
 	if len(out) == 1 {
 		return out
@@ -270,31 +290,18 @@ func stripParens(s string) string {
 	return s
 }
 
-// closingParen returns the index of the parenthesis closing the one at 0.
+// closingParen returns the index of the parenthesis closing the one at 0,
+// -1 when there is none.
 func closingParen(s string) int {
-	depth := 0
-	var quote byte
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case quote != 0:
-			if c == '\\' {
-				i++
-			} else if c == quote {
-				quote = 0
-			}
-		case c == '\'' || c == '"' || c == '`':
-			quote = c
-		case c == '(':
-			depth++
-		case c == ')':
-			depth--
-			if depth == 0 {
-				return i
-			}
+	at := -1
+	scanCode(s, func(i, depth int) (int, bool) {
+		if s[i] == ')' && depth == 1 {
+			at = i
+			return 0, true
 		}
-	}
-	return -1
+		return 0, false
+	})
+	return at
 }
 
 var (
