@@ -9,9 +9,7 @@ func Inspect(n ast.Node, f func(ast.Node) bool) {
 	if n == nil || isNilNode(n) || !f(n) {
 		return
 	}
-	for _, c := range children(n) {
-		Inspect(c, f)
-	}
+	eachChild(n, func(c ast.Node) { Inspect(c, f) })
 }
 
 // isNilNode catches typed nil pointers stored in interfaces (an absent
@@ -36,134 +34,168 @@ func isNilNode(n ast.Node) bool {
 	return false
 }
 
-func exprs[T ast.Node](list []T) []ast.Node {
-	out := make([]ast.Node, 0, len(list))
+func visitList[T ast.Node](f func(ast.Node), list []T) {
 	for _, e := range list {
-		out = append(out, e)
+		f(e)
 	}
-	return out
 }
 
-// children lists a node's direct children, nil entries included (Inspect
-// skips them).
-func children(n ast.Node) []ast.Node {
+// eachChild calls f with each of a node's direct children, nil entries
+// included (Inspect skips them). It calls rather than returns a list so
+// that walking allocates nothing per node.
+func eachChild(n ast.Node, f func(ast.Node)) {
 	switch n := n.(type) {
 	case *ast.Program:
-		return exprs(n.Body)
+		visitList(f, n.Body)
 	case *ast.ArrayLiteral:
-		return exprs(n.Value)
+		visitList(f, n.Value)
 	case *ast.ArrayPattern:
-		return append(exprs(n.Elements), n.Rest)
+		visitList(f, n.Elements)
+		f(n.Rest)
 	case *ast.AssignExpression:
-		return []ast.Node{n.Left, n.Right}
+		f(n.Left)
+		f(n.Right)
 	case *ast.AwaitExpression:
-		return []ast.Node{n.Argument}
+		f(n.Argument)
 	case *ast.YieldExpression:
-		return []ast.Node{n.Argument}
+		f(n.Argument)
 	case *ast.BinaryExpression:
-		return []ast.Node{n.Left, n.Right}
+		f(n.Left)
+		f(n.Right)
 	case *ast.BracketExpression:
-		return []ast.Node{n.Left, n.Member}
+		f(n.Left)
+		f(n.Member)
 	case *ast.CallExpression:
-		return append([]ast.Node{n.Callee}, exprs(n.ArgumentList)...)
+		f(n.Callee)
+		visitList(f, n.ArgumentList)
 	case *ast.ConditionalExpression:
-		return []ast.Node{n.Test, n.Consequent, n.Alternate}
+		f(n.Test)
+		f(n.Consequent)
+		f(n.Alternate)
 	case *ast.DotExpression:
-		return []ast.Node{n.Left}
+		f(n.Left)
 	case *ast.PrivateDotExpression:
-		return []ast.Node{n.Left}
+		f(n.Left)
 	case *ast.OptionalChain:
-		return []ast.Node{n.Expression}
+		f(n.Expression)
 	case *ast.Optional:
-		return []ast.Node{n.Expression}
+		f(n.Expression)
 	case *ast.FunctionLiteral:
-		return []ast.Node{n.ParameterList, n.Body}
+		f(n.ParameterList)
+		f(n.Body)
 	case *ast.ArrowFunctionLiteral:
-		return []ast.Node{n.ParameterList, n.Body}
+		f(n.ParameterList)
+		f(n.Body)
 	case *ast.ExpressionBody:
-		return []ast.Node{n.Expression}
+		f(n.Expression)
 	case *ast.ClassLiteral:
-		return append([]ast.Node{n.SuperClass}, exprs(n.Body)...)
+		f(n.SuperClass)
+		visitList(f, n.Body)
 	case *ast.FieldDefinition:
-		return []ast.Node{n.Key, n.Initializer}
+		f(n.Key)
+		f(n.Initializer)
 	case *ast.MethodDefinition:
-		return []ast.Node{n.Key, n.Body}
+		f(n.Key)
+		f(n.Body)
 	case *ast.ClassStaticBlock:
-		return []ast.Node{n.Block}
+		f(n.Block)
 	case *ast.NewExpression:
-		return append([]ast.Node{n.Callee}, exprs(n.ArgumentList)...)
+		f(n.Callee)
+		visitList(f, n.ArgumentList)
 	case *ast.ObjectLiteral:
-		return exprs(n.Value)
+		visitList(f, n.Value)
 	case *ast.ObjectPattern:
-		return append(exprs(n.Properties), n.Rest)
+		visitList(f, n.Properties)
+		f(n.Rest)
 	case *ast.ParameterList:
-		return append(exprs(n.List), n.Rest)
+		visitList(f, n.List)
+		f(n.Rest)
 	case *ast.Binding:
-		return []ast.Node{n.Target, n.Initializer}
+		f(n.Target)
+		f(n.Initializer)
 	case *ast.PropertyShort:
-		return []ast.Node{&n.Name, n.Initializer}
+		f(&n.Name)
+		f(n.Initializer)
 	case *ast.PropertyKeyed:
-		return []ast.Node{n.Key, n.Value}
+		f(n.Key)
+		f(n.Value)
 	case *ast.SpreadElement:
-		return []ast.Node{n.Expression}
+		f(n.Expression)
 	case *ast.SequenceExpression:
-		return exprs(n.Sequence)
+		visitList(f, n.Sequence)
 	case *ast.TemplateLiteral:
-		return append([]ast.Node{n.Tag}, exprs(n.Expressions)...)
+		f(n.Tag)
+		visitList(f, n.Expressions)
 	case *ast.UnaryExpression:
-		return []ast.Node{n.Operand}
+		f(n.Operand)
 	case *ast.BlockStatement:
-		return exprs(n.List)
+		visitList(f, n.List)
 	case *ast.CaseStatement:
-		return append([]ast.Node{n.Test}, exprs(n.Consequent)...)
+		f(n.Test)
+		visitList(f, n.Consequent)
 	case *ast.CatchStatement:
-		return []ast.Node{n.Parameter, n.Body}
+		f(n.Parameter)
+		f(n.Body)
 	case *ast.DoWhileStatement:
-		return []ast.Node{n.Body, n.Test}
+		f(n.Body)
+		f(n.Test)
 	case *ast.ExpressionStatement:
-		return []ast.Node{n.Expression}
+		f(n.Expression)
 	case *ast.ForInStatement:
-		return []ast.Node{n.Into, n.Source, n.Body}
+		f(n.Into)
+		f(n.Source)
+		f(n.Body)
 	case *ast.ForOfStatement:
-		return []ast.Node{n.Into, n.Source, n.Body}
+		f(n.Into)
+		f(n.Source)
+		f(n.Body)
 	case *ast.ForStatement:
-		return []ast.Node{n.Initializer, n.Test, n.Update, n.Body}
+		f(n.Initializer)
+		f(n.Test)
+		f(n.Update)
+		f(n.Body)
 	case *ast.ForLoopInitializerExpression:
-		return []ast.Node{n.Expression}
+		f(n.Expression)
 	case *ast.ForLoopInitializerVarDeclList:
-		return exprs(n.List)
+		visitList(f, n.List)
 	case *ast.ForLoopInitializerLexicalDecl:
-		return exprs(n.LexicalDeclaration.List)
+		visitList(f, n.LexicalDeclaration.List)
 	case *ast.ForIntoVar:
-		return []ast.Node{n.Binding}
+		f(n.Binding)
 	case *ast.ForDeclaration:
-		return []ast.Node{n.Target}
+		f(n.Target)
 	case *ast.ForIntoExpression:
-		return []ast.Node{n.Expression}
+		f(n.Expression)
 	case *ast.IfStatement:
-		return []ast.Node{n.Test, n.Consequent, n.Alternate}
+		f(n.Test)
+		f(n.Consequent)
+		f(n.Alternate)
 	case *ast.LabelledStatement:
-		return []ast.Node{n.Statement}
+		f(n.Statement)
 	case *ast.ReturnStatement:
-		return []ast.Node{n.Argument}
+		f(n.Argument)
 	case *ast.SwitchStatement:
-		return append([]ast.Node{n.Discriminant}, exprs(n.Body)...)
+		f(n.Discriminant)
+		visitList(f, n.Body)
 	case *ast.ThrowStatement:
-		return []ast.Node{n.Argument}
+		f(n.Argument)
 	case *ast.TryStatement:
-		return []ast.Node{n.Body, n.Catch, n.Finally}
+		f(n.Body)
+		f(n.Catch)
+		f(n.Finally)
 	case *ast.VariableStatement:
-		return exprs(n.List)
+		visitList(f, n.List)
 	case *ast.LexicalDeclaration:
-		return exprs(n.List)
+		visitList(f, n.List)
 	case *ast.WhileStatement:
-		return []ast.Node{n.Test, n.Body}
+		f(n.Test)
+		f(n.Body)
 	case *ast.WithStatement:
-		return []ast.Node{n.Object, n.Body}
+		f(n.Object)
+		f(n.Body)
 	case *ast.FunctionDeclaration:
-		return []ast.Node{n.Function}
+		f(n.Function)
 	case *ast.ClassDeclaration:
-		return []ast.Node{n.Class}
+		f(n.Class)
 	}
-	return nil
 }

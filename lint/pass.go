@@ -24,6 +24,8 @@ type Pass struct {
 	nav **schemaNav
 	// schema caches the compiled state schema.
 	schema *compiled
+	// updates caches each action's returned state updates.
+	updates map[*plan.Action][]update
 }
 
 // rawFinding is a finding with its position still relative to the skill.
@@ -35,7 +37,7 @@ type rawFinding struct {
 }
 
 func newPass(s *plan.Skill, profile string) *Pass {
-	return &Pass{Skill: s, Profile: profile, js: map[*plan.CodeBlock]*jsBlock{}, nestings: map[*plan.Doc]*nesting{}}
+	return &Pass{Skill: s, Profile: profile, js: map[*plan.CodeBlock]*jsBlock{}, nestings: map[*plan.Doc]*nesting{}, updates: map[*plan.Action][]update{}}
 }
 
 func (p *Pass) run(rules []Rule) []rawFinding {

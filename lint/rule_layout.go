@@ -198,7 +198,10 @@ func firstNesting(d *plan.Doc) *nesting {
 		if c.Fence == "" {
 			continue
 		}
-		for i, line := range strings.Split(c.Text, "\n") {
+		rest := c.Text
+		for i := 0; rest != ""; i++ {
+			var line string
+			line, rest, _ = strings.Cut(rest, "\n")
 			t := strings.TrimLeft(line, " \t")
 			run := fenceRun(t)
 			if len(run) < len(c.Fence) || run[0] != c.Fence[0] {

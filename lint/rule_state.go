@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 
@@ -44,12 +45,24 @@ func schemaOf(s *plan.Skill) *plan.StateSchema {
 // compileSchema compiles the state schema with no access to files or the
 // network: references that leave the schema fail.
 func compileSchema(ss *plan.StateSchema) (*jsonschema.Schema, error) {
-	data, err := json.Marshal(ss.Schema)
+	schema := ss.Schema
+	draft := jsonschema.Draft2020
+	if ss.Source == "typescript" {
+		// The converter writes only keywords that mean the same in draft
+		// 7 (type, enum, const, properties, required, items,
+		// additionalProperties, anyOf, allOf, a lone $ref), and draft 7's
+		// meta-schema is far cheaper to check a schema against than
+		// 2020-12's, the larger part of linting state.
+		schema = maps.Clone(schema)
+		schema["$schema"] = "http://json-schema.org/draft-07/schema#"
+		draft = jsonschema.Draft7
+	}
+	data, err := json.Marshal(schema)
 	if err != nil {
 		return nil, fmt.Errorf("encoding the schema: %w", err)
 	}
 	c := jsonschema.NewCompiler()
-	c.Draft = jsonschema.Draft2020
+	c.Draft = draft
 	c.LoadURL = func(u string) (io.ReadCloser, error) {
 		return nil, fmt.Errorf("lint does not load %s: references outside the schema are not followed", u)
 	}
@@ -77,7 +90,9 @@ type compiled struct {
 
 func checkSchemaCompiles(p *Pass) {
 	ss := schemaOf(p.Skill)
-	if ss == nil {
+	// A schema converted from TypeScript is built by skillkit and valid by
+	// construction; only a JSON Schema the author wrote can be invalid.
+	if ss == nil || ss.Source != "json" {
 		return
 	}
 	if _, err := p.compiledSchema(); err != nil {
@@ -285,8 +300,12 @@ func (p *Pass) navFor() *schemaNav {
 	}
 	var nav *schemaNav
 	if ss := schemaOf(p.Skill); ss != nil {
-		if _, err := p.compiledSchema(); err == nil {
-			nav = &schemaNav{root: ss.Schema, closed: ss.Source == "typescript"}
+		// Compiling is the costly part of linting state; a converted
+		// TypeScript schema is valid by construction and skips it.
+		if ss.Source == "typescript" {
+			nav = &schemaNav{root: ss.Schema, closed: true}
+		} else if _, err := p.compiledSchema(); err == nil {
+			nav = &schemaNav{root: ss.Schema}
 		}
 	}
 	p.nav = &nav
@@ -378,7 +397,11 @@ type update struct {
 // actionUpdates returns the updates an action's Execution block and State
 // Updates block return.
 func actionUpdates(p *Pass, a *plan.Action) []update {
+	if u, ok := p.updates[a]; ok {
+		return u
+	}
 	var out []update
+	defer func() { p.updates[a] = out }()
 	for _, c := range []*plan.CodeBlock{a.Execution.Code, a.StateUpdates} {
 		if c == nil || c.Kind() != plan.LangJS {
 			continue
