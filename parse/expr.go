@@ -118,10 +118,14 @@ func shorthandValue(v string) (string, bool) {
 	return "", false
 }
 
-// jsString quotes s as a JavaScript string, in single quotes as skills
-// write them unless s holds one.
+// jsString quotes s as a JavaScript string: in single quotes as skills
+// write them, or JSON-escaped when s holds a quote, a backslash or a
+// control or line-separator character that single quotes cannot carry.
 func jsString(s string) string {
-	if !strings.ContainsAny(s, "'\n") {
+	plain := !strings.ContainsFunc(s, func(r rune) bool {
+		return r == '\'' || r == '\\' || r < 0x20 || r == 0x7f || r == 0x2028 || r == 0x2029
+	})
+	if plain {
 		return "'" + s + "'"
 	}
 	b, _ := json.Marshal(s)
