@@ -179,6 +179,27 @@ func lintTarget(t *target, base, profile string) ([]Finding, error) {
 	if err != nil {
 		return nil, fmt.Errorf("linting %s: %w", t.dir, err)
 	}
+	return lintParsed(s, t, base, profile), nil
+}
+
+// Check lints a skill that is already parsed, with the skillkit.yaml of its
+// folder; finding paths are relative to base. The runner calls it so that
+// a skill with error-level findings does not start, without a second parse.
+func Check(s *plan.Skill, base string) ([]Finding, error) {
+	cfg, err := configFor(nil, s.Dir)
+	if err != nil {
+		return nil, err
+	}
+	abs, err := filepath.Abs(s.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("resolving %s: %w", s.Dir, err)
+	}
+	findings := lintParsed(s, &target{dir: abs, cfg: cfg}, base, "")
+	slices.SortFunc(findings, compareFindings)
+	return findings, nil
+}
+
+func lintParsed(s *plan.Skill, t *target, base, profile string) []Finding {
 	if profile == "" && t.cfg != nil {
 		profile = t.cfg.Profile
 	}
@@ -204,7 +225,7 @@ func lintTarget(t *target, base, profile string) ([]Finding, error) {
 			Skill: skillRel,
 		})
 	}
-	return out, nil
+	return out
 }
 
 // keeps reports whether findings in file (skill-relative) are wanted.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/skillkit/skillkit/agent"
 	"github.com/skillkit/skillkit/engine"
+	"github.com/skillkit/skillkit/lint"
 	"github.com/skillkit/skillkit/parse"
 	"github.com/skillkit/skillkit/plan"
 	"github.com/skillkit/skillkit/script"
@@ -86,6 +87,9 @@ func runSkill(c *cobra.Command, s Streams, o *runOptions, dir string) error {
 		Skill: skill, Base: cwd, WorkDir: o.workDir, Resume: o.resume, Force: o.force,
 		Inputs: inputs, ProjectDir: cwd, AllowPaths: o.allow, Yes: o.yes,
 		Out: c.OutOrStdout(),
+		Validate: func(sk *plan.Skill) error {
+			return lintGate(c, sk, cwd)
+		},
 	}
 	if cmd := firstNonEmpty(o.agentCmd, os.Getenv("SKILLKIT_AGENT")); cmd != "" {
 		opts.Agent = &agent.Agent{Command: cmd}
@@ -148,4 +152,26 @@ func firstNonEmpty(ss ...string) string {
 		}
 	}
 	return ""
+}
+
+// lintGate refuses to start a skill with error-level lint findings,
+// printing them as lint would.
+func lintGate(c *cobra.Command, s *plan.Skill, base string) error {
+	findings, err := lint.Check(s, base)
+	if err != nil {
+		return err
+	}
+	res := &lint.Result{Base: base, Skills: []string{s.Dir}}
+	for _, f := range findings {
+		if f.Severity == plan.SevError {
+			res.Findings = append(res.Findings, f)
+		}
+	}
+	if len(res.Findings) == 0 {
+		return nil
+	}
+	if err := lint.WriteText(c.ErrOrStderr(), res, lint.TextOptions{}); err != nil {
+		return err
+	}
+	return fmt.Errorf("%d lint error(s) above; a skill with lint errors does not start", len(res.Findings))
 }
