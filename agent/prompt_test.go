@@ -29,9 +29,11 @@ func TestPrompts(t *testing.T) {
 	}
 	step := &plan.Step{Number: "2", Title: "Summarize", Text: "### Step 2: Summarize\nWrite summary.md from count.txt."}
 	build := map[string]func() (string, error){
-		"step":    func() (string, error) { return StepPrompt(c, "Phase 2: Analyze", step) },
-		"action":  func() (string, error) { return ActionPrompt(c, testAction()) },
-		"task":    func() (string, error) { return TaskPrompt(Context{WorkDir: c.WorkDir}, Task{Description: "Explore", SubagentType: "Explore", Prompt: "List the entry points."}) },
+		"step":   func() (string, error) { return StepPrompt(c, "Phase 2: Analyze", step) },
+		"action": func() (string, error) { return ActionPrompt(c, testAction()) },
+		"task": func() (string, error) {
+			return TaskPrompt(Context{WorkDir: c.WorkDir}, Task{Description: "Explore", SubagentType: "Explore", Prompt: "List the entry points."})
+		},
 		"confirm": func() (string, error) { return ConfirmPrompt(c, "Overwrite report?", step) },
 	}
 	for name, f := range build {

@@ -107,3 +107,13 @@ func FuzzParseStateUpdates(f *testing.F) {
 		}
 	})
 }
+
+func BenchmarkParseStateUpdates(b *testing.B) {
+	reply := strings.Repeat("I read the files and {found} a few things.\n", 50) +
+		"```json\n{\"stateUpdates\": {\"status\": \"running\", \"context.files\": [\"a.go\", \"b.go\"]}}\n```\n"
+	for b.Loop() {
+		if _, err := ParseStateUpdates(reply); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

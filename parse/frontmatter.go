@@ -1,0 +1,116 @@
+package parse
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/skillkit/skillkit/plan"
+)
+
+// splitFrontMatter reads the front matter block that opens src at line 1
+// and returns it with src's lines of the block blanked, so that the
+// markdown parser keeps the file's line numbers. A block is only front
+// matter when "---" is the very first line.
+func splitFrontMatter(rel string, src []byte) (*plan.FrontMatter, []byte) {
+	s := string(src)
+	first, rest, ok := strings.Cut(s, "\n")
+	if strings.TrimRight(first, " \t") != "---" || !ok {
+		return nil, src
+	}
+	fm := &plan.FrontMatter{Pos: plan.Pos{File: rel, Line: 1, Col: 1}}
+	lines := strings.Split(rest, "\n")
+	end := -1
+	for i, l := range lines {
+		if t := strings.TrimRight(l, " \t"); t == "---" || t == "..." {
+			end = i
+			break
+		}
+	}
+	if end < 0 {
+		// Unterminated: nothing is front matter, the file is all body, and
+		// the block is reported so the author sees why their keys vanished.
+		fm.Error = &plan.Diagnostic{
+			Pos: fm.Pos, Severity: plan.SevError, Code: "frontmatter-unterminated",
+			Message: "front matter opened with --- at line 1 is never closed",
+		}
+		return fm, src
+	}
+	fm.Closed = true
+	fm.Raw = strings.Join(lines[:end], "\n")
+	readFields(fm, rel)
+
+	// Blank the block (line 1 … closing line) but keep its newlines.
+	blank := strings.Repeat("\n", end+2)
+	body := strings.Join(lines[end+1:], "\n")
+	return fm, []byte(blank + body)
+}
+
+// yamlLine finds the line in a yaml.v3 error message ("yaml: line 3: …").
+var yamlLine = regexp.MustCompile(`line (\d+)`)
+
+func readFields(fm *plan.FrontMatter, rel string) {
+	var root yaml.Node
+	if err := yaml.Unmarshal([]byte(fm.Raw), &root); err != nil {
+		line := 1
+		if mm := yamlLine.FindStringSubmatch(err.Error()); mm != nil {
+			n, _ := strconv.Atoi(mm[1])
+			line = n + 1
+		}
+		fm.Error = &plan.Diagnostic{
+			Pos: plan.Pos{File: rel, Line: line, Col: 1}, Severity: plan.SevError,
+			Code: "frontmatter-yaml", Message: "front matter is not valid YAML: " + strings.TrimPrefix(err.Error(), "yaml: "),
+		}
+		return
+	}
+	if len(root.Content) == 0 {
+		return
+	}
+	doc := root.Content[0]
+	if doc.Kind != yaml.MappingNode {
+		fm.Error = &plan.Diagnostic{
+			Pos: plan.Pos{File: rel, Line: doc.Line + 1, Col: doc.Column}, Severity: plan.SevError,
+			Code: "frontmatter-yaml", Message: "front matter must be a mapping of keys to values",
+		}
+		return
+	}
+	for i := 0; i+1 < len(doc.Content); i += 2 {
+		k, v := doc.Content[i], doc.Content[i+1]
+		var val any
+		if err := v.Decode(&val); err != nil {
+			val = v.Value
+		}
+		fm.Fields = append(fm.Fields, &plan.Field{
+			Key: k.Value, Value: jsonable(val),
+			Pos:      plan.Pos{File: rel, Line: k.Line + 1, Col: k.Column},
+			ValuePos: plan.Pos{File: rel, Line: v.Line + 1, Col: v.Column},
+		})
+	}
+}
+
+// jsonable turns what yaml decodes into values encoding/json accepts:
+// map[any]any keys become strings.
+func jsonable(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, e := range v {
+			v[k] = jsonable(e)
+		}
+		return v
+	case map[any]any:
+		out := make(map[string]any, len(v))
+		for k, e := range v {
+			out[fmt.Sprint(k)] = jsonable(e)
+		}
+		return out
+	case []any:
+		for i, e := range v {
+			v[i] = jsonable(e)
+		}
+		return v
+	}
+	return v
+}

@@ -1,0 +1,372 @@
+package parse
+
+import (
+	"bytes"
+	"strings"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/text"
+
+	"github.com/skillkit/skillkit/plan"
+)
+
+// md is one markdown file read through goldmark, with what the role
+// readers (phase, action, orchestrator …) need beyond plan.Doc: the raw
+// lines, the headings in order and the lists with their nesting.
+type md struct {
+	doc      *plan.Doc
+	src      []byte
+	lines    []string // lines[0] is line 1, without the newline
+	starts   []int    // byte offset of each line's start
+	headings []*heading
+	lists    []*listItem // top-level items of top-level lists, in order
+	diags    []plan.Diagnostic
+	fm       *plan.FrontMatter // the front matter, kept for the entry document
+}
+
+type heading struct {
+	level int
+	text  string
+	line  int
+	col   int
+}
+
+type listItem struct {
+	text     string // raw markdown of the item's first block
+	line     int
+	col      int
+	children []*listItem
+}
+
+var markdown = goldmark.New()
+
+// readMarkdown parses src (already normalized to LF, front matter blanked)
+// as the file rel.
+func readMarkdown(rel string, src []byte) *md {
+	m := &md{doc: &plan.Doc{File: rel}, src: src}
+	m.indexLines()
+	root := markdown.Parser().Parse(text.NewReader(src))
+	for n := root.FirstChild(); n != nil; n = n.NextSibling() {
+		switch n := n.(type) {
+		case *ast.Heading:
+			m.addHeading(n)
+		case *ast.List:
+			m.lists = append(m.lists, m.listItems(n)...)
+		}
+	}
+	_ = ast.Walk(root, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		switch n := n.(type) {
+		case *ast.FencedCodeBlock:
+			m.addFenced(n)
+			return ast.WalkSkipChildren, nil
+		case *ast.CodeBlock:
+			m.addIndented(n)
+			return ast.WalkSkipChildren, nil
+		case *ast.Link:
+			m.addLink(string(n.Destination), m.inlineText(n), n.Pos())
+		case *ast.Image:
+			m.addLink(string(n.Destination), m.inlineText(n), n.Pos())
+		case *ast.AutoLink:
+			m.addLink(string(n.URL(src)), string(n.Label(src)), n.Pos())
+		case *ast.HTMLBlock:
+			m.addComments(m.blockText(n), n.Pos())
+		case *ast.RawHTML:
+			var b bytes.Buffer
+			for i := 0; i < n.Segments.Len(); i++ {
+				seg := n.Segments.At(i)
+				b.Write(seg.Value(src))
+			}
+			m.addComments(b.String(), n.Segments.At(0).Start)
+		}
+		return ast.WalkContinue, nil
+	})
+	m.buildSections()
+	return m
+}
+
+func (m *md) indexLines() {
+	m.starts = append(m.starts, 0)
+	for i, c := range m.src {
+		if c == '\n' {
+			m.starts = append(m.starts, i+1)
+		}
+	}
+	s := string(m.src)
+	m.lines = strings.Split(s, "\n")
+	if strings.HasSuffix(s, "\n") {
+		m.lines = m.lines[:len(m.lines)-1]
+		m.starts = m.starts[:len(m.starts)-1]
+	}
+	m.doc.Lines = len(m.lines)
+}
+
+// pos turns a byte offset into a position.
+func (m *md) pos(off int) plan.Pos {
+	if off < 0 {
+		return plan.Pos{File: m.doc.File}
+	}
+	lo, hi := 0, len(m.starts)-1
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if m.starts[mid] <= off {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return plan.Pos{File: m.doc.File, Line: lo + 1, Col: off - m.starts[lo] + 1}
+}
+
+func (m *md) at(line, col int) plan.Pos {
+	return plan.Pos{File: m.doc.File, Line: line, Col: col}
+}
+
+// line returns line n (1-based), or "" past the end.
+func (m *md) line(n int) string {
+	if n < 1 || n > len(m.lines) {
+		return ""
+	}
+	return m.lines[n-1]
+}
+
+// text returns lines from..to (inclusive, 1-based) joined.
+func (m *md) text(from, to int) string {
+	from = max(from, 1)
+	to = min(to, len(m.lines))
+	if from > to {
+		return ""
+	}
+	return strings.Join(m.lines[from-1:to], "\n")
+}
+
+func (m *md) blockText(n ast.Node) string {
+	var b strings.Builder
+	lines := n.Lines()
+	for i := 0; i < lines.Len(); i++ {
+		seg := lines.At(i)
+		b.Write(seg.Value(m.src))
+	}
+	return b.String()
+}
+
+// inlineText is the plain text of an inline container (a link's label).
+func (m *md) inlineText(n ast.Node) string {
+	var b strings.Builder
+	_ = ast.Walk(n, func(c ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		switch c := c.(type) {
+		case *ast.Text:
+			seg := c.Segment
+			b.Write(seg.Value(m.src))
+		case *ast.String:
+			b.Write(c.Value)
+		case *ast.CodeSpan:
+			for t := c.FirstChild(); t != nil; t = t.NextSibling() {
+				if tx, ok := t.(*ast.Text); ok {
+					seg := tx.Segment
+					b.Write(seg.Value(m.src))
+				}
+			}
+			return ast.WalkSkipChildren, nil
+		}
+		return ast.WalkContinue, nil
+	})
+	return b.String()
+}
+
+func (m *md) addHeading(n *ast.Heading) {
+	p := m.pos(n.Pos())
+	raw := strings.TrimSpace(m.blockText(n))
+	// ATX closing sequence: "## Title ##".
+	raw = strings.TrimSpace(strings.TrimRight(raw, "#"))
+	if raw == "" {
+		raw = strings.TrimSpace(m.blockText(n))
+	}
+	m.headings = append(m.headings, &heading{level: n.Level, text: raw, line: p.Line, col: p.Col})
+	if n.Level == 1 && m.doc.Title == "" {
+		m.doc.Title = raw
+		m.doc.TitlePos = p
+	}
+}
+
+func (m *md) listItems(l *ast.List) []*listItem {
+	var out []*listItem
+	for it := l.FirstChild(); it != nil; it = it.NextSibling() {
+		item := &listItem{}
+		p := m.pos(it.Pos())
+		item.line, item.col = p.Line, p.Col
+		for c := it.FirstChild(); c != nil; c = c.NextSibling() {
+			switch c := c.(type) {
+			case *ast.List:
+				item.children = append(item.children, m.listItems(c)...)
+			case *ast.TextBlock, *ast.Paragraph:
+				if item.text == "" {
+					item.text = strings.TrimSpace(strings.ReplaceAll(m.blockText(c), "\n", " "))
+					cp := m.pos(c.Pos())
+					if cp.Line > 0 {
+						item.line, item.col = cp.Line, cp.Col
+					}
+				}
+			}
+		}
+		out = append(out, item)
+	}
+	return out
+}
+
+func (m *md) addFenced(n *ast.FencedCodeBlock) {
+	p := m.pos(n.Pos())
+	info := ""
+	if n.Info != nil {
+		info = strings.TrimSpace(string(n.Info.Segment.Value(m.src)))
+	}
+	lang := ""
+	if f := strings.Fields(info); len(f) > 0 {
+		lang = strings.ToLower(strings.Trim(f[0], "{}."))
+	}
+	body := p
+	body.Line++
+	body.Col = 1
+	lines := n.Lines()
+	last := p.Line
+	if lines.Len() > 0 {
+		body = m.pos(lines.At(0).Start)
+		last = m.pos(lines.At(lines.Len() - 1).Start).Line
+	}
+	opening := strings.TrimLeft(m.line(p.Line), " \t>")
+	fence := leadingRun(opening)
+	cb := &plan.CodeBlock{
+		Lang: lang, Info: info, Text: m.blockText(n), Pos: p, Body: body, Fence: fence,
+		Closed: isClosingFence(m.line(last+1), fence),
+	}
+	m.doc.Code = append(m.doc.Code, cb)
+}
+
+func (m *md) addIndented(n *ast.CodeBlock) {
+	lines := n.Lines()
+	if lines.Len() == 0 {
+		return
+	}
+	p := m.pos(lines.At(0).Start)
+	m.doc.Code = append(m.doc.Code, &plan.CodeBlock{Text: m.blockText(n), Pos: p, Body: p, Closed: true})
+}
+
+// leadingRun returns the run of ` or ~ that opens a fence line.
+func leadingRun(s string) string {
+	if s == "" || (s[0] != '`' && s[0] != '~') {
+		return ""
+	}
+	i := 0
+	for i < len(s) && s[i] == s[0] {
+		i++
+	}
+	return s[:i]
+}
+
+func isClosingFence(line, fence string) bool {
+	if fence == "" {
+		return true
+	}
+	l := strings.TrimLeft(line, " \t>")
+	run := leadingRun(l)
+	return run != "" && run[0] == fence[0] && len(run) >= len(fence) && strings.TrimSpace(l[len(run):]) == ""
+}
+
+func (m *md) addLink(target, label string, off int) {
+	m.doc.Links = append(m.doc.Links, &plan.Link{Text: label, Target: target, Pos: m.pos(off)})
+}
+
+func (m *md) addComments(html string, off int) {
+	base := m.pos(off)
+	for rest, shift := html, 0; ; {
+		i := strings.Index(rest, "<!--")
+		if i < 0 {
+			return
+		}
+		j := strings.Index(rest[i:], "-->")
+		if j < 0 {
+			return
+		}
+		body := rest[i+4 : i+j]
+		p := base
+		p.Line += strings.Count(html[:shift+i], "\n")
+		m.doc.Comments = append(m.doc.Comments, &plan.Comment{Text: strings.TrimSpace(body), Pos: p})
+		shift += i + j + 3
+		rest = rest[i+j+3:]
+	}
+}
+
+func (m *md) buildSections() {
+	for i, h := range m.headings {
+		if h.level < 2 {
+			continue
+		}
+		end := len(m.lines)
+		for _, next := range m.headings[i+1:] {
+			if next.level <= h.level {
+				end = next.line - 1
+				break
+			}
+		}
+		m.doc.Sections = append(m.doc.Sections, &plan.Section{
+			Heading: h.text, Key: sectionKey(h.text), Level: h.level,
+			Pos: m.at(h.line, h.col), EndLine: end,
+		})
+	}
+}
+
+// section returns the first section with the key, or nil.
+func (m *md) section(key string) *plan.Section {
+	for _, s := range m.doc.Sections {
+		if s.Key == key {
+			return s
+		}
+	}
+	return nil
+}
+
+// codeIn returns the code blocks whose opening fence lies in lines from..to.
+func (m *md) codeIn(from, to int) []*plan.CodeBlock {
+	var out []*plan.CodeBlock
+	for _, c := range m.doc.Code {
+		if c.Pos.Line >= from && c.Pos.Line <= to {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// listsIn returns the top-level list items that lie in lines from..to.
+func (m *md) listsIn(from, to int) []*listItem {
+	var out []*listItem
+	for _, it := range m.lists {
+		if it.line >= from && it.line <= to {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+// inCode reports whether line n lies inside a code block.
+func (m *md) inCode(n int) bool {
+	for _, c := range m.doc.Code {
+		end := c.Body.Line + strings.Count(c.Text, "\n")
+		if c.Fence != "" && !c.Closed {
+			end = len(m.lines)
+		}
+		if n >= c.Pos.Line && n <= end {
+			return true
+		}
+	}
+	return false
+}
+
+func (m *md) diag(p plan.Pos, sev plan.Severity, code, msg string) {
+	m.diags = append(m.diags, plan.Diagnostic{Pos: p, Severity: sev, Code: code, Message: msg})
+}

@@ -1,0 +1,313 @@
+// Package parse reads a skill folder into a plan.Skill.
+//
+// The parser is tolerant: odd markdown, unknown sections and unparseable
+// numbers become diagnostics with positions, never a failure. Dir fails only
+// when the folder itself cannot be read; a file inside it that cannot be
+// read (permissions, a symlink loop, binary junk) is a diagnostic too, so
+// that lint can report it beside everything else.
+package parse
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/skillkit/skillkit/plan"
+)
+
+// MaxFileSize is the largest markdown file the parser reads; a larger one
+// is reported and skipped, so a stray dump cannot exhaust memory.
+const MaxFileSize = 16 << 20
+
+// Dir parses the skill folder dir.
+func Dir(dir string) (*plan.Skill, error) {
+	info, err := os.Stat(dir)
+	if err != nil {
+		return nil, fmt.Errorf("reading skill: %w", err)
+	}
+	if !info.IsDir() {
+		return nil, fmt.Errorf("reading skill: %s is not a folder", dir)
+	}
+	s := &plan.Skill{Dir: dir, Name: filepath.Base(filepath.Clean(dir)), Files: []string{}}
+	if abs, err := filepath.Abs(dir); err == nil {
+		s.Name = filepath.Base(abs)
+	}
+	r := &reader{skill: s, fsys: os.DirFS(dir)}
+	if err := r.walk(); err != nil {
+		return nil, fmt.Errorf("reading skill %s: %w", dir, err)
+	}
+	r.classify()
+	return s, nil
+}
+
+type reader struct {
+	skill *plan.Skill
+	fsys  fs.FS
+	// docs maps a markdown file to its parse, for the role readers.
+	docs map[string]*md
+}
+
+// skipDir reports folders that are never part of a skill.
+func skipDir(name string) bool {
+	return name == ".git" || name == "node_modules" || name == ".skillkit"
+}
+
+func (r *reader) walk() error {
+	r.docs = map[string]*md{}
+	h := sha256.New()
+	err := fs.WalkDir(r.fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == "." {
+				return err
+			}
+			r.diag(plan.Pos{File: p}, plan.SevError, "file-unreadable", "cannot read: "+unwrapPath(err))
+			return nil
+		}
+		if d.IsDir() {
+			if p != "." && skipDir(d.Name()) {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		r.skill.Files = append(r.skill.Files, p)
+		if d.Type()&fs.ModeSymlink != 0 {
+			// A link is part of the skill by name; a link to a folder is not
+			// followed, so a link loop cannot trap the walk.
+			if _, err := fs.Stat(r.fsys, p); err != nil {
+				r.diag(plan.Pos{File: p}, plan.SevError, "file-unreadable", "cannot read: "+unwrapPath(err))
+				return nil
+			}
+		}
+		data, err := r.read(p, d)
+		if err != nil {
+			r.diag(plan.Pos{File: p}, plan.SevError, "file-unreadable", err.Error())
+			return nil
+		}
+		fmt.Fprintf(h, "%s\x00%d\x00", p, len(data))
+		h.Write(data)
+		if strings.EqualFold(path.Ext(p), ".md") {
+			r.readDoc(p, data)
+		}
+		return nil
+	})
+	r.skill.Hash = "sha256:" + hex.EncodeToString(h.Sum(nil))
+	return err
+}
+
+func (r *reader) read(p string, d fs.DirEntry) ([]byte, error) {
+	info, err := fs.Stat(r.fsys, p)
+	if err != nil {
+		return nil, errors.New("cannot read: " + unwrapPath(err))
+	}
+	if info.IsDir() {
+		return nil, nil
+	}
+	if info.Size() > MaxFileSize && strings.EqualFold(path.Ext(p), ".md") {
+		return nil, fmt.Errorf("file is %d bytes, over the %d-byte limit; skipped", info.Size(), MaxFileSize)
+	}
+	data, err := fs.ReadFile(r.fsys, p)
+	if err != nil {
+		return nil, errors.New("cannot read: " + unwrapPath(err))
+	}
+	return data, nil
+}
+
+// unwrapPath drops the "open x:" prefix of a path error: the position
+// already names the file.
+func unwrapPath(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+func (r *reader) diag(p plan.Pos, sev plan.Severity, code, msg string) {
+	r.skill.Diagnostics = append(r.skill.Diagnostics, plan.Diagnostic{Pos: p, Severity: sev, Code: code, Message: msg})
+}
+
+// readDoc parses one markdown file, keeping its front matter when it is the
+// entry document.
+func (r *reader) readDoc(p string, data []byte) {
+	if bytes.IndexByte(data, 0) >= 0 {
+		r.diag(plan.Pos{File: p}, plan.SevError, "file-binary", "file holds NUL bytes: not a markdown text file; skipped")
+		return
+	}
+	if !utf8.Valid(data) {
+		line := 1 + bytes.Count(data[:firstInvalidUTF8(data)], []byte("\n"))
+		r.diag(plan.Pos{File: p, Line: line, Col: 1}, plan.SevWarning, "file-encoding", "file is not valid UTF-8")
+	}
+	data = bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))
+	fm, body := splitFrontMatter(p, data)
+	m := readMarkdown(p, body)
+	r.docs[p] = m
+	if p == "SKILL.md" || p == "orchestrator.md" {
+		m.fm = fm
+	}
+}
+
+func firstInvalidUTF8(b []byte) int {
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n <= 1 {
+			return i
+		}
+		i += n
+	}
+	return len(b)
+}
+
+// classify gives each markdown file its role and infers the mode.
+func (r *reader) classify() {
+	s := r.skill
+	entry := ""
+	switch {
+	case r.docs["SKILL.md"] != nil:
+		entry = "SKILL.md"
+	case r.docs["orchestrator.md"] != nil:
+		entry = "orchestrator.md"
+	}
+	used := map[string]bool{}
+	if entry != "" {
+		m := r.docs[entry]
+		s.Entry, s.Body, s.FrontMatter = entry, m.doc, m.fm
+		if fm := s.FrontMatter; fm != nil && fm.Error != nil {
+			s.Diagnostics = append(s.Diagnostics, *fm.Error)
+		}
+		if n := s.FrontMatter.Get("name").String(); n != "" {
+			s.Name = n
+		}
+		used[entry] = true
+	}
+	var orchPhase *plan.Phase
+	for _, p := range sortedKeys(r.docs) {
+		m := r.docs[p]
+		dir, base := path.Split(p)
+		name := strings.TrimSuffix(base, path.Ext(base))
+		switch {
+		case dir == "phases/" && name == "orchestrator":
+			s.Orchestrator = readOrchestrator(m)
+		case dir == "phases/actions/" || dir == "actions/":
+			s.Actions = append(s.Actions, readAction(m, name))
+		case base == "state-schema.md" && (dir == "phases/" || dir == "specs/" || dir == "") && s.StateSchema == nil:
+			s.StateSchema = readStateSchema(m)
+		case dir == "phases/":
+			n, slug, ok := phaseNumber(name)
+			if !ok {
+				s.Docs = append(s.Docs, m.doc)
+				break
+			}
+			ph := readPhase(m, n, slug)
+			if slug == "orchestrator" {
+				ph.IsOrchestrator = true
+				orchPhase = ph
+				o := readOrchestrator(m)
+				o.Phase = &ph.Number
+				if s.Orchestrator == nil {
+					s.Orchestrator = o
+				}
+			}
+			s.Phases = append(s.Phases, ph)
+		default:
+			if !used[p] {
+				s.Docs = append(s.Docs, m.doc)
+			}
+		}
+	}
+	for _, p := range sortedKeys(r.docs) {
+		s.Diagnostics = append(s.Diagnostics, r.docs[p].diags...)
+	}
+	slices.SortStableFunc(s.Phases, func(a, b *plan.Phase) int {
+		switch {
+		case a.Number.Less(b.Number):
+			return -1
+		case b.Number.Less(a.Number):
+			return 1
+		}
+		return strings.Compare(a.Doc.File, b.Doc.File)
+	})
+	slices.SortFunc(s.Actions, func(a, b *plan.Action) int { return strings.Compare(a.ID, b.ID) })
+	r.readCatalog()
+	s.Mode = inferMode(s, orchPhase)
+}
+
+func (r *reader) readCatalog() {
+	s := r.skill
+	if m := r.docs["specs/action-catalog.md"]; m != nil {
+		s.Catalog = readCatalog(m, 1, len(m.lines))
+	}
+	if s.Catalog == nil && s.Orchestrator != nil {
+		m := r.docs[s.Orchestrator.Doc.File]
+		if sec := m.section(plan.SecActionCatalog); sec != nil {
+			s.Catalog = readCatalog(m, sec.Pos.Line, sec.EndLine)
+		}
+	}
+}
+
+func inferMode(s *plan.Skill, orchPhase *plan.Phase) plan.Mode {
+	numbered := len(s.Phases)
+	if orchPhase != nil {
+		numbered--
+	}
+	loop := s.Orchestrator != nil || len(s.Actions) > 0
+	switch {
+	case numbered > 0 && loop:
+		return plan.ModeHybrid
+	case numbered > 0:
+		return plan.ModeSequential
+	case loop:
+		return plan.ModeAutonomous
+	}
+	return plan.ModeUnknown
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// readStateSchema reads state-schema.md: a typescript block (or a json
+// block that is a JSON Schema) and the Initial State json block.
+func readStateSchema(m *md) *plan.StateSchema {
+	ss := &plan.StateSchema{File: m.doc.File}
+	init := m.section(plan.SecInitialState)
+	inInit := func(c *plan.CodeBlock) bool {
+		return init != nil && c.Pos.Line > init.Pos.Line && c.Pos.Line <= init.EndLine
+	}
+	for _, c := range m.doc.Code {
+		switch {
+		case (c.Lang == "typescript" || c.Lang == "ts") && ss.Source != "typescript":
+			schema, root, notes, ok := convertTS(c)
+			m.diags = append(m.diags, notes...)
+			if ok {
+				ss.Source, ss.Code, ss.Schema, ss.Root = "typescript", c, schema, root
+			}
+		case c.Lang == "json" && inInit(c) && ss.Initial == nil:
+			ss.InitialPos = c.Pos
+			if err := json.Unmarshal([]byte(c.Text), &ss.Initial); err != nil {
+				m.diag(c.Body, plan.SevError, "state-initial-json", "Initial State block is not valid JSON: "+err.Error())
+				ss.Initial = nil
+			}
+		case c.Lang == "json" && !inInit(c) && ss.Source == "":
+			var v map[string]any
+			if json.Unmarshal([]byte(c.Text), &v) == nil && (v["$schema"] != nil || v["properties"] != nil) {
+				ss.Source, ss.Code, ss.Schema = "json", c, v
+			}
+		}
+	}
+	return ss
+}

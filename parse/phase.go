@@ -1,0 +1,286 @@
+package parse
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/skillkit/skillkit/plan"
+)
+
+// readPhase fills a phase from its markdown.
+func readPhase(m *md, n plan.Number, slug string) *plan.Phase {
+	p := &plan.Phase{Doc: m.doc, Number: n, Slug: slug, Title: m.doc.Title}
+	if mm := phaseTitle.FindStringSubmatch(m.doc.Title); mm != nil {
+		p.HeadingNumber, p.Title = mm[1], mm[2]
+	}
+	p.Description = firstParagraph(m)
+	p.Steps = readSteps(m)
+	if s := m.section(plan.SecOutput); s != nil {
+		p.Outputs = readOutputs(m, s)
+	}
+	if s := m.section(plan.SecNextPhase); s != nil {
+		for _, l := range m.doc.Links {
+			if l.Pos.Line > s.Pos.Line && l.Pos.Line <= s.EndLine {
+				p.Next = l
+				break
+			}
+		}
+	}
+	return p
+}
+
+// firstParagraph is the text between the H1 and the first other heading,
+// the phase's one-sentence description.
+func firstParagraph(m *md) string {
+	start := m.doc.TitlePos.Line + 1
+	if m.doc.TitlePos.Line == 0 {
+		return ""
+	}
+	var out []string
+	for n := start; n <= len(m.lines); n++ {
+		l := strings.TrimSpace(m.line(n))
+		if strings.HasPrefix(l, "#") || strings.HasPrefix(l, "```") || strings.HasPrefix(l, "|") {
+			break
+		}
+		if l == "" {
+			if len(out) > 0 {
+				break
+			}
+			continue
+		}
+		out = append(out, l)
+	}
+	return strings.Join(out, " ")
+}
+
+// readSteps finds a phase's steps. Step headings ("### Step 2: x",
+// "## Step 2.1") inside the execution section, else anywhere, are the steps,
+// at the outermost level they occur; without step headings the execution
+// section as a whole is one step.
+func readSteps(m *md) []*plan.Step {
+	exec := m.section(plan.SecExecution)
+	from, to := 1, len(m.lines)
+	if exec != nil {
+		from, to = exec.Pos.Line, exec.EndLine
+	}
+	var heads []*heading
+	level := 7
+	for _, h := range m.headings {
+		if h.line <= from && exec != nil || h.line > to || h.level < 2 {
+			continue
+		}
+		if stepHeading.MatchString(h.text) {
+			heads = append(heads, h)
+			level = min(level, h.level)
+		}
+	}
+	var steps []*plan.Step
+	for _, h := range heads {
+		if h.level != level {
+			continue
+		}
+		end := to
+		for _, next := range m.headings {
+			if next.line > h.line && next.level <= h.level {
+				end = min(end, next.line-1)
+				break
+			}
+		}
+		mm := stepHeading.FindStringSubmatch(h.text)
+		st := &plan.Step{Number: mm[1], Title: mm[2], Pos: m.at(h.line, h.col), Text: m.text(h.line, end)}
+		fillStep(m, st, h.line, end)
+		steps = append(steps, st)
+	}
+	if len(steps) == 0 && exec != nil {
+		st := &plan.Step{Title: exec.Heading, Pos: exec.Pos, Text: m.text(exec.Pos.Line, exec.EndLine)}
+		fillStep(m, st, exec.Pos.Line, exec.EndLine)
+		steps = append(steps, st)
+	}
+	return steps
+}
+
+func fillStep(m *md, st *plan.Step, from, to int) {
+	st.Code = m.codeIn(from, to)
+	// Attributes are a bold-key list right under the heading: the first
+	// non-blank line after it must start the list.
+	first := from + 1
+	for first <= to && strings.TrimSpace(m.line(first)) == "" {
+		first++
+	}
+	for _, it := range m.listsIn(first, to) {
+		if it.line > first && !attrListContinues(m, first, it.line) {
+			break
+		}
+		if !readAttr(m, st, it) {
+			break
+		}
+		first = it.line
+	}
+}
+
+// attrListContinues reports whether lines from..to are all list lines
+// (so the attribute list is still going).
+func attrListContinues(m *md, from, to int) bool {
+	for n := from; n < to; n++ {
+		l := strings.TrimSpace(m.line(n))
+		if l != "" && !strings.HasPrefix(l, "-") && !strings.HasPrefix(l, "*") {
+			return false
+		}
+	}
+	return true
+}
+
+// boldKey matches "**Key**: value" and "**Key:** value".
+var boldKey = regexp.MustCompile(`^\*\*([^*:：]+?)\s*[:：]?\*\*\s*[:：]?\s*(.*)$`)
+
+// readAttr reads one attribute line into the step; false when the line is
+// not an attribute, which ends the attribute list.
+func readAttr(m *md, st *plan.Step, it *listItem) bool {
+	mm := boldKey.FindStringSubmatch(it.text)
+	if mm == nil {
+		return false
+	}
+	key := strings.ToLower(strings.TrimSpace(mm[1]))
+	val := strings.TrimSpace(mm[2])
+	p := m.at(it.line, it.col)
+	switch key {
+	case "condition":
+		st.Attrs.Condition = &plan.Expr{Text: val, JS: toJS(val), Pos: p}
+	case "confirm":
+		st.Attrs.Confirm = readConfirm(m, val, p)
+	case "on error", "on-error", "onerror":
+		st.Attrs.OnError = readOnError(m, val, p)
+	case "timeout":
+		d, err := time.ParseDuration(strings.Trim(val, "`"))
+		if err != nil || d <= 0 {
+			m.diag(p, plan.SevError, "step-attribute", "Timeout "+strconv.Quote(val)+" is not a Go duration such as 30s or 2m")
+			return true
+		}
+		st.Attrs.Timeout = &plan.Timeout{Duration: d, Pos: p}
+	default:
+		return false
+	}
+	return true
+}
+
+// confirmTail matches the "(default: skip, timeout: 30s)" tail of Confirm.
+var confirmTail = regexp.MustCompile(`\(([^()]*)\)\s*$`)
+
+func readConfirm(m *md, val string, p plan.Pos) *plan.Confirm {
+	c := &plan.Confirm{Question: val, Default: plan.ConfirmAbort, Pos: p}
+	mm := confirmTail.FindStringSubmatch(val)
+	if mm == nil {
+		return c
+	}
+	c.Question = strings.TrimSpace(val[:len(val)-len(mm[0])])
+	for _, part := range strings.Split(mm[1], ",") {
+		k, v, ok := strings.Cut(part, ":")
+		if !ok {
+			continue
+		}
+		k, v = strings.ToLower(strings.TrimSpace(k)), strings.ToLower(strings.TrimSpace(v))
+		switch k {
+		case "default":
+			switch v {
+			case plan.ConfirmYes, plan.ConfirmSkip, plan.ConfirmAbort, plan.ConfirmAgent:
+				c.Default = v
+			default:
+				m.diag(p, plan.SevError, "step-attribute", "Confirm default "+strconv.Quote(v)+" is not one of yes, skip, abort, agent")
+			}
+		case "timeout":
+			d, err := time.ParseDuration(v)
+			if err != nil {
+				m.diag(p, plan.SevError, "step-attribute", "Confirm timeout "+strconv.Quote(v)+" is not a Go duration")
+				continue
+			}
+			c.Timeout = d
+		}
+	}
+	return c
+}
+
+// onErrorRe reads "abort", "continue", "retry 3", "retry 3 backoff 2s".
+var onErrorRe = regexp.MustCompile(`^(?i)(abort|continue|retry)(?:\s+(\d+))?(?:\s*,?\s*backoff\s+(\S+))?$`)
+
+func readOnError(m *md, val string, p plan.Pos) *plan.OnError {
+	mm := onErrorRe.FindStringSubmatch(strings.Trim(strings.TrimSpace(val), "`"))
+	if mm == nil {
+		m.diag(p, plan.SevError, "step-attribute", "On error "+strconv.Quote(val)+" is not abort, continue or retry N [backoff D]")
+		return nil
+	}
+	oe := &plan.OnError{Policy: strings.ToLower(mm[1]), Pos: p}
+	if oe.Policy == plan.OnErrorRetry {
+		oe.Retries = 1
+		if mm[2] != "" {
+			oe.Retries, _ = strconv.Atoi(mm[2])
+		}
+		if mm[3] != "" {
+			d, err := time.ParseDuration(mm[3])
+			if err != nil {
+				m.diag(p, plan.SevError, "step-attribute", "On error backoff "+strconv.Quote(mm[3])+" is not a Go duration")
+			}
+			oe.Backoff = d
+		}
+	}
+	return oe
+}
+
+// readOutputs reads "**File**: `x`", "**Format**: JSON", "**Schema**: `s`"
+// lines; Format and Schema belong to the File above them.
+func readOutputs(m *md, s *plan.Section) []*plan.Output {
+	var out []*plan.Output
+	var walk func(items []*listItem)
+	walk = func(items []*listItem) {
+		for _, it := range items {
+			if mm := boldKey.FindStringSubmatch(it.text); mm != nil {
+				val := strings.TrimSpace(mm[2])
+				switch strings.ToLower(strings.TrimSpace(mm[1])) {
+				case "file", "文件":
+					out = append(out, &plan.Output{File: firstCodeSpan(val), Pos: m.at(it.line, it.col)})
+				case "format", "格式":
+					if len(out) > 0 {
+						out[len(out)-1].Format = outputFormat(val)
+					}
+				case "schema":
+					if len(out) > 0 {
+						out[len(out)-1].Schema = firstCodeSpan(val)
+					}
+				}
+			}
+			walk(it.children)
+		}
+	}
+	walk(m.listsIn(s.Pos.Line, s.EndLine))
+	return out
+}
+
+// firstCodeSpan returns the text of the first `code span`, else the whole
+// value trimmed.
+func firstCodeSpan(v string) string {
+	if i := strings.Index(v, "`"); i >= 0 {
+		if j := strings.Index(v[i+1:], "`"); j >= 0 {
+			return v[i+1 : i+1+j]
+		}
+	}
+	return strings.TrimSpace(v)
+}
+
+func outputFormat(v string) string {
+	w := strings.ToLower(strings.Trim(strings.TrimSpace(v), "`"))
+	if f := strings.Fields(w); len(f) > 0 {
+		w = strings.Trim(f[0], ",.;()")
+	}
+	switch w {
+	case "json", "jsonl":
+		return "json"
+	case "yaml", "yml":
+		return "yaml"
+	case "markdown", "md":
+		return "markdown"
+	case "text", "txt", "plain":
+		return "text"
+	}
+	return w
+}

@@ -1,0 +1,58 @@
+package script
+
+import (
+	"context"
+	"testing"
+
+	"github.com/dop251/goja"
+
+	"github.com/skillkit/skillkit/plan"
+)
+
+func BenchmarkPrecondition(b *testing.B) {
+	ps := []*plan.Precondition{{Expr: *expr("state.status === 'running' && state.pending_items.length > 0")}}
+	env := PureEnv{State: map[string]any{"status": "running", "pending_items": []any{"a", "b"}}}
+	ctx := context.Background()
+	for b.Loop() {
+		if ok, err := Preconditions(ctx, ps, env); err != nil || !ok {
+			b.Fatal(ok, err)
+		}
+	}
+}
+
+func BenchmarkNewRuntime(b *testing.B) {
+	for b.Loop() {
+		_ = goja.New()
+	}
+}
+
+func BenchmarkHostRuntime(b *testing.B) {
+	h, err := NewHost(Options{WorkDir: b.TempDir()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	state := map[string]any{"status": "running"}
+	for b.Loop() {
+		ev, err := h.start(context.Background(), state)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ev.stop()
+	}
+}
+
+func BenchmarkExecute(b *testing.B) {
+	h, err := NewHost(Options{WorkDir: b.TempDir()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	a := &plan.Action{ID: "action-process", Execution: plan.Execution{Kind: plan.ExecJS, Code: block("phases/actions/action-process.md",
+		"async function execute(state, workDir) {\n  const item = state.pending_items[0];\n  return { stateUpdates: { pending_items: state.pending_items.slice(1), last: item } };\n}")}}
+	state := map[string]any{"pending_items": []any{"a", "b", "c"}}
+	ctx := context.Background()
+	for b.Loop() {
+		if _, err := h.RunAction(ctx, a, state); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,111 @@
+package script
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// ErrOutsideRoots is wrapped by the error of a path that leaves the
+// directories skill code may touch.
+var ErrOutsideRoots = errors.New("outside the project dir, the skill dir, the work dir and the allowed paths")
+
+// roots are the directories skill code may touch, each both as given
+// (absolute, cleaned) and with its symlinks resolved.
+type roots struct {
+	workDir string
+	dirs    []string
+}
+
+func newRoots(workDir string, dirs ...string) (*roots, error) {
+	r := &roots{workDir: workDir}
+	for _, d := range dirs {
+		if d == "" {
+			continue
+		}
+		abs, err := filepath.Abs(d)
+		if err != nil {
+			return nil, fmt.Errorf("resolving the allowed directory %s: %w", d, err)
+		}
+		r.dirs = append(r.dirs, abs)
+		if real, err := realPath(abs); err == nil && real != abs {
+			r.dirs = append(r.dirs, real)
+		}
+	}
+	return r, nil
+}
+
+// resolve turns a path of skill code into an absolute one inside the
+// roots: relative paths are against the work dir; the cleaned path and the
+// path with its symlinks resolved must both lie inside a root.
+func (r *roots) resolve(p string) (string, error) {
+	if p == "" {
+		return "", errors.New("empty path")
+	}
+	abs := p
+	if !filepath.IsAbs(p) {
+		abs = filepath.Join(r.workDir, p)
+	}
+	abs = filepath.Clean(abs)
+	if !r.inside(abs) {
+		return "", fmt.Errorf("refusing %s: %w", p, ErrOutsideRoots)
+	}
+	real, err := realPath(abs)
+	if err != nil {
+		return "", fmt.Errorf("resolving %s: %w", p, err)
+	}
+	if !r.inside(real) {
+		return "", fmt.Errorf("refusing %s: it is a symlink to %s, %w", p, real, ErrOutsideRoots)
+	}
+	return abs, nil
+}
+
+func (r *roots) inside(p string) bool {
+	for _, d := range r.dirs {
+		if p == d || strings.HasPrefix(p, d+string(filepath.Separator)) || d == string(filepath.Separator) {
+			return true
+		}
+	}
+	return false
+}
+
+// realPath resolves the symlinks of the longest existing prefix of p and
+// keeps the rest: the target of a file about to be created is where its
+// parent really is.
+func realPath(p string) (string, error) { return realPathN(p, 0) }
+
+// maxLinks bounds the dangling symlinks realPath follows, against loops.
+const maxLinks = 40
+
+func realPathN(p string, links int) (string, error) {
+	if links > maxLinks {
+		return "", fmt.Errorf("resolving %s: too many levels of symbolic links", p)
+	}
+	rest := ""
+	cur := p
+	for {
+		real, err := filepath.EvalSymlinks(cur)
+		if err == nil {
+			return filepath.Join(real, rest), nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return "", err
+		}
+		// A dangling symlink: resolve it by hand so it cannot point out.
+		if target, lerr := os.Readlink(cur); lerr == nil {
+			if !filepath.IsAbs(target) {
+				target = filepath.Join(filepath.Dir(cur), target)
+			}
+			return realPathN(filepath.Join(target, rest), links+1)
+		}
+		parent := filepath.Dir(cur)
+		if parent == cur {
+			return p, nil
+		}
+		rest = filepath.Join(filepath.Base(cur), rest)
+		cur = parent
+	}
+}

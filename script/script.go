@@ -1,0 +1,321 @@
+// Package script runs the JavaScript of a skill in an embedded engine
+// (goja), as written: preconditions and selectNextAction in a pure sandbox
+// with no host API, steps and actions with the Claude Code tool vocabulary
+// of DESIGN §3.3 (Read, Write, Bash, Glob, Task, …) confined to the
+// project, the skill and the work dir.
+//
+// Every evaluation runs under a deadline, and every error names the
+// markdown file and line the code came from: programs are compiled under
+// the markdown file's name with their first line placed at the line of the
+// block, so goja's own positions and stack traces are already right.
+package script
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/dop251/goja"
+	"github.com/dop251/goja/parser"
+
+	"github.com/skillkit/skillkit/plan"
+)
+
+// Default time limits of one evaluation.
+const (
+	DefaultPureTimeout   = 5 * time.Second
+	DefaultEffectTimeout = 10 * time.Minute
+)
+
+// ErrTimeout is wrapped by the error of an evaluation that ran out of time.
+var ErrTimeout = errors.New("evaluation timed out")
+
+// Error is a failure of skill code: a syntax error, an exception, a
+// timeout. Pos is where in the markdown file it happened (the innermost
+// frame of skill code), Stack the JS stack with markdown positions.
+type Error struct {
+	Pos   plan.Pos
+	Msg   string
+	Stack string
+	// Err is the Go error underneath when there is one: ErrTimeout, a
+	// context error, a refused path, a failed agent call.
+	Err error
+}
+
+func (e *Error) Error() string {
+	if e.Pos.IsValid() {
+		return e.Pos.String() + ": " + e.Msg
+	}
+	return e.Msg
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// kind is how a piece of source is wrapped before compiling.
+type kind int
+
+const (
+	// kindExpr is an expression whose value is the program's result.
+	kindExpr kind = iota
+	// kindBody is a block run as the body of an async function, so that
+	// top-level return and await work; the function ends by calling
+	// execute(state, workDir) when the block defined one.
+	kindBody
+	// kindDecl is one top-level declaration of an orchestrator block.
+	kindDecl
+)
+
+const (
+	bodyHead = "(async function() {"
+	bodyTail = "\n;if (typeof execute === 'function') return await execute(globalThis.state, globalThis.workDir);\n})"
+)
+
+type progKey struct {
+	kind kind
+	pos  plan.Pos
+	src  string
+}
+
+type compiled struct {
+	prog *goja.Program
+	err  error
+}
+
+// programs caches compiled programs by content and position: a block is
+// compiled once however many runtimes run it (goja programs are shareable).
+var programs sync.Map
+
+// compile returns the program for src placed at pos in its markdown file.
+func compile(k kind, pos plan.Pos, src string) (*goja.Program, error) {
+	key := progKey{kind: k, pos: pos, src: src}
+	if c, ok := programs.Load(key); ok {
+		return c.(*compiled).prog, c.(*compiled).err
+	}
+	name := pos.File
+	if name == "" {
+		name = "<skill code>"
+	}
+	pad := strings.Repeat("\n", max(pos.Line-1, 0))
+	var text string
+	switch k {
+	case kindExpr:
+		// The column matters for an inline expression: `state.x` in a list
+		// item. The opening parenthesis takes one of the padding columns.
+		text = pad + strings.Repeat(" ", max(pos.Col-2, 0)) + "(" + src + "\n)"
+	case kindBody:
+		text = bodyHead + pad + src + bodyTail
+	case kindDecl:
+		text = pad + strings.Repeat(" ", max(pos.Col-1, 0)) + src
+	}
+	var prog *goja.Program
+	ast, err := parser.ParseFile(nil, name, text, 0, parser.WithDisableSourceMaps)
+	if err == nil {
+		prog, err = goja.CompileAST(ast, false)
+	}
+	if err != nil {
+		err = syntaxError(pos, err)
+	}
+	programs.Store(key, &compiled{prog: prog, err: err})
+	return prog, err
+}
+
+// syntaxError positions a compile error in the markdown file.
+func syntaxError(pos plan.Pos, err error) error {
+	e := &Error{Pos: plan.Pos{File: pos.File, Line: pos.Line}, Msg: err.Error(), Err: err}
+	var list parser.ErrorList
+	var cerr *goja.CompilerSyntaxError
+	switch {
+	case errors.As(err, &list) && len(list) > 0:
+		e.Pos.Line, e.Pos.Col = list[0].Position.Line, list[0].Position.Column
+		e.Msg = "SyntaxError: " + list[0].Message
+	case errors.As(err, &cerr) && cerr.File != nil:
+		fp := cerr.File.Position(cerr.Offset)
+		e.Pos.Line, e.Pos.Col = fp.Line, fp.Column
+		e.Msg = "SyntaxError: " + cerr.Message
+	}
+	return e
+}
+
+// deadline bounds an evaluation: it returns a context that ends after
+// timeout (with ErrTimeout as its cause) and interrupts vm when it ends.
+// Call the returned function when the evaluation is over.
+func deadline(ctx context.Context, vm *goja.Runtime, timeout time.Duration) (context.Context, func()) {
+	ctx, cancel := context.WithTimeoutCause(ctx, timeout, fmt.Errorf("%w after %v", ErrTimeout, timeout))
+	stop := context.AfterFunc(ctx, func() { vm.Interrupt(context.Cause(ctx)) })
+	return ctx, func() {
+		stop()
+		cancel()
+	}
+}
+
+// jsError turns what goja returned into an *Error positioned in the
+// markdown file; fallback is used when no frame of skill code is known.
+func jsError(err error, fallback plan.Pos) error {
+	var serr *Error
+	if errors.As(err, &serr) {
+		return err
+	}
+	var ierr *goja.InterruptedError
+	if errors.As(err, &ierr) {
+		e := &Error{Pos: framePos(ierr.Stack(), fallback), Msg: fmt.Sprint(ierr.Value()), Stack: stackString(ierr.Stack(), fallback)}
+		if cause, ok := ierr.Value().(error); ok {
+			e.Err = cause
+		}
+		return e
+	}
+	var exc *goja.Exception
+	if errors.As(err, &exc) {
+		e := &Error{Pos: framePos(exc.Stack(), fallback), Msg: exc.Value().String(), Stack: stackString(exc.Stack(), fallback), Err: exc.Unwrap()}
+		if obj, ok := exc.Value().(*goja.Object); ok {
+			e.Msg = errorText(obj)
+		}
+		return e
+	}
+	return &Error{Pos: fallback, Msg: err.Error(), Err: err}
+}
+
+// rejection turns the reason of a rejected promise into an *Error: there
+// is no Go exception then, only the JS value and its stack text.
+func rejection(vm *goja.Runtime, reason goja.Value, fallback plan.Pos) error {
+	e := &Error{Pos: fallback, Msg: fmt.Sprint(reason)}
+	obj, ok := reason.(*goja.Object)
+	if !ok {
+		e.Msg = "uncaught " + reason.String()
+		return e
+	}
+	e.Msg = errorText(obj)
+	if v := obj.Get("value"); v != nil {
+		if gerr, ok := v.Export().(error); ok {
+			e.Err = gerr
+		}
+	}
+	if s := obj.Get("stack"); s != nil && !goja.IsUndefined(s) {
+		e.Stack = s.String()
+		if p, ok := stackPos(e.Stack, fallback.File); ok && p.Line >= fallback.Line {
+			e.Pos = p
+		}
+	}
+	return e
+}
+
+// errorText is "Name: message" for an Error object, else its string value.
+func errorText(obj *goja.Object) string {
+	name, msg := obj.Get("name"), obj.Get("message")
+	if name == nil || msg == nil || goja.IsUndefined(msg) {
+		return obj.String()
+	}
+	return name.String() + ": " + msg.String()
+}
+
+// framePos is the position of the innermost frame of skill code.
+func framePos(frames []goja.StackFrame, fallback plan.Pos) plan.Pos {
+	for _, f := range frames {
+		if p, ok := frameAt(f, fallback); ok {
+			return p
+		}
+	}
+	return fallback
+}
+
+// frameAt is a frame's markdown position. goja places some instructions
+// (a loop's jump back) at their function's start, which for the wrapper
+// of a block is line 1, before the block: that is the block's start.
+func frameAt(f goja.StackFrame, block plan.Pos) (plan.Pos, bool) {
+	p := f.Position()
+	if f.SrcName() == "" || p.Line == 0 {
+		return plan.Pos{}, false
+	}
+	if f.SrcName() == block.File && p.Line < block.Line {
+		return block, true
+	}
+	return plan.Pos{File: f.SrcName(), Line: p.Line, Col: p.Column}, true
+}
+
+func stackString(frames []goja.StackFrame, block plan.Pos) string {
+	var b strings.Builder
+	for _, f := range frames {
+		p, ok := frameAt(f, block)
+		if !ok {
+			continue
+		}
+		name := f.FuncName()
+		if name == "" {
+			name = "<block>"
+		}
+		fmt.Fprintf(&b, "\tat %s (%s)\n", name, p)
+	}
+	return b.String()
+}
+
+// stackFrame matches "(file:line:col" in the stack text of an Error.
+var stackFrame = regexp.MustCompile(`\(?([^\s()]+):(\d+):(\d+)`)
+
+func stackPos(stack, file string) (plan.Pos, bool) {
+	for _, m := range stackFrame.FindAllStringSubmatch(stack, -1) {
+		if file != "" && m[1] != file {
+			continue
+		}
+		line, _ := strconv.Atoi(m[2])
+		col, _ := strconv.Atoi(m[3])
+		return plan.Pos{File: m[1], Line: line, Col: col}, true
+	}
+	return plan.Pos{}, false
+}
+
+// toJS copies a Go JSON value into the runtime as native JS objects, so
+// that skill code sees real arrays and objects and cannot alias Go maps.
+func toJS(vm *goja.Runtime, v any) (goja.Value, error) {
+	if v == nil {
+		return goja.Null(), nil
+	}
+	data, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("encoding a value for JS: %w", err)
+	}
+	parse, _ := goja.AssertFunction(vm.Get("JSON").ToObject(vm).Get("parse"))
+	return parse(goja.Undefined(), vm.ToValue(string(data)))
+}
+
+// fromJS copies a JS value out as a Go JSON value (maps, slices, float64,
+// string, bool, nil); undefined and functions become nil.
+func fromJS(vm *goja.Runtime, v goja.Value) (any, error) {
+	if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
+		return nil, nil
+	}
+	stringify, _ := goja.AssertFunction(vm.Get("JSON").ToObject(vm).Get("stringify"))
+	s, err := stringify(goja.Undefined(), v)
+	if err != nil {
+		return nil, err
+	}
+	if goja.IsUndefined(s) {
+		return nil, nil
+	}
+	var out any
+	if err := json.Unmarshal([]byte(s.String()), &out); err != nil {
+		return nil, fmt.Errorf("decoding a JS value: %w", err)
+	}
+	return out, nil
+}
+
+// await settles the value of an async call: goja runs the job queue when
+// the outermost call returns, so a promise that is still pending waits on
+// something that will never come.
+func await(vm *goja.Runtime, v goja.Value, pos plan.Pos) (goja.Value, error) {
+	p, ok := v.Export().(*goja.Promise)
+	if !ok {
+		return v, nil
+	}
+	switch p.State() {
+	case goja.PromiseStateFulfilled:
+		return p.Result(), nil
+	case goja.PromiseStateRejected:
+		return nil, rejection(vm, p.Result(), pos)
+	}
+	return nil, &Error{Pos: pos, Msg: "the code awaits a promise that never settles"}
+}

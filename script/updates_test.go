@@ -1,0 +1,40 @@
+package script
+
+import (
+	"reflect"
+	"testing"
+)
+
+func TestApplyUpdates(t *testing.T) {
+	tests := []struct {
+		name    string
+		state   map[string]any
+		updates map[string]any
+		want    map[string]any
+		err     string
+	}{
+		{name: "set", state: map[string]any{"a": 1.0}, updates: map[string]any{"b": "x"}, want: map[string]any{"a": 1.0, "b": "x"}},
+		{name: "dotted creates objects", state: map[string]any{}, updates: map[string]any{"context.items": []any{1.0}}, want: map[string]any{"context": map[string]any{"items": []any{1.0}}}},
+		{name: "dotted keeps siblings", state: map[string]any{"context": map[string]any{"k": 1.0}}, updates: map[string]any{"context.n": 2.0}, want: map[string]any{"context": map[string]any{"k": 1.0, "n": 2.0}}},
+		{name: "parent before child", state: nil, updates: map[string]any{"c.x": 1.0, "c": map[string]any{"y": 2.0}}, want: map[string]any{"c": map[string]any{"x": 1.0, "y": 2.0}}},
+		{name: "array index", state: map[string]any{"r": []any{map[string]any{"ok": false}}}, updates: map[string]any{"r.0.ok": true}, want: map[string]any{"r": []any{map[string]any{"ok": true}}}},
+		{name: "null parent replaced", state: map[string]any{"context": nil}, updates: map[string]any{"context.a": 1.0}, want: map[string]any{"context": map[string]any{"a": 1.0}}},
+		{name: "through a scalar", state: map[string]any{"s": "x"}, updates: map[string]any{"s.a": 1.0}, err: `applying the state update "s.a": s is x, not an object`},
+		{name: "bad index", state: map[string]any{"r": []any{}}, updates: map[string]any{"r.3": 1.0}, err: `"3" is not an index`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := deepCopy(tt.state)
+			got, err := ApplyUpdates(tt.state, tt.updates)
+			if !checkErr(t, err, tt.err) {
+				return
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("got %v, want %v", got, tt.want)
+			}
+			if tt.state != nil && !reflect.DeepEqual(tt.state, before) {
+				t.Errorf("the input changed: %v", tt.state)
+			}
+		})
+	}
+}
