@@ -188,7 +188,8 @@ func (l *loop) execute(ctx context.Context, a *plan.Action) (map[string]any, err
 // ask hands a prose action to the agent, whose reply must hold
 // stateUpdates. Without an agent the run stops there, resumable.
 func (l *loop) ask(ctx context.Context, a *plan.Action) (map[string]any, error) {
-	if l.r.Agent == nil {
+	ag := l.r.WorkAgent()
+	if ag == nil {
 		return nil, &engine.ActionError{Action: a.ID, Pos: a.Execution.Pos, Err: fmt.Errorf("the action is prose for the agent: %w", engine.ErrNeedsAgent)}
 	}
 	actx := agent.Context{Skill: l.skill.Name, WorkDir: l.r.Run.Dir, Inputs: l.r.Inputs, State: l.r.State}
@@ -196,7 +197,7 @@ func (l *loop) ask(ctx context.Context, a *plan.Action) (map[string]any, error) 
 	if err != nil {
 		return nil, err
 	}
-	reply, err := l.r.Agent.Ask(ctx, agent.RequestAction, prompt)
+	reply, err := ag.Ask(ctx, agent.RequestAction, prompt)
 	l.r.Log(a.ID, "# agent\n"+reply)
 	if err != nil {
 		return nil, err
