@@ -93,3 +93,43 @@ func progress(t testing.TB, dir string) *store.Progress {
 
 // actions is the state's completed_actions joined by spaces.
 func actions(st map[string]any) string { return strings.Join(completed(st), " ") }
+
+// skillFiles are the files of a small autonomous test skill: an
+// orchestrator with the given Decision Logic (none when empty), a catalog
+// (when given), one JS action per entry of acts (id → execute body), and
+// the base state schema with the given extra TypeScript fields.
+type skillFiles struct {
+	decision string
+	catalog  string
+	acts     map[string]string
+	fields   string
+	initial  string
+}
+
+func (f skillFiles) write(t testing.TB) *plan.Skill {
+	t.Helper()
+	files := map[string]string{
+		"SKILL.md": "---\nname: loop\ndescription: A test skill.\n---\n# Loop\n",
+	}
+	orch := "# Orchestrator\n\n"
+	if f.decision != "" {
+		orch += "## Decision Logic\n\n```javascript\n" + f.decision + "\n```\n\n"
+	}
+	if f.catalog != "" {
+		orch += "## Action Catalog\n\n" + f.catalog + "\n"
+	}
+	files["phases/orchestrator.md"] = orch
+	for id, body := range f.acts {
+		files["phases/actions/"+id+".md"] = "# Action: " + id + "\n\n## Execution\n\n```javascript\nasync function execute(state, workDir) {\n" + body + "\n}\n```\n"
+	}
+	initial := f.initial
+	if initial == "" {
+		initial = `{"status": "running", "current_action": null, "completed_actions": [], "errors": [], "error_count": 0}`
+	}
+	files["phases/state-schema.md"] = "# State\n\n```typescript\ninterface LoopState {\n" +
+		"  status: 'pending' | 'running' | 'completed' | 'failed';\n" +
+		"  started_at?: string;\n  updated_at?: string;\n  current_action: string | null;\n" +
+		"  completed_actions: string[];\n  errors: Array<{ action: string; message: string; timestamp: string }>;\n" +
+		"  error_count: number;\n" + f.fields + "\n}\n```\n\n## Initial State\n\n```json\n" + initial + "\n```\n"
+	return writeSkill(t, "loop", files)
+}
