@@ -268,14 +268,21 @@ func (l *loop) noProgress() error {
 	return msg
 }
 
+// skillFailed is the error of a run whose skill set status failed: it
+// names the last error in the state, and is the error of the action that
+// set it (so that it counts once, as that action's).
 func (l *loop) skillFailed() error {
+	err := ErrSkillFailed
 	list, _ := l.r.State["errors"].([]any)
 	if len(list) > 0 {
 		if e, ok := list[len(list)-1].(map[string]any); ok {
-			return fmt.Errorf("%w (last error, in %v: %v)", ErrSkillFailed, e["action"], e["message"])
+			err = fmt.Errorf("%w (last error, in %v: %v)", ErrSkillFailed, e["action"], e["message"])
 		}
 	}
-	return ErrSkillFailed
+	if done := completed(l.r.State); len(done) > 0 {
+		return &engine.ActionError{Action: done[len(done)-1], Err: err}
+	}
+	return err
 }
 
 func errorCount(state map[string]any) int {
