@@ -37,7 +37,7 @@ func TestExampleAutonomous(t *testing.T) {
 		t.Errorf("notes/green.md = %q", got)
 	}
 	l := progress(t, res.Dir).Loop
-	if l == nil || l.Iteration != 5 || len(l.CompletedActions) != 5 || l.CurrentAction != "" || l.MaxIterations != DefaultMaxIterations {
+	if l == nil || l.Iteration != 5 || l.Completed != 5 || l.LastAction != "action-complete" || l.CurrentAction != "" || l.MaxIterations != DefaultMaxIterations {
 		t.Errorf("progress loop = %+v", l)
 	}
 }

@@ -102,6 +102,23 @@ func (l *loop) run(ctx context.Context) error {
 	if err := l.progress(func(lp *store.Loop) {}); err != nil {
 		return err
 	}
+	err := l.loop(ctx)
+	if ctx.Err() == nil {
+		// The record lags one action behind until here. An action that
+		// stopped the loop stays current: status names it.
+		perr := l.progress(func(lp *store.Loop) {
+			if err == nil {
+				lp.CurrentAction = ""
+			}
+		})
+		if err == nil {
+			err = perr
+		}
+	}
+	return err
+}
+
+func (l *loop) loop(ctx context.Context) error {
 	for {
 		switch l.r.State["status"] {
 		case "completed":
@@ -122,18 +139,18 @@ func (l *loop) run(ctx context.Context) error {
 			}
 			// The skill handles failures: the error is in errors[] and
 			// error_count, and the selection decides what comes next.
-			if perr := l.progress(func(lp *store.Loop) { lp.CurrentAction = "" }); perr != nil {
-				return perr
-			}
 		}
 	}
 }
 
-// action runs one iteration: it records the action as current (state.json
-// and skill-state.yaml), runs it through the unit lifecycle of the engine
-// (retries, hooks, events, metrics), and records it as completed in the
-// same write as its state updates. A kill before that write makes a resume
-// run the action again; after it, never.
+// action runs one iteration: it records the action as current (state.json,
+// then skill-state.yaml with the iteration), runs it through the unit
+// lifecycle of the engine (retries, hooks, events, metrics), and records
+// it as completed in the same write of state.json as its state updates. A
+// kill before that write makes a resume run the action again; after it,
+// never. (A kill between that write and the end of the action's hooks
+// loses the hooks' checkpoint and metric line of that action, not the
+// action.)
 func (l *loop) action(ctx context.Context, a *plan.Action) error {
 	if p := l.r.Run.Progress(); p.Loop != nil && p.Loop.Iteration >= l.max {
 		return l.noProgress()
@@ -155,15 +172,8 @@ func (l *loop) action(ctx context.Context, a *plan.Action) error {
 			return err
 		},
 		Verify: func(context.Context) error { return l.apply(a, updates) },
-		Done: func() error {
-			return l.progress(func(lp *store.Loop) { lp.CurrentAction = "" })
-		},
 	})
 	if err != nil {
-		if ctx.Err() == nil {
-			// The engine counted the error in state.json; mirror it.
-			l.progress(func(*store.Loop) {})
-		}
 		var ae *engine.ActionError
 		if !errors.As(err, &ae) {
 			err = &engine.ActionError{Action: a.ID, Err: err}
@@ -243,8 +253,12 @@ func (l *loop) progress(fn func(lp *store.Loop)) error {
 		if p.Loop == nil {
 			p.Loop = &store.Loop{}
 		}
+		done := completed(l.r.State)
 		p.Loop.MaxIterations = l.max
-		p.Loop.CompletedActions = completed(l.r.State)
+		p.Loop.Completed = len(done)
+		if len(done) > 0 {
+			p.Loop.LastAction = done[len(done)-1]
+		}
 		p.Loop.ErrorCount = errorCount(l.r.State)
 		fn(p.Loop)
 	})

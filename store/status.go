@@ -155,14 +155,9 @@ func writeLoop(w io.Writer, l *Loop, done bool) {
 		fmt.Fprintf(w, "action:\t%s\n", l.CurrentAction)
 	}
 	fmt.Fprintf(w, "iteration:\t%d/%d\n", l.Iteration, l.MaxIterations)
-	names := strings.Join(l.CompletedActions, ", ")
-	if n := len(l.CompletedActions); n > 8 {
-		names = strings.Join(l.CompletedActions[n-8:], ", ")
-		names = fmt.Sprintf("… %s", names)
-	}
-	fmt.Fprintf(w, "actions done:\t%d", len(l.CompletedActions))
-	if names != "" {
-		fmt.Fprintf(w, " (%s)", names)
+	fmt.Fprintf(w, "actions done:\t%d", l.Completed)
+	if l.LastAction != "" {
+		fmt.Fprintf(w, " (last: %s)", l.LastAction)
 	}
 	fmt.Fprintf(w, "\nerrors:\t%d\n", l.ErrorCount)
 }
