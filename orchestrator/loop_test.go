@@ -194,3 +194,30 @@ func errorMessage(st map[string]any, i int) string {
 	s, _ := m["message"].(string)
 	return s
 }
+
+// A bash action's JSON stdout is its result; the skill's post_action and
+// on_error hooks run for actions with SKILL_UNIT_KIND=action.
+func TestBashActionAndHooks(t *testing.T) {
+	s := skillFiles{
+		decision: `function selectNextAction(state) {
+  if (!state.listed) return 'action-list';
+  if (state.error_count === 0) return 'action-broken';
+  return null;
+}`,
+		acts:   map[string]string{"action-broken": "throw new Error('no');"},
+		fields: "  listed?: boolean;\n  files?: number;",
+	}.write(t)
+	writeFile(t, s.Dir+"/phases/actions/action-list.md", "# Action: List\n\n## Execution\n\n```bash\nprintf 'a\\nb\\n' > list.txt\necho '{\"stateUpdates\": {\"listed\": true, \"files\": '$(wc -l < list.txt)'}}'\n```\n")
+	writeFile(t, s.Dir+"/skillkit.yaml", "hooks:\n  post_action: echo \"done $SKILL_UNIT_KIND $SKILL_UNIT\" >> hooks.txt\n  on_error: echo \"error $SKILL_UNIT\" >> hooks.txt\n")
+	res, err := run(t, options(t, load(t, s.Dir)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := state(t, res.Dir)
+	if st["listed"] != true || st["files"] != 2.0 {
+		t.Errorf("state = %v", st)
+	}
+	if got := readFile(t, res.Dir+"/hooks.txt"); got != "done action action-list\nerror action-broken\n" {
+		t.Errorf("hooks.txt = %q", got)
+	}
+}
