@@ -10,33 +10,33 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/skillkit/skillkit/agent"
+	"github.com/skillkit/skillkit/internal/proc"
 	"github.com/skillkit/skillkit/plan"
+	"github.com/skillkit/skillkit/script"
 	"github.com/skillkit/skillkit/store"
 )
 
-// Script is what the engine needs of the JS host (package script).
+// Script is what the engine needs of the JS host; *script.Host is one.
 type Script interface {
-	// RunJS runs a JS step with the state and returns its result: state
-	// updates, possibly wrapped as {stateUpdates: {...}}; nil for none.
-	RunJS(ctx context.Context, code *plan.CodeBlock, state map[string]any) (map[string]any, error)
-	// Eval evaluates a condition or precondition, with no host API.
-	Eval(ctx context.Context, e *plan.Expr, state map[string]any) (bool, error)
+	// RunStep runs a JS block with the state and returns the new state.
+	RunStep(ctx context.Context, block *plan.CodeBlock, state map[string]any) (map[string]any, error)
+	// Shell runs a shell block in the work dir with the run's environment;
+	// a non-zero exit is in the result, not an error.
+	Shell(ctx context.Context, text string) (proc.Result, error)
 }
 
-// Agent is the agent command (package agent).
+// Agent is the agent command; *agent.Agent is one.
 type Agent interface {
 	Ask(ctx context.Context, req agent.Request, prompt string) (string, error)
 }
 
-// Confirmer puts a step's confirmation question to a person. It returns
-// one of the plan.Confirm* answers; an error (no terminal, no answer in the
-// answers file, timeout) makes the question's default apply.
+// Confirmer answers a step's confirmation question with one of the
+// plan.Confirm* answers; every script.Answerer is one.
 type Confirmer interface {
-	Confirm(ctx context.Context, step string, c *plan.Confirm) (string, error)
+	Confirm(ctx context.Context, c *plan.Confirm) (string, error)
 }
 
 // ErrNeedsAgent is returned when a run reaches agent work and has no agent.
@@ -69,7 +69,8 @@ func (e *StepError) Unwrap() error { return e.Err }
 // the user stopped it, or there is nobody to do agent work. A resume picks
 // the run up where it stopped.
 func interrupted(ctx context.Context, err error) bool {
-	return ctx.Err() != nil || errors.Is(err, context.Canceled) || errors.Is(err, ErrNeedsAgent)
+	return ctx.Err() != nil || errors.Is(err, context.Canceled) || errors.Is(err, ErrNeedsAgent) ||
+		errors.Is(err, script.ErrNoAgent) || errors.Is(err, agent.ErrNoCommand)
 }
 
 // permanent reports whether an error must not be retried.
@@ -94,15 +95,16 @@ type Runner struct {
 	// it (SetState, Update).
 	State map[string]any
 
+	// Script runs JS and shell blocks. Required.
 	Script Script
 	// Agent does agent work; nil stops the run there with ErrNeedsAgent.
 	Agent Agent
-	// Confirm asks confirmation questions; nil applies their defaults.
+	// Confirm answers confirmation questions; nil applies their defaults.
 	Confirm Confirmer
 	// Yes answers yes to every confirmation.
 	Yes bool
-	// Env is added to the environment of bash steps and hook commands:
-	// the SKILL_* variables of script.Env.
+	// Env is added to the environment of hook commands: the SKILL_*
+	// variables of script.Env (the Script gives them to steps itself).
 	Env []string
 	// Hooks are the skill's own hook commands (LoadHooks).
 	Hooks Hooks
@@ -161,57 +163,15 @@ func (r *Runner) SetState(state map[string]any) error {
 	return r.Run.SaveState(state)
 }
 
-// Update applies state updates (dotted keys set nested fields) and writes
-// state.json. A result of the form {stateUpdates: {...}} is unwrapped.
-func (r *Runner) Update(result map[string]any) error {
-	updates := Updates(result)
+// Update applies state updates (dotted keys set nested fields, see
+// script.ApplyUpdates) and writes state.json.
+func (r *Runner) Update(updates map[string]any) error {
 	if len(updates) == 0 {
 		return nil
 	}
-	next, err := ApplyUpdates(r.State, updates)
+	next, err := script.ApplyUpdates(r.State, updates)
 	if err != nil {
 		return err
 	}
 	return r.SetState(next)
-}
-
-// Updates returns the state updates in a step's or action's result: its
-// stateUpdates object when it has one, else the result itself.
-func Updates(result map[string]any) map[string]any {
-	if u, ok := result["stateUpdates"].(map[string]any); ok {
-		return u
-	}
-	return result
-}
-
-// ApplyUpdates returns a copy of state with the updates applied. A dotted
-// key ("context.items") sets a nested field, making the objects on the way.
-func ApplyUpdates(state, updates map[string]any) (map[string]any, error) {
-	out := clone(state)
-	for k, v := range updates {
-		parts := strings.Split(k, ".")
-		m := out
-		for i, p := range parts[:len(parts)-1] {
-			next, ok := m[p].(map[string]any)
-			if !ok {
-				if m[p] != nil {
-					return state, fmt.Errorf("applying update %q: %s is not an object", k, strings.Join(parts[:i+1], "."))
-				}
-				next = map[string]any{}
-			}
-			next = clone(next)
-			m[p] = next
-			m = next
-		}
-		m[parts[len(parts)-1]] = v
-	}
-	return out, nil
-}
-
-func clone(m map[string]any) map[string]any {
-	out := make(map[string]any, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
 }

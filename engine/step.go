@@ -5,15 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/skillkit/skillkit/agent"
-	"github.com/skillkit/skillkit/internal/proc"
 	"github.com/skillkit/skillkit/plan"
+	"github.com/skillkit/skillkit/script"
 	"github.com/skillkit/skillkit/store"
 )
 
@@ -61,17 +59,17 @@ func (s *stepRun) to(state, detail string) error {
 // must stop: a *StepError, ErrAborted, ErrNeedsAgent or the context's.
 func (r *Runner) RunStep(ctx context.Context, unit, id string, step *plan.Step) (string, error) {
 	s := &stepRun{r: r, unit: unit, id: id, step: step, start: time.Now()}
-	if err := r.Run.Update(func(p *store.Progress) { p.CurrentPhase, p.CurrentStep = unit, id }); err != nil {
+	if err := r.Run.Note(func(p *store.Progress) { p.CurrentPhase, p.CurrentStep = unit, id }); err != nil {
 		return "", err
 	}
 	if err := s.to(StepPending, step.Title); err != nil {
 		return "", err
 	}
 	if c := step.Attrs.Condition; c.Checkable() {
-		if err := s.to(StepChecking, c.Text); err != nil {
+		if err := s.to(StepChecking, c.JS); err != nil {
 			return "", err
 		}
-		ok, err := r.Script.Eval(ctx, c, r.State)
+		ok, err := script.EvalExpr(ctx, c, script.PureEnv{State: r.State, Inputs: r.Inputs})
 		if err != nil {
 			err = fmt.Errorf("condition %s: %w", c.Text, err)
 			return s.fail(ctx, 0, err, nil)
@@ -84,7 +82,7 @@ func (r *Runner) RunStep(ctx context.Context, unit, id string, step *plan.Step) 
 		if err := s.to(StepConfirm, c.Question); err != nil {
 			return "", err
 		}
-		answer, how, err := r.confirm(ctx, id, step)
+		answer, how, err := r.confirm(ctx, step)
 		if err != nil {
 			return "", &StepError{Step: id, Pos: c.Pos, Err: err}
 		}
@@ -170,18 +168,14 @@ func (s *stepRun) finish(status, to, detail string, attempts int, evidence bool)
 // confirm answers a step's confirmation: --yes, else the Confirmer, else
 // the question's default; "agent" (as an answer or a default) lets the
 // agent decide between yes and skip. how says where the answer came from.
-func (r *Runner) confirm(ctx context.Context, id string, step *plan.Step) (answer, how string, err error) {
+func (r *Runner) confirm(ctx context.Context, step *plan.Step) (answer, how string, err error) {
 	c := step.Attrs.Confirm
 	switch {
 	case r.Yes:
 		answer, how = plan.ConfirmYes, "--yes"
 	case r.Confirm != nil:
-		cctx, cancel := ctx, context.CancelFunc(func() {})
-		if c.Timeout > 0 {
-			cctx, cancel = context.WithTimeout(ctx, c.Timeout)
-		}
-		answer, err = r.Confirm.Confirm(cctx, id, c)
-		cancel()
+		// The Confirmer applies the question's timeout itself.
+		answer, err = r.Confirm.Confirm(ctx, c)
 		how = "answered"
 		if err != nil {
 			if ctx.Err() != nil {
@@ -300,7 +294,7 @@ func (r *Runner) execBlocks(ctx context.Context, s *stepRun, res *execResult) er
 		res.pos = b.Pos
 		switch b.Kind() {
 		case plan.LangBash:
-			out, err := r.bash(ctx, b.Text)
+			out, err := r.Script.Shell(ctx, b.Text)
 			res.stdout, res.stderr = out.Stdout, out.Stderr
 			if r.log(logName, fmt.Sprintf("# bash %s\n%s%s", b.Pos, out.Stdout, out.Stderr)) {
 				res.evidence = true
@@ -312,16 +306,13 @@ func (r *Runner) execBlocks(ctx context.Context, s *stepRun, res *execResult) er
 				return fmt.Errorf("bash: %w", err)
 			}
 		case plan.LangJS:
-			if r.Script == nil {
-				return errors.New("no JS engine to run the block")
-			}
-			result, err := r.Script.RunJS(ctx, b, r.State)
+			state, err := r.Script.RunStep(ctx, b, r.State)
 			if err != nil {
 				res.stderr = err.Error()
 				r.log(logName, fmt.Sprintf("# js %s\n%v\n", b.Pos, err))
 				return err
 			}
-			if err := r.Update(result); err != nil {
+			if err := r.SetState(state); err != nil {
 				return err
 			}
 		}
@@ -329,24 +320,13 @@ func (r *Runner) execBlocks(ctx context.Context, s *stepRun, res *execResult) er
 	return nil
 }
 
-// bash runs a shell block in the work dir with the run's environment. The
-// whole process group dies when ctx ends (a timeout or Ctrl-C).
-func (r *Runner) bash(ctx context.Context, text string) (proc.Result, error) {
-	return proc.Run(ctx, proc.Cmd{Name: shell(), Args: []string{"-c", text}, Dir: r.Run.Dir, Env: append(os.Environ(), r.Env...)})
-}
-
-// shell is bash when there is one (blocks are written for it), else sh.
-var shell = sync.OnceValue(func() string {
-	if p, err := exec.LookPath("bash"); err == nil {
-		return p
-	}
-	return "sh"
-})
-
-// log appends text to logs/<name>.log and reports whether it held
-// anything beyond its header line. A failure to log is not a failure of
-// the step.
+// log appends text, a header line and a body, to logs/<name>.log and
+// reports whether it logged anything: an empty body is not logged. A
+// failure to log is not a failure of the step.
 func (r *Runner) log(name, text string) bool {
+	if _, body, _ := strings.Cut(text, "\n"); strings.TrimSpace(body) == "" {
+		return false
+	}
 	dir := filepath.Join(r.Run.Dir, store.LogsDir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return false
@@ -360,8 +340,7 @@ func (r *Runner) log(name, text string) bool {
 		text += "\n"
 	}
 	_, err = f.WriteString(text)
-	_, body, _ := strings.Cut(text, "\n")
-	return err == nil && strings.TrimSpace(body) != ""
+	return err == nil
 }
 
 // lastLines returns the last n non-empty lines of s.

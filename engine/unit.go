@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"time"
 
 	"github.com/skillkit/skillkit/store"
@@ -79,9 +80,6 @@ func (u *unit) to(state, detail string) error {
 func (r *Runner) RunUnit(ctx context.Context, spec UnitSpec) error {
 	u := &unit{r: r, spec: &spec}
 	start := time.Now()
-	if err := r.Run.Update(func(p *store.Progress) { p.CurrentPhase = spec.ID }); err != nil {
-		return err
-	}
 	if err := u.to(UnitLoading, spec.Title); err != nil {
 		return err
 	}
@@ -201,7 +199,7 @@ func (r *Runner) unitError(ctx context.Context, u *unit, start time.Time, attemp
 
 // logError appends to the base state's errors[] and counts error_count.
 func (r *Runner) logError(id string, err error, now time.Time) error {
-	state := clone(r.State)
+	state := maps.Clone(r.State)
 	list, _ := state["errors"].([]any)
 	state["errors"] = append(list, map[string]any{
 		"action": id, "message": err.Error(), "timestamp": now.UTC().Format(time.RFC3339Nano),

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/skillkit/skillkit/script"
 	"github.com/skillkit/skillkit/sequential"
 )
 
@@ -25,8 +24,7 @@ func noopOptions(b *testing.B, n int) Options {
 	base := b.TempDir()
 	return Options{
 		Options: sequential.Options{
-			Skill: s, Base: base,
-			NewHost: NewHost(script.Options{SkillDir: s.Dir, ProjectDir: base}),
+			Skill: s, Base: base, ProjectDir: base,
 		},
 		MaxIterations: n,
 	}

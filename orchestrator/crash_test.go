@@ -17,7 +17,6 @@ import (
 
 	"github.com/skillkit/skillkit/engine"
 	"github.com/skillkit/skillkit/parse"
-	"github.com/skillkit/skillkit/script"
 	"github.com/skillkit/skillkit/sequential"
 	"github.com/skillkit/skillkit/store"
 )
@@ -74,7 +73,6 @@ func helperMain() int {
 	}
 	_, err = Run(context.Background(), Options{Options: sequential.Options{
 		Skill: s, WorkDir: os.Getenv("HELPER_WORKDIR"), Resume: os.Getenv("HELPER_RESUME"),
-		NewHost: NewHost(script.Options{SkillDir: s.Dir}),
 	}})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

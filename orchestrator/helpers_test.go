@@ -9,7 +9,6 @@ import (
 
 	"github.com/skillkit/skillkit/parse"
 	"github.com/skillkit/skillkit/plan"
-	"github.com/skillkit/skillkit/script"
 	"github.com/skillkit/skillkit/sequential"
 	"github.com/skillkit/skillkit/store"
 )
@@ -59,8 +58,7 @@ func readFile(t testing.TB, path string) string {
 func options(t testing.TB, s *plan.Skill) Options {
 	base := t.TempDir()
 	return Options{Options: sequential.Options{
-		Skill: s, Base: base, NoSync: true, Backoff: 1,
-		NewHost: NewHost(script.Options{SkillDir: s.Dir, ProjectDir: base}),
+		Skill: s, Base: base, ProjectDir: base, NoSync: true, Backoff: 1,
 	}}
 }
 

@@ -17,9 +17,8 @@ import (
 )
 
 // ActionRunner runs the Execution of a JS or bash action and returns its
-// state updates. The JS host of a run (engine.Script, made by
-// sequential.Options.NewHost) must implement it for such actions to run;
-// Host does. Prose actions go to the engine's agent instead.
+// state updates: the run's JS host (engine.Script, a *script.Host) does.
+// Prose actions go to the engine's agent instead.
 type ActionRunner interface {
 	RunAction(ctx context.Context, a *plan.Action, state map[string]any) (map[string]any, error)
 }
@@ -198,8 +197,7 @@ func (l *loop) execute(ctx context.Context, a *plan.Action) (map[string]any, err
 // ask hands a prose action to the agent, whose reply must hold
 // stateUpdates. Without an agent the run stops there, resumable.
 func (l *loop) ask(ctx context.Context, a *plan.Action) (map[string]any, error) {
-	ag := l.r.WorkAgent()
-	if ag == nil {
+	if l.r.Agent == nil {
 		return nil, &engine.ActionError{Action: a.ID, Pos: a.Execution.Pos, Err: fmt.Errorf("the action is prose for the agent: %w", engine.ErrNeedsAgent)}
 	}
 	actx := agent.Context{Skill: l.skill.Name, WorkDir: l.r.Run.Dir, Inputs: l.r.Inputs, State: l.r.State}
@@ -207,7 +205,7 @@ func (l *loop) ask(ctx context.Context, a *plan.Action) (map[string]any, error) 
 	if err != nil {
 		return nil, err
 	}
-	reply, err := ag.Ask(ctx, agent.RequestAction, prompt)
+	reply, err := l.r.Agent.Ask(ctx, agent.RequestAction, prompt)
 	l.r.Log(a.ID, "# agent\n"+reply)
 	if err != nil {
 		return nil, err
@@ -247,9 +245,11 @@ func resultPos(a *plan.Action) plan.Pos {
 }
 
 // progress changes the loop's record in skill-state.yaml with fn, after
-// bringing the facts state.json holds up to date.
+// bringing the facts state.json holds up to date. The write is atomic but
+// not synced: state.json is what a resume relies on, and a power loss may
+// at worst forget an iteration of the count.
 func (l *loop) progress(fn func(lp *store.Loop)) error {
-	return l.r.Run.Update(func(p *store.Progress) {
+	return l.r.Run.Note(func(p *store.Progress) {
 		if p.Loop == nil {
 			p.Loop = &store.Loop{}
 		}

@@ -1,8 +1,10 @@
 package parse
 
 import (
+	"encoding/json"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/dop251/goja/ast"
 	"github.com/dop251/goja/parser"
@@ -20,6 +22,9 @@ var checkbox = regexp.MustCompile(`^\[[ xX]\]\s*`)
 // `=` is equality, values are numbers, booleans, null, quoted strings, ALL_CAPS
 // constants or bare words (strings), and a bare name is a truthy state field.
 func toJS(text string) string {
+	if !utf8.ValidString(text) {
+		return ""
+	}
 	s := strings.TrimSpace(checkbox.ReplaceAllString(strings.TrimSpace(text), ""))
 	if strings.Count(s, "`") == 2 && strings.HasPrefix(s, "`") && strings.HasSuffix(s, "`") {
 		s = strings.TrimSpace(s[1 : len(s)-1])
@@ -45,7 +50,10 @@ func toJS(text string) string {
 var shorthandTerm = regexp.MustCompile(`^(!?)([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\s*(?:(===|!==|==|!=|>=|<=|>|<|=)\s*(.+?))?$`)
 
 var (
-	numberLit   = regexp.MustCompile(`^-?\d+(?:\.\d+)?$`)
+	numberLit = regexp.MustCompile(`^-?(?:0|[1-9]\d*)(?:\.\d+)?$`)
+	// zeroPadded is a digit string JavaScript would not read as a number
+	// ("08"): it is compared as a string.
+	zeroPadded  = regexp.MustCompile(`^0\d+$`)
 	constantLit = regexp.MustCompile(`^[A-Z][A-Z0-9_]*$`)
 	wordLit     = regexp.MustCompile(`^[A-Za-z_][\w-]*$`)
 	quotedLit   = regexp.MustCompile(`^(?:'[^'\\]*'|"[^"\\]*")$`)
@@ -98,14 +106,30 @@ func shorthandValue(v string) (string, bool) {
 	switch {
 	case numberLit.MatchString(v), v == "true", v == "false", v == "null", v == "undefined":
 		return v, true
+	case zeroPadded.MatchString(v):
+		return jsString(v), true
 	case quotedLit.MatchString(v):
-		return "'" + v[1:len(v)-1] + "'", true
+		return jsString(v[1 : len(v)-1]), true
 	case constantLit.MatchString(v):
 		return v, true
 	case wordLit.MatchString(v):
-		return "'" + v + "'", true
+		return jsString(v), true
 	}
 	return "", false
+}
+
+// jsString quotes s as a JavaScript string: in single quotes as skills
+// write them, or JSON-escaped when s holds a quote, a backslash or a
+// control or line-separator character that single quotes cannot carry.
+func jsString(s string) string {
+	plain := !strings.ContainsFunc(s, func(r rune) bool {
+		return r == '\'' || r == '\\' || r < 0x20 || r == 0x7f || r == 0x2028 || r == 0x2029
+	})
+	if plain {
+		return "'" + s + "'"
+	}
+	b, _ := json.Marshal(s)
+	return string(b)
 }
 
 var stateRef = regexp.MustCompile(`\b(?:state|inputs)\s*(?:\.|\[|\?\.)`)

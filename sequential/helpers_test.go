@@ -2,17 +2,14 @@ package sequential
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/skillkit/skillkit/agent"
-	"github.com/skillkit/skillkit/engine"
 	"github.com/skillkit/skillkit/plan"
+	"github.com/skillkit/skillkit/script"
 	"github.com/skillkit/skillkit/store"
 )
 
@@ -43,65 +40,29 @@ func newSkill(t testing.TB, phases ...*plan.Phase) *plan.Skill {
 	return &plan.Skill{Dir: t.TempDir(), Name: "demo", Mode: plan.ModeSequential, Phases: phases, Hash: "h1"}
 }
 
-// fakeScript runs JS blocks whose text is a JSON object of state updates
-// (or "throw: msg"), and evaluates conditions from a table.
-type fakeScript struct {
-	conds map[string]bool
-}
-
-func (f fakeScript) RunJS(_ context.Context, c *plan.CodeBlock, _ map[string]any) (map[string]any, error) {
-	if msg, ok := strings.CutPrefix(c.Text, "throw: "); ok {
-		return nil, errors.New(msg)
-	}
-	var m map[string]any
-	err := json.Unmarshal([]byte(c.Text), &m)
-	return m, err
-}
-
-func (f fakeScript) Eval(_ context.Context, e *plan.Expr, _ map[string]any) (bool, error) {
-	v, ok := f.conds[e.JS]
-	if !ok {
-		return false, fmt.Errorf("ReferenceError: %s is not defined", e.JS)
-	}
-	return v, nil
-}
-
-func fakeHost(conds map[string]bool) func(HostInfo) (engine.Script, []string, error) {
-	return func(h HostInfo) (engine.Script, []string, error) {
-		return fakeScript{conds: conds}, []string{"SKILL_WORKDIR=" + h.WorkDir, "SKILL_RUN_ID=" + h.RunID}, nil
-	}
-}
-
 // fakeConfirm answers every question alike, or fails.
 type fakeConfirm struct {
 	answer string
 	err    error
-	asked  *[]string
 }
 
-func (f fakeConfirm) Confirm(_ context.Context, step string, c *plan.Confirm) (string, error) {
-	if f.asked != nil {
-		*f.asked = append(*f.asked, step)
-	}
+func (f fakeConfirm) Ask(context.Context, []script.Question) (map[string]string, error) {
+	return nil, script.ErrNoAnswer
+}
+
+func (f fakeConfirm) Confirm(_ context.Context, c *plan.Confirm) (string, error) {
 	return f.answer, f.err
 }
 
-// fakeAgent replies with a fixed text and keeps the prompts.
-type fakeAgent struct {
-	reply   string
-	prompts *[]string
-}
-
-func (f fakeAgent) Ask(_ context.Context, req agent.Request, prompt string) (string, error) {
-	if f.prompts != nil {
-		*f.prompts = append(*f.prompts, string(req)+": "+prompt)
-	}
-	return f.reply, nil
+// fakeAgent is an agent command that reads the prompt into prompt.txt in
+// the work dir and replies with reply.
+func fakeAgent(reply string) *agent.Agent {
+	return &agent.Agent{Command: "cat > prompt.txt; printf '%s\\n' '" + reply + "'"}
 }
 
 // opts are the options of a test run in a fresh base folder.
 func opts(t testing.TB, s *plan.Skill) Options {
-	return Options{Skill: s, Base: t.TempDir(), NewHost: fakeHost(nil), NoSync: true, Backoff: 1}
+	return Options{Skill: s, Base: t.TempDir(), NoSync: true, Backoff: 1}
 }
 
 func progress(t testing.TB, dir string) *store.Progress {

@@ -18,6 +18,8 @@ import (
 
 // OutputError is a declared output that failed verification.
 type OutputError struct {
+	// Phase is the id of the phase that declared the output.
+	Phase  string
 	Output *plan.Output
 	Err    error
 	// Diagnostics say more: the schema violations, one per line.
@@ -33,10 +35,13 @@ func (e *OutputError) Unwrap() error { return e.Err }
 // verifyOutputs checks a phase's declared outputs in the work dir: each
 // exists (a glob pattern must match something), a JSON or YAML one parses,
 // and one with a schema (a path in the skill folder) satisfies it.
-func verifyOutputs(workDir, skillDir string, outs []*plan.Output) error {
+func verifyOutputs(phase, workDir, skillDir string, outs []*plan.Output) error {
 	var errs []error
 	for _, o := range outs {
 		if err := verifyOutput(workDir, skillDir, o); err != nil {
+			if oe, ok := err.(*OutputError); ok {
+				oe.Phase = phase
+			}
 			errs = append(errs, err)
 		}
 	}

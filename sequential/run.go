@@ -10,23 +10,19 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/skillkit/skillkit/agent"
 	"github.com/skillkit/skillkit/engine"
 	"github.com/skillkit/skillkit/plan"
+	"github.com/skillkit/skillkit/script"
 	"github.com/skillkit/skillkit/store"
 )
-
-// HostInfo is what the JS host of a run is made from, once the run
-// directory exists.
-type HostInfo struct {
-	RunID   string
-	WorkDir string
-	Inputs  map[string]string
-}
 
 // Options configure a run.
 type Options struct {
@@ -43,15 +39,19 @@ type Options struct {
 	// Force resumes a run whose skill changed since it started.
 	Force  bool
 	Inputs map[string]string
+	// ProjectDir is the project the skill works on (JS code may touch it);
+	// AllowPaths are more folders it may touch.
+	ProjectDir string
+	AllowPaths []string
 	// Agent does agent work; nil makes a run that reaches some stop there,
-	// resumable, with a message naming --agent.
-	Agent   engine.Agent
-	Confirm engine.Confirmer
+	// resumable, with a message naming --agent. Its Dir and Env are set
+	// for the run.
+	Agent *agent.Agent
+	// Answers answers AskUserQuestion and step confirmations
+	// (script.Terminal, script.LoadAnswers); nil applies the defaults.
+	Answers script.Answerer
 	// Yes answers yes to every confirmation (--yes).
 	Yes bool
-	// NewHost makes the JS host and the step environment (the SKILL_*
-	// variables) of the run.
-	NewHost func(HostInfo) (engine.Script, []string, error)
 	// Validate checks the skill before a new run starts (lint errors);
 	// its error stops the run before anything is written.
 	Validate func(*plan.Skill) error
@@ -119,6 +119,8 @@ type runner struct {
 	run   *store.Run
 	claim *store.Claim
 	eng   *engine.Runner
+	// console receives the run's console.log lines.
+	console *consoleLog
 	// from is the run state the run is in when it starts running.
 	from string
 }
@@ -126,6 +128,9 @@ type runner struct {
 func (r *runner) close() {
 	r.claim.Release()
 	r.run.Close()
+	if r.console != nil {
+		r.console.Close()
+	}
 }
 
 // create validates the skill and makes a new run directory, claimed.
@@ -218,16 +223,29 @@ func (r *runner) newEngine() error {
 	if err != nil {
 		return err
 	}
-	e := &engine.Runner{
-		Run: r.run, Skill: r.o.Skill, Inputs: p.Inputs, State: state,
-		Agent: r.o.Agent, Confirm: r.o.Confirm, Yes: r.o.Yes, Out: r.o.Out, Backoff: r.o.Backoff,
-		Observe: r.o.Observe,
+	r.console = &consoleLog{dir: r.run.Dir}
+	hopts := script.Options{
+		WorkDir: r.run.Dir, SkillDir: r.o.Skill.Dir, ProjectDir: r.o.ProjectDir, AllowPaths: r.o.AllowPaths,
+		Inputs: p.Inputs, RunID: p.RunID, Skill: r.o.Skill.Name, Agent: r.o.Agent, Answers: r.o.Answers,
+		Log: r.console,
 	}
-	if r.o.NewHost != nil {
-		e.Script, e.Env, err = r.o.NewHost(HostInfo{RunID: p.RunID, WorkDir: r.run.Dir, Inputs: p.Inputs})
-		if err != nil {
-			return fmt.Errorf("starting the JS host: %w", err)
-		}
+	host, err := script.NewHost(hopts)
+	if err != nil {
+		return err
+	}
+	e := &engine.Runner{
+		Run: r.run, Skill: r.o.Skill, Inputs: p.Inputs, State: state, Script: host, Env: script.Env(hopts),
+		Yes: r.o.Yes, Out: r.o.Out, Backoff: r.o.Backoff, Observe: r.o.Observe,
+	}
+	if r.o.Answers != nil {
+		e.Confirm = r.o.Answers
+	}
+	if r.o.Agent != nil {
+		// The agent works in the run like a step: same folder, same SKILL_*.
+		a := *r.o.Agent
+		a.Dir = r.run.Dir
+		a.Env = append(slices.Clone(e.Env), a.Env...)
+		e.Agent = &a
 	}
 	r.eng = e
 	return nil
@@ -299,7 +317,7 @@ func (r *runner) phase(ctx context.Context, i int, ph *plan.Phase) error {
 		Kind: store.KindPhase, ID: id, Title: ph.Title,
 		Execute: execute,
 		Verify: func(context.Context) error {
-			return verifyOutputs(r.run.Dir, r.o.Skill.Dir, ph.Outputs)
+			return verifyOutputs(id, r.run.Dir, r.o.Skill.Dir, ph.Outputs)
 		},
 		Done: func() error {
 			return r.run.Update(func(p *store.Progress) {
@@ -387,7 +405,7 @@ func runError(err error) *store.RunError {
 	case errors.As(err, &se):
 		e.Step, e.Diagnostics = se.Step, se.Diagnostics
 	case errors.As(err, &oe):
-		e.Step, e.Diagnostics = oe.Output.Pos.File, oe.Diagnostics
+		e.Step, e.Diagnostics = oe.Phase, oe.Diagnostics
 	}
 	return e
 }
@@ -432,4 +450,34 @@ func skillVersion(s *plan.Skill) string {
 		}
 	}
 	return ""
+}
+
+// consoleLog is where console.log of the run's JS goes: logs/console.log,
+// made on the first line so that runs without JS have no such file.
+type consoleLog struct {
+	dir string
+	f   *os.File
+}
+
+func (c *consoleLog) Write(p []byte) (int, error) {
+	if c.f == nil {
+		dir := filepath.Join(c.dir, store.LogsDir)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return 0, err
+		}
+		f, err := os.OpenFile(filepath.Join(dir, "console.log"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		if err != nil {
+			return 0, err
+		}
+		c.f = f
+	}
+	return c.f.Write(p)
+}
+
+// Close closes the file if one was made.
+func (c *consoleLog) Close() error {
+	if c.f == nil {
+		return nil
+	}
+	return c.f.Close()
 }

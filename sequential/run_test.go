@@ -64,46 +64,46 @@ func TestStepPolicies(t *testing.T) {
 		{name: "timeout", steps: []*plan.Step{with(bashStep("slow", "sleep 10; echo late >> out.txt"), func(a *plan.StepAttrs) {
 			a.Timeout = &plan.Timeout{Duration: 50 * time.Millisecond}
 		})}, wantState: store.RunFailed, wantSteps: "-", wantErr: "timed out after 50ms"},
-		{name: "condition false skips", steps: []*plan.Step{with(appendA(), condition("no")), appendB()},
+		{name: "condition false skips", steps: []*plan.Step{with(appendA(), condition("state.ready === true")), appendB()},
 			wantState: store.RunCompleted, wantSteps: "skipped completed", wantOut: "b\n"},
-		{name: "condition true runs", steps: []*plan.Step{with(appendA(), condition("yes"))},
+		{name: "condition true runs", steps: []*plan.Step{with(appendA(), condition("inputs.go === '1'"))},
 			wantState: store.RunCompleted, wantSteps: "completed", wantOut: "a\n"},
-		{name: "condition that throws fails", steps: []*plan.Step{with(appendA(), condition("nope"))},
+		{name: "condition that throws fails", steps: []*plan.Step{with(appendA(), condition("nope > 1"))},
 			wantState: store.RunFailed, wantSteps: "-", wantErr: "nope is not defined"},
 		{name: "confirm: --yes runs", steps: []*plan.Step{with(appendA(), confirm(plan.ConfirmSkip))},
 			opts:      func(o *Options) { o.Yes = true },
 			wantState: store.RunCompleted, wantSteps: "completed", wantOut: "a\n"},
 		{name: "confirm: answered skip", steps: []*plan.Step{with(appendA(), confirm(plan.ConfirmYes)), appendB()},
-			opts:      func(o *Options) { o.Confirm = fakeConfirm{answer: plan.ConfirmSkip} },
+			opts:      func(o *Options) { o.Answers = fakeConfirm{answer: plan.ConfirmSkip} },
 			wantState: store.RunCompleted, wantSteps: "skipped completed", wantOut: "b\n"},
 		{name: "confirm: answered abort", steps: []*plan.Step{with(appendA(), confirm(plan.ConfirmYes)), appendB()},
-			opts:      func(o *Options) { o.Confirm = fakeConfirm{answer: plan.ConfirmAbort} },
+			opts:      func(o *Options) { o.Answers = fakeConfirm{answer: plan.ConfirmAbort} },
 			wantState: store.RunAborted, wantSteps: "-", wantErr: "aborted"},
 		{name: "confirm: no answer, default skip", steps: []*plan.Step{with(appendA(), confirm(plan.ConfirmSkip))},
-			opts:      func(o *Options) { o.Confirm = fakeConfirm{err: errors.New("no terminal")} },
+			opts:      func(o *Options) { o.Answers = fakeConfirm{err: errors.New("no terminal")} },
 			wantState: store.RunCompleted, wantSteps: "skipped"},
 		{name: "confirm: no answerer, default yes", steps: []*plan.Step{with(appendA(), confirm(plan.ConfirmYes))},
 			wantState: store.RunCompleted, wantSteps: "completed", wantOut: "a\n"},
 		{name: "confirm: the agent says yes", steps: []*plan.Step{with(appendA(), confirm(plan.ConfirmAgent))},
-			opts:      func(o *Options) { o.Agent = fakeAgent{reply: "Looks safe.\nyes"} },
+			opts:      func(o *Options) { o.Agent = fakeAgent("yes") },
 			wantState: store.RunCompleted, wantSteps: "completed", wantOut: "a\n"},
 		{name: "confirm: left to a missing agent", steps: []*plan.Step{with(appendA(), confirm(plan.ConfirmAgent))},
 			wantState: store.RunInterrupted, wantSteps: "-", wantErr: "--agent"},
 		{name: "agent step without an agent stops resumable", steps: []*plan.Step{appendA(), proseStep("think", "Summarize out.txt.")},
 			wantState: store.RunInterrupted, wantSteps: "completed", wantOut: "a\n", wantErr: "--agent"},
 		{name: "agent step", steps: []*plan.Step{proseStep("think", "Summarize.")},
-			opts:      func(o *Options) { o.Agent = fakeAgent{reply: `done {"stateUpdates": {"summary": "ok"}}`} },
+			opts:      func(o *Options) { o.Agent = fakeAgent(`done {"stateUpdates": {"summary": "ok"}}`) },
 			wantState: store.RunCompleted, wantSteps: "completed"},
-		{name: "JS step updates the state", steps: []*plan.Step{{Title: "js", Code: []*plan.CodeBlock{code("js", `{"stateUpdates": {"context.count": 2}}`)}}},
+		{name: "JS step updates the state", steps: []*plan.Step{{Title: "js", Code: []*plan.CodeBlock{code("js", `return {stateUpdates: {"context.count": 2}}`)}}},
 			wantState: store.RunCompleted, wantSteps: "completed"},
-		{name: "JS step that throws", steps: []*plan.Step{{Title: "js", Code: []*plan.CodeBlock{code("js", "throw: TypeError: x is undefined")}}},
+		{name: "JS step that throws", steps: []*plan.Step{{Title: "js", Code: []*plan.CodeBlock{code("js", "throw new TypeError('x is undefined')")}}},
 			wantState: store.RunFailed, wantSteps: "-", wantErr: "TypeError: x is undefined"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := newSkill(t, phase("01-only.md", tt.steps...))
 			o := opts(t, s)
-			o.NewHost = fakeHost(map[string]bool{"yes": true, "no": false})
+			o.Inputs = map[string]string{"go": "1"}
 			if tt.opts != nil {
 				tt.opts(&o)
 			}
@@ -164,7 +164,7 @@ func TestFailureDiagnostics(t *testing.T) {
 }
 
 func TestJSUpdatesReachStateFile(t *testing.T) {
-	s := newSkill(t, phase("01-x.md", &plan.Step{Title: "js", Code: []*plan.CodeBlock{code("js", `{"stateUpdates": {"context.count": 2}}`)}}))
+	s := newSkill(t, phase("01-x.md", &plan.Step{Title: "js", Code: []*plan.CodeBlock{code("js", `return {stateUpdates: {"context.count": 2}}`)}}))
 	res, err := Run(context.Background(), opts(t, s))
 	if err != nil {
 		t.Fatal(err)
@@ -199,9 +199,8 @@ func TestTimeoutKillsProcessGroup(t *testing.T) {
 }
 
 func TestLifecycleEvents(t *testing.T) {
-	s := newSkill(t, phase("01-x.md", bashStep("a", "true"), with(bashStep("b", "true"), condition("no"))))
+	s := newSkill(t, phase("01-x.md", bashStep("a", "true"), with(bashStep("b", "true"), condition("state.ready === true"))))
 	o := opts(t, s)
-	o.NewHost = fakeHost(map[string]bool{"no": false})
 	var seen int
 	o.Observe = func(store.Event) { seen++ }
 	res, err := Run(context.Background(), o)
@@ -313,7 +312,7 @@ func TestResume(t *testing.T) {
 		t.Fatalf("first go: %s, %v", res.State, err)
 	}
 	o.Resume = res.ID
-	o.Agent = fakeAgent{reply: "thought"}
+	o.Agent = fakeAgent("thought")
 	res2, err := Run(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
@@ -344,7 +343,7 @@ func TestResumeRefusesChangedSkill(t *testing.T) {
 	if _, err := Run(context.Background(), o); !errors.Is(err, store.ErrSkillChanged) {
 		t.Fatalf("err = %v, want ErrSkillChanged", err)
 	}
-	o.Force, o.Agent = true, fakeAgent{reply: "ok"}
+	o.Force, o.Agent = true, fakeAgent("ok")
 	if _, err := Run(context.Background(), o); err != nil {
 		t.Fatalf("forced resume: %v", err)
 	}

@@ -181,15 +181,7 @@ func takeover(dir, tmp string) error {
 
 // ReadClaim reads claim.json of the run in dir.
 func ReadClaim(dir string) (*ClaimInfo, error) {
-	data, err := os.ReadFile(filepath.Join(dir, ClaimFile))
-	if err != nil {
-		return nil, err
-	}
-	var c ClaimInfo
-	if err := json.Unmarshal(data, &c); err != nil {
-		return nil, fmt.Errorf("reading %s: %w", filepath.Join(dir, ClaimFile), err)
-	}
-	return &c, nil
+	return readJSON[ClaimInfo](filepath.Join(dir, ClaimFile))
 }
 
 // Info is the claim as written.

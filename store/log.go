@@ -176,7 +176,9 @@ func (r *Run) Checkpoint(c Checkpoint) (string, error) {
 		return "", fmt.Errorf("encoding checkpoint: %w", err)
 	}
 	path := filepath.Join(dir, strconv.Itoa(c.N)+".json")
-	if err := WriteFile(path, append(data, '\n'), r.durable); err != nil {
+	// Checkpoints are history: atomic, but not worth an fsync each; the
+	// resume reads state.json and skill-state.yaml, which are synced.
+	if err := WriteFile(path, append(data, '\n'), false); err != nil {
 		r.threads--
 		return "", err
 	}

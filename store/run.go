@@ -88,7 +88,7 @@ func Create(dir string, p Progress, state map[string]any, opts Options) (*Run, e
 	if err := r.SaveState(state); err != nil {
 		return nil, err
 	}
-	if err := r.saveProgress(); err != nil {
+	if err := r.saveProgress(r.durable); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -141,23 +141,30 @@ func (r *Run) Progress() Progress {
 // Update changes the progress with fn and writes skill-state.yaml. When the
 // write fails the change is undone, so memory and disk agree.
 func (r *Run) Update(fn func(p *Progress)) error {
+	return r.update(fn, r.durable)
+}
+
+// Note is Update without waiting for the disk (no fsync; the write is still
+// atomic): for changes only a status display reads, such as the step now
+// running, which a power loss may forget without harm.
+func (r *Run) Note(fn func(p *Progress)) error {
+	return r.update(fn, false)
+}
+
+func (r *Run) update(fn func(p *Progress), durable bool) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	old := r.progress.clone()
 	fn(&r.progress)
-	if err := r.saveProgress(); err != nil {
+	if err := r.saveProgress(durable); err != nil {
 		r.progress = old
 		return err
 	}
 	return nil
 }
 
-func (r *Run) saveProgress() error {
-	data, err := yaml.Marshal(&r.progress)
-	if err != nil {
-		return fmt.Errorf("encoding progress: %w", err)
-	}
-	return WriteFile(filepath.Join(r.Dir, ProgressFile), data, r.durable)
+func (r *Run) saveProgress(durable bool) error {
+	return WriteFile(filepath.Join(r.Dir, ProgressFile), encodeProgress(&r.progress), durable)
 }
 
 // State reads state.json.
@@ -167,19 +174,28 @@ func (r *Run) State() (map[string]any, error) {
 
 // ReadState reads state.json of the run in dir.
 func ReadState(dir string) (map[string]any, error) {
-	path := filepath.Join(dir, StateFile)
+	s, err := readJSON[map[string]any](filepath.Join(dir, StateFile))
+	if err != nil {
+		return nil, err
+	}
+	if *s == nil {
+		return map[string]any{}, nil
+	}
+	return *s, nil
+}
+
+// readJSON reads a JSON file of the run directory. A missing file is an
+// error that wraps fs.ErrNotExist.
+func readJSON[T any](path string) (*T, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("reading state: %w", err)
+		return nil, fmt.Errorf("reading %s: %w", filepath.Base(path), err)
 	}
-	var s map[string]any
-	if err := json.Unmarshal(data, &s); err != nil {
+	var v T
+	if err := json.Unmarshal(data, &v); err != nil {
 		return nil, fmt.Errorf("reading %s: %w", path, err)
 	}
-	if s == nil {
-		s = map[string]any{}
-	}
-	return s, nil
+	return &v, nil
 }
 
 // SaveState replaces state.json atomically.

@@ -373,3 +373,33 @@ func TestStatusShowsInterrupted(t *testing.T) {
 		t.Errorf("status does not name the holder:\n%s", b.String())
 	}
 }
+
+// skill-state.yaml is written by hand: whatever the strings hold, it must
+// read back as written.
+func TestProgressEncodingRoundTrip(t *testing.T) {
+	now := time.Date(2026, 1, 2, 3, 4, 5, 123456789, time.UTC)
+	nasty := []string{"", "plain", "yes", "null", "- dash", "a: b", "#hash", "'q'", `"dq"`, "line\nbreak\ttab", "中文 ✓", "\u2028", "\x01", "{[", "trailing "}
+	for _, s := range nasty {
+		p := Progress{
+			SkillVersion: s, StartedAt: now, CurrentPhase: s, CurrentStep: s, TotalSteps: 3,
+			CompletedSteps: []StepRecord{{Step: s, Status: StepCompleted, EvidenceCaptured: true, Timestamp: now}},
+			LastAction:     s, Error: &RunError{Step: s, Message: s, Diagnostics: []string{s, "x"}}, CompletedAt: &now,
+			RunState: RunFailed, SkillHash: s, RunID: s, Skill: s, SkillDir: s, Mode: s,
+			Inputs: map[string]string{s + "k": s, "z": s}, CompletedPhases: []string{s},
+			Loop: &Loop{Iteration: 4, MaxIterations: 100, CurrentAction: s, LastAction: s, Completed: 3, ErrorCount: 1},
+		}
+		var back Progress
+		if err := yaml.Unmarshal(encodeProgress(&p), &back); err != nil {
+			t.Fatalf("%q: %v\n%s", s, err, encodeProgress(&p))
+		}
+		want, _ := json.Marshal(p)
+		got, _ := json.Marshal(back)
+		if string(want) != string(got) {
+			t.Errorf("%q did not round-trip:\n%s\nwant %s\ngot  %s", s, encodeProgress(&p), want, got)
+		}
+	}
+	var empty Progress
+	if err := yaml.Unmarshal(encodeProgress(&empty), &empty); err != nil {
+		t.Fatalf("zero progress: %v", err)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/spf13/cobra"
 )
@@ -119,6 +120,12 @@ durable state, resume, retries and an embedded JavaScript engine.`,
 		newPlanCmd(),
 		newSchemaCmd(),
 		newGraphCmd(),
+		newRunCmd(s),
+		newStatusCmd(),
+		newRunsCmd(),
+		newNewCmd(),
+		newAddCmd(),
+		newLintCmd(s),
 	)
 	return root
 }
@@ -133,4 +140,15 @@ func newVersionCmd() *cobra.Command {
 			return err
 		}),
 	}
+}
+
+// isTerminal reports whether a stream is a terminal: colour, live
+// progress and interactive prompts only go to one.
+func isTerminal(v any) bool {
+	f, ok := v.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }

@@ -1,0 +1,151 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/skillkit/skillkit/agent"
+	"github.com/skillkit/skillkit/engine"
+	"github.com/skillkit/skillkit/parse"
+	"github.com/skillkit/skillkit/plan"
+	"github.com/skillkit/skillkit/script"
+	"github.com/skillkit/skillkit/sequential"
+)
+
+type runOptions struct {
+	workDir  string
+	inputs   []string
+	agentCmd string
+	yes      bool
+	answers  string
+	dryRun   bool
+	resume   string
+	force    bool
+	allow    []string
+}
+
+func newRunCmd(s Streams) *cobra.Command {
+	o := &runOptions{}
+	c := &cobra.Command{
+		Use:   "run SKILL",
+		Short: "Run a skill locally with durable state",
+		Long: `run executes a skill: numbered phases in order, or the orchestrator loop,
+in a run directory (.skillkit/runs/<skill>/<run-id>/ unless --workdir) that
+is also the work dir its steps run in. state.json is written atomically after
+every change, so a run killed at any moment can be resumed with --resume: a
+completed step never runs again, the interrupted one runs again.
+
+Shell steps run with bash; JavaScript steps run in an embedded engine with
+Claude Code's tool vocabulary (Read, Write, Bash, Glob, Grep, Task, …). Work
+that needs a model (prose steps, prose actions, Task/Agent calls) goes to the
+--agent command with the prompt on stdin; 'claude -p' works as it is.
+
+Exit codes: 0 completed, 1 failed or aborted, 2 invalid skill or usage,
+3 internal failure, 130 interrupted (resumable).`,
+		Example: `  skillkit run examples/sequential --input dir="$PWD/docs"
+  skillkit run my-skill --agent 'claude -p' --answers answers.yaml
+  skillkit run my-skill --dry-run
+  skillkit run my-skill --resume 20261121-101500-ab12`,
+		Args: cobra.ExactArgs(1),
+		RunE: runE(func(c *cobra.Command, args []string) error {
+			return runSkill(c, s, o, args[0])
+		}),
+	}
+	f := c.Flags()
+	f.StringVar(&o.workDir, "workdir", "", "run directory of a new run (default .skillkit/runs/<skill>/<run-id>)")
+	f.StringArrayVar(&o.inputs, "input", nil, "an input as key=value, repeatable (SKILL_INPUT_KEY for shell, inputs.key for JS)")
+	f.StringVar(&o.agentCmd, "agent", "", "command that does agent work, prompt on stdin (default $SKILLKIT_AGENT)")
+	f.BoolVar(&o.yes, "yes", false, "answer yes to every confirmation")
+	f.StringVar(&o.answers, "answers", "", "YAML or JSON file of answers: question header → option label")
+	f.BoolVar(&o.dryRun, "dry-run", false, "show what would run and what would go to the agent; write nothing")
+	f.StringVar(&o.resume, "resume", "", "resume the run with this id or directory")
+	f.BoolVar(&o.force, "force", false, "with --resume: resume although the skill changed since the run started")
+	f.StringArrayVar(&o.allow, "allow-path", nil, "a folder JS code may read and write besides the project, the skill and the work dir (repeatable)")
+	return c
+}
+
+func runSkill(c *cobra.Command, s Streams, o *runOptions, dir string) error {
+	skill, err := parse.Dir(dir)
+	if err != nil {
+		return usageErr(err)
+	}
+	inputs, err := parseInputs(o.inputs)
+	if err != nil {
+		return usageErr(err)
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return fmt.Errorf("finding the current folder: %w", err)
+	}
+	opts := sequential.Options{
+		Skill: skill, Base: cwd, WorkDir: o.workDir, Resume: o.resume, Force: o.force,
+		Inputs: inputs, ProjectDir: cwd, AllowPaths: o.allow, Yes: o.yes,
+		Out: c.OutOrStdout(),
+	}
+	if cmd := firstNonEmpty(o.agentCmd, os.Getenv("SKILLKIT_AGENT")); cmd != "" {
+		opts.Agent = &agent.Agent{Command: cmd}
+	}
+	switch {
+	case o.answers != "":
+		a, err := script.LoadAnswers(o.answers)
+		if err != nil {
+			return usageErr(err)
+		}
+		opts.Answers = a
+	case isTerminal(s.In):
+		opts.Answers = &script.Terminal{In: s.In, Out: c.ErrOrStderr()}
+	}
+	if o.dryRun {
+		d, err := sequential.Plan(opts)
+		if err != nil {
+			return &exitError{code: engine.ExitCode(err), err: err}
+		}
+		return d.Write(c.OutOrStdout(), opts.Agent != nil)
+	}
+	if skill.Mode != plan.ModeSequential {
+		return usageErr(fmt.Errorf("%s: %s skills cannot be run yet", dir, skill.Mode))
+	}
+	if isTerminal(c.ErrOrStderr()) {
+		p := newProgress(c.ErrOrStderr(), skill)
+		opts.Out = p.lines(c.OutOrStdout())
+		opts.Observe = p.observe
+		defer p.done()
+	}
+	ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	res, err := sequential.Run(ctx, opts)
+	if err != nil {
+		if ctx.Err() != nil && res != nil {
+			err = fmt.Errorf("%w; resume with: skillkit run %s --resume %s", err, dir, res.ID)
+		}
+		return &exitError{code: engine.ExitCode(err), err: err}
+	}
+	return nil
+}
+
+// parseInputs reads --input key=value pairs.
+func parseInputs(pairs []string) (map[string]string, error) {
+	inputs := map[string]string{}
+	for _, p := range pairs {
+		k, v, ok := strings.Cut(p, "=")
+		if !ok || strings.TrimSpace(k) == "" {
+			return nil, fmt.Errorf("--input %q: want key=value", p)
+		}
+		inputs[k] = v
+	}
+	return inputs, nil
+}
+
+func firstNonEmpty(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}

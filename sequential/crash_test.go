@@ -1,0 +1,195 @@
+package sequential
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/skillkit/skillkit/engine"
+	"github.com/skillkit/skillkit/plan"
+	"github.com/skillkit/skillkit/store"
+)
+
+// The crash and race tests run the runner in a child process (this test
+// binary, re-executed) so that it can be killed for real.
+const helperEnv = "SKILLKIT_SEQUENTIAL_HELPER"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(helperEnv) != "" {
+		os.Exit(helperMain())
+	}
+	os.Exit(m.Run())
+}
+
+// helperSkill is 5 phases of 2 steps; each step appends its id to
+// steps.log, then sleeps.
+func helperSkill(dir, sleep string) *plan.Skill {
+	var phases []*plan.Phase
+	for i := 1; i <= 5; i++ {
+		file := fmt.Sprintf("%02d-p.md", i)
+		var steps []*plan.Step
+		for j := 1; j <= 2; j++ {
+			id := engine.StepID(strings.TrimSuffix(file, ".md"), j-1)
+			steps = append(steps, bashStep("s", fmt.Sprintf("echo %s >> steps.log; sleep %s", id, sleep)))
+		}
+		phases = append(phases, phase(file, steps...))
+	}
+	return &plan.Skill{Dir: dir, Name: "crash", Mode: plan.ModeSequential, Phases: phases, Hash: "h1"}
+}
+
+// helperMain runs or resumes the helper skill as told by the environment
+// and exits as the CLI would.
+func helperMain() int {
+	o := Options{
+		Skill:   helperSkill(os.Getenv("HELPER_SKILL"), os.Getenv("HELPER_SLEEP")),
+		WorkDir: os.Getenv("HELPER_WORKDIR"), Resume: os.Getenv("HELPER_RESUME"),
+	}
+	_, err := Run(context.Background(), o)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+	}
+	return engine.ExitCode(err)
+}
+
+func helper(t *testing.T, skillDir, sleep string, env ...string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), helperEnv+"=1", "HELPER_SKILL="+skillDir, "HELPER_SLEEP="+sleep)
+	cmd.Env = append(cmd.Env, env...)
+	return cmd
+}
+
+// TestCrashResume kills a run with SIGKILL at 20 random moments. After each
+// kill state.json must be valid JSON, and a resume must complete the run:
+// every step that had completed ran exactly once, the one in flight at
+// most twice, none was lost. SKILLKIT_CRASH_SEED replays a seed.
+func TestCrashResume(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kills 20 child processes")
+	}
+	seed := uint64(time.Now().UnixNano())
+	if s := os.Getenv("SKILLKIT_CRASH_SEED"); s != "" {
+		seed, _ = strconv.ParseUint(s, 10, 64)
+	}
+	t.Logf("seed %d (replay with SKILLKIT_CRASH_SEED=%d)", seed, seed)
+	rng := rand.New(rand.NewPCG(seed, 0))
+	skillDir := t.TempDir()
+	midRun, reran := 0, 0
+	for i := range 20 {
+		dir := filepath.Join(t.TempDir(), "run")
+		cmd := helper(t, skillDir, "0.01", "HELPER_WORKDIR="+dir)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		after := time.Duration(rng.IntN(250)) * time.Millisecond
+		time.Sleep(after)
+		cmd.Process.Signal(syscall.SIGKILL)
+		cmd.Wait()
+
+		done := map[string]bool{}
+		p, perr := store.ReadProgress(dir)
+		if perr == nil {
+			data, err := os.ReadFile(filepath.Join(dir, store.StateFile))
+			if err != nil || !json.Valid(data) {
+				t.Fatalf("kill %d after %v: state.json is not valid JSON (%v): %q", i, after, err, data)
+			}
+			for _, s := range p.CompletedSteps {
+				done[s.Step] = true
+			}
+			if p.RunState == store.RunRunning {
+				midRun++
+			}
+		}
+		if perr != nil || p.RunState != store.RunCompleted {
+			resume := helper(t, skillDir, "0.01", "HELPER_RESUME="+dir)
+			if perr != nil {
+				// Killed before the run existed: start it anew.
+				resume = helper(t, skillDir, "0.01", "HELPER_WORKDIR="+dir)
+			}
+			if out, err := resume.CombinedOutput(); err != nil {
+				t.Fatalf("kill %d after %v: resume failed: %v\n%s", i, after, err, out)
+			}
+		}
+		final := progress(t, dir)
+		if final.RunState != store.RunCompleted || len(final.CompletedSteps) != 10 {
+			t.Fatalf("kill %d after %v: run ended %s with %d steps", i, after, final.RunState, len(final.CompletedSteps))
+		}
+		counts := map[string]int{}
+		log, _ := os.ReadFile(filepath.Join(dir, "steps.log"))
+		for _, l := range strings.Fields(string(log)) {
+			counts[l]++
+		}
+		twice := 0
+		for _, s := range final.CompletedSteps {
+			switch n := counts[s.Step]; {
+			case n == 1:
+			case n == 2 && !done[s.Step]:
+				twice++
+			default:
+				t.Fatalf("kill %d after %v: step %s ran %d times (completed before the kill: %v)", i, after, s.Step, n, done[s.Step])
+			}
+		}
+		reran += twice
+		if twice > 1 {
+			t.Fatalf("kill %d after %v: %d steps ran twice; only the one in flight may", i, after, twice)
+		}
+	}
+	t.Logf("%d of 20 kills landed in the middle of a run; %d in-flight steps ran again on resume", midRun, reran)
+}
+
+// TestConcurrentResumes starts two resumes of one run at once: exactly one
+// proceeds, the other is refused with a message naming the holder.
+func TestConcurrentResumes(t *testing.T) {
+	skillDir := t.TempDir()
+	dir := filepath.Join(t.TempDir(), "run")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	res, err := Run(ctx, Options{Skill: helperSkill(skillDir, "0.1"), WorkDir: dir})
+	if res == nil || res.State != store.RunInterrupted {
+		t.Fatalf("setting up an interrupted run: %v", err)
+	}
+	var cmds [2]*exec.Cmd
+	var stderr [2]bytes.Buffer
+	for i := range cmds {
+		cmds[i] = helper(t, skillDir, "0.1", "HELPER_RESUME="+dir)
+		cmds[i].Stderr = &stderr[i]
+	}
+	for _, c := range cmds {
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var errs [2]error
+	for i, c := range cmds {
+		errs[i] = c.Wait()
+	}
+	if (errs[0] == nil) == (errs[1] == nil) {
+		t.Fatalf("want exactly one resume to proceed: %v / %v\n%s\n%s", errs[0], errs[1], &stderr[0], &stderr[1])
+	}
+	winner, loser := 0, 1
+	if errs[0] != nil {
+		winner, loser = 1, 0
+	}
+	host, _ := os.Hostname()
+	holder := fmt.Sprintf("claimed by %d@%s", cmds[winner].Process.Pid, host)
+	if !strings.Contains(stderr[loser].String(), holder) {
+		t.Errorf("refusal %q does not name the holder (%s)", &stderr[loser], holder)
+	}
+	var exitErr *exec.ExitError
+	if !errors.As(errs[loser], &exitErr) || exitErr.ExitCode() != engine.ExitFailed {
+		t.Errorf("refused resume: %v, want exit %d", errs[loser], engine.ExitFailed)
+	}
+	if p := progress(t, dir); p.RunState != store.RunCompleted {
+		t.Errorf("run ended %s", p.RunState)
+	}
+}
