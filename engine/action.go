@@ -27,4 +27,3 @@ func (e *ActionError) Unwrap() error { return e.Err }
 // Log appends text to the run's logs/<name>.log (as steps do with their
 // output) and reports whether it held anything beyond its first line.
 func (r *Runner) Log(name, text string) bool { return r.log(name, text) }
-
