@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -27,10 +26,7 @@ With --json it prints the whole plan (see 'skillkit schema plan').`,
 				return usageErr(err)
 			}
 			if asJSON {
-				enc := json.NewEncoder(c.OutOrStdout())
-				enc.SetIndent("", "  ")
-				enc.SetEscapeHTML(false)
-				return enc.Encode(s)
+				return writeJSON(c.OutOrStdout(), s)
 			}
 			if err := s.WriteSummary(c.OutOrStdout()); err != nil {
 				return fmt.Errorf("writing plan: %w", err)
