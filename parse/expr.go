@@ -3,6 +3,7 @@ package parse
 import (
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/dop251/goja/ast"
 	"github.com/dop251/goja/parser"
@@ -24,7 +25,8 @@ func toJS(text string) string {
 	if strings.Count(s, "`") == 2 && strings.HasPrefix(s, "`") && strings.HasSuffix(s, "`") {
 		s = strings.TrimSpace(s[1 : len(s)-1])
 	}
-	if s == "" {
+	if s == "" || !utf8.ValidString(s) {
+		// JavaScript source is UTF-8: text with broken bytes is prose.
 		return ""
 	}
 	if js, ok := shorthand(s); ok {

@@ -43,7 +43,11 @@ func splitFrontMatter(rel string, src []byte) (*plan.FrontMatter, []byte) {
 	fm.Raw = strings.Join(lines[:end], "\n")
 	readFields(fm, rel)
 
-	// Blank the block (line 1 … closing line) but keep its newlines.
+	// Blank the block (line 1 … closing line) but keep its newlines; a
+	// closing line that ends the file has none.
+	if end == len(lines)-1 {
+		return fm, []byte(strings.Repeat("\n", end+1))
+	}
 	blank := strings.Repeat("\n", end+2)
 	body := strings.Join(lines[end+1:], "\n")
 	return fm, []byte(blank + body)

@@ -2,6 +2,7 @@ package parse
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -288,7 +289,13 @@ func (p *tsParser) applyBases() {
 			}
 			req, _ := p.defs[name]["required"].([]any)
 			if br, ok := base["required"].([]any); ok {
-				req = append(req, br...)
+				// A diamond or a self-extension names a field twice; JSON
+				// Schema wants required without repeats.
+				for _, r := range br {
+					if !slices.Contains(req, r) {
+						req = append(req, r)
+					}
+				}
 			}
 			if len(req) > 0 {
 				p.defs[name]["required"] = req
@@ -336,7 +343,7 @@ func (p *tsParser) objectType() map[string]any {
 				continue
 			}
 			props[t.text] = p.typeExpr()
-			if !optional {
+			if !optional && !slices.Contains(required, any(t.text)) {
 				required = append(required, t.text)
 			}
 		default:
