@@ -106,6 +106,10 @@ func shorthandValue(v string) (string, bool) {
 	case zeroPadded.MatchString(v):
 		return "'" + v + "'", true
 	case quotedLit.MatchString(v):
+		if strings.Contains(v, "'") {
+			// "it's" stays double-quoted: 'it's' is not a JS string.
+			return v, true
+		}
 		return "'" + v[1:len(v)-1] + "'", true
 	case constantLit.MatchString(v):
 		return v, true
