@@ -1,9 +1,11 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 
@@ -15,6 +17,7 @@ import (
 	"github.com/skillkit/skillkit/plan"
 	"github.com/skillkit/skillkit/script"
 	"github.com/skillkit/skillkit/sequential"
+	"github.com/skillkit/skillkit/store"
 )
 
 type runOptions struct {
@@ -85,7 +88,7 @@ func runSkill(c *cobra.Command, s Streams, o *runOptions, dir string) error {
 	opts := sequential.Options{
 		Skill: skill, Base: cwd, WorkDir: o.workDir, Resume: o.resume, Force: o.force,
 		Inputs: inputs, ProjectDir: cwd, AllowPaths: o.allow, Yes: o.yes,
-		Out: c.OutOrStdout(),
+		Out: c.OutOrStdout(), Validate: validateSkill,
 	}
 	if cmd := firstNonEmpty(o.agentCmd, os.Getenv("SKILLKIT_AGENT")); cmd != "" {
 		opts.Agent = &agent.Agent{Command: cmd}
@@ -120,12 +123,37 @@ func runSkill(c *cobra.Command, s Streams, o *runOptions, dir string) error {
 	defer stop()
 	res, err := sequential.Run(ctx, opts)
 	if err != nil {
-		if ctx.Err() != nil && res != nil {
+		if (ctx.Err() != nil || errors.Is(err, store.ErrWrite)) && res != nil {
 			err = fmt.Errorf("%w; resume with: skillkit run %s --resume %s", err, dir, res.ID)
 		}
 		return &exitError{code: engine.ExitCode(err), err: err}
 	}
 	return nil
+}
+
+// validateSkill refuses a skill whose files the parser could not read or
+// whose step attributes are wrong.
+func validateSkill(s *plan.Skill) error {
+	lines := errorLines(s)
+	if len(lines) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s has %d error(s):\n%s", s.Dir, len(lines), strings.Join(lines, "\n"))
+}
+
+// errorLines formats the skill's error-level diagnostics as
+// file:line:col: message [code], with paths as the user named the skill.
+func errorLines(s *plan.Skill) []string {
+	var lines []string
+	for _, d := range s.Diagnostics {
+		if d.Severity != plan.SevError {
+			continue
+		}
+		p := d.Pos
+		p.File = filepath.Join(s.Dir, p.File)
+		lines = append(lines, fmt.Sprintf("%s: %s [%s]", p, d.Message, d.Code))
+	}
+	return lines
 }
 
 // parseInputs reads --input key=value pairs.
