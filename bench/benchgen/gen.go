@@ -92,9 +92,9 @@ func loop(args []string) error {
 	}
 	name := filepath.Base(out)
 	return writeFiles(out, map[string]string{
-		"SKILL.md": fmt.Sprintf("---\nname: %s\ndescription: Runs a no-op JS action %d times; a benchmark of the autonomous loop's cost per iteration.\n---\n\n# %s\n\nThe orchestrator selects `action-noop` until %d actions completed.\n", name, n, name, n),
-		"phases/orchestrator.md": "# Orchestrator\n\n## Decision Logic\n\n```javascript\nfunction selectNextAction(state) {\n  return state.completed_actions.length < state.limit ? 'action-noop' : null;\n}\n```\n",
+		"SKILL.md":                      fmt.Sprintf("---\nname: %s\ndescription: Runs a no-op JS action %d times; a benchmark of the autonomous loop's cost per iteration.\n---\n\n# %s\n\nThe orchestrator selects `action-noop` until %d actions completed.\n", name, n, name, n),
+		"phases/orchestrator.md":        "# Orchestrator\n\n## Decision Logic\n\n```javascript\nfunction selectNextAction(state) {\n  return state.completed_actions.length < state.limit ? 'action-noop' : null;\n}\n```\n",
 		"phases/actions/action-noop.md": "# Action: No-op\n\n## Execution\n\n```javascript\nfunction execute(state) {\n  return {};\n}\n```\n",
-		"phases/state-schema.md": fmt.Sprintf("# State Schema\n\n```typescript\ninterface NoopState {\n  status: 'pending' | 'running' | 'completed' | 'failed';\n  started_at: string;\n  updated_at: string;\n  current_action: string | null;\n  completed_actions: string[];\n  errors: Array<{ action: string; message: string; timestamp: string }>;\n  error_count: number;\n  limit: number;\n}\n```\n\n## Initial State\n\n```json\n{\n  \"status\": \"running\",\n  \"started_at\": \"{ISO8601}\",\n  \"updated_at\": \"{ISO8601}\",\n  \"current_action\": null,\n  \"completed_actions\": [],\n  \"errors\": [],\n  \"error_count\": 0,\n  \"limit\": %d\n}\n```\n", n),
+		"phases/state-schema.md":        fmt.Sprintf("# State Schema\n\n```typescript\ninterface NoopState {\n  status: 'pending' | 'running' | 'completed' | 'failed';\n  started_at: string;\n  updated_at: string;\n  current_action: string | null;\n  completed_actions: string[];\n  errors: Array<{ action: string; message: string; timestamp: string }>;\n  error_count: number;\n  limit: number;\n}\n```\n\n## Initial State\n\n```json\n{\n  \"status\": \"running\",\n  \"started_at\": \"{ISO8601}\",\n  \"updated_at\": \"{ISO8601}\",\n  \"current_action\": null,\n  \"completed_actions\": [],\n  \"errors\": [],\n  \"error_count\": 0,\n  \"limit\": %d\n}\n```\n", n),
 	})
 }
