@@ -2,7 +2,6 @@ package graph
 
 import (
 	"bytes"
-	"encoding/json"
 	"flag"
 	"os"
 	"os/exec"
@@ -10,30 +9,20 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/skillkit/skillkit/internal/corpus"
 	"github.com/skillkit/skillkit/parse"
 	"github.com/skillkit/skillkit/plan"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
-const corpusDir = "../../shared/corpus"
+var corpusDir = corpus.Root()
 
 func corpusSkills(t *testing.T) []string {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(corpusDir, "INDEX.json"))
-	if os.IsNotExist(err) {
-		t.Skipf("corpus not found at %s: skipping", corpusDir)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	var idx []struct{ Dir string }
-	if err := json.Unmarshal(data, &idx); err != nil {
-		t.Fatal(err)
-	}
 	var dirs []string
-	for _, e := range idx {
-		dirs = append(dirs, filepath.Join(corpusDir, e.Dir))
+	for _, e := range corpus.Skills(t) {
+		dirs = append(dirs, e.Path())
 	}
 	return dirs
 }

@@ -54,6 +54,19 @@ func readExecution(m *md) plan.Execution {
 // actionID matches an action id written in prose.
 var actionID = regexp.MustCompile(`\baction-[A-Za-z0-9_-]*[A-Za-z0-9]`)
 
+// actionInProse returns the first action id in text, skipping wildcards
+// such as "action-diagnose-*" that stand for a family of actions.
+func actionInProse(text string) string {
+	for _, loc := range actionID.FindAllStringIndex(text, -1) {
+		rest := text[loc[1]:]
+		if strings.HasPrefix(rest, "*") || strings.HasPrefix(rest, "-*") || strings.HasPrefix(rest, "_*") {
+			continue
+		}
+		return text[loc[0]:loc[1]]
+	}
+	return ""
+}
+
 func readHints(m *md, s *plan.Section) []*plan.Hint {
 	var out []*plan.Hint
 	for _, it := range m.listsIn(s.Pos.Line, s.EndLine) {
@@ -69,7 +82,7 @@ func readHints(m *md, s *plan.Section) []*plan.Hint {
 			}
 		}
 		if id == "" {
-			id = actionID.FindString(rest)
+			id = actionInProse(rest)
 		}
 		if id == "" {
 			continue

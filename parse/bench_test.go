@@ -9,7 +9,7 @@ import (
 // BenchmarkParseCorpus parses every corpus skill per iteration; bytes/s is
 // over the markdown, JSON and YAML bytes of the skills.
 func BenchmarkParseCorpus(b *testing.B) {
-	idx := corpus(b)
+	idx := skills(b)
 	var size int64
 	for _, e := range idx {
 		_ = filepath.WalkDir(filepath.Join(corpusDir, e.Dir), func(p string, d os.DirEntry, err error) error {

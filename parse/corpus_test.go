@@ -2,42 +2,22 @@ package parse
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
 
+	"github.com/skillkit/skillkit/internal/corpus"
 	"github.com/skillkit/skillkit/plan"
 )
 
-// corpusDir is the shared corpus of real skills, beside the repository.
-const corpusDir = "../../shared/corpus"
+// corpusDir is the shared corpus of real skills.
+var corpusDir = corpus.Root()
 
-type corpusEntry struct {
-	Dir  string `json:"dir"`
-	Mode string `json:"mode"`
-}
-
-// corpus returns the corpus index, skipping the test where the corpus is
-// absent (a user's clone has no shared/ folder beside it).
-func corpus(t testing.TB) []corpusEntry {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join(corpusDir, "INDEX.json"))
-	if os.IsNotExist(err) {
-		t.Skipf("corpus not found at %s: skipping", corpusDir)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	var idx []corpusEntry
-	if err := json.Unmarshal(data, &idx); err != nil {
-		t.Fatal(err)
-	}
-	return idx
-}
+// skills returns the corpus index, skipping the test where it is absent.
+func skills(t testing.TB) []corpus.Entry { return corpus.Skills(t) }
 
 func TestCorpusModes(t *testing.T) {
-	for _, e := range corpus(t) {
+	for _, e := range skills(t) {
 		s, err := Dir(filepath.Join(corpusDir, e.Dir))
 		if err != nil {
 			t.Errorf("%s: %v", e.Dir, err)
@@ -53,7 +33,7 @@ func TestCorpusModes(t *testing.T) {
 }
 
 func TestCorpusPhaseOrder(t *testing.T) {
-	corpus(t)
+	skills(t)
 	for dir, want := range map[string][]string{
 		"catlog22__Claude-Code-Workflow/.claude/skills/spec-generator": {
 			"01", "01-5", "02", "03", "04", "05", "06", "06-5"},
@@ -77,7 +57,7 @@ func TestCorpusPhaseOrder(t *testing.T) {
 }
 
 func TestCorpusCatalog(t *testing.T) {
-	corpus(t)
+	skills(t)
 	s, err := Dir(filepath.Join(corpusDir, "catlog22__Claude-Code-Workflow/.claude/skills/ccw-loop"))
 	if err != nil {
 		t.Fatal(err)

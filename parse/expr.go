@@ -1,6 +1,7 @@
 package parse
 
 import (
+	"encoding/json"
 	"regexp"
 	"strings"
 	"unicode/utf8"
@@ -21,12 +22,14 @@ var checkbox = regexp.MustCompile(`^\[[ xX]\]\s*`)
 // `=` is equality, values are numbers, booleans, null, quoted strings, ALL_CAPS
 // constants or bare words (strings), and a bare name is a truthy state field.
 func toJS(text string) string {
+	if !utf8.ValidString(text) {
+		return ""
+	}
 	s := strings.TrimSpace(checkbox.ReplaceAllString(strings.TrimSpace(text), ""))
 	if strings.Count(s, "`") == 2 && strings.HasPrefix(s, "`") && strings.HasSuffix(s, "`") {
 		s = strings.TrimSpace(s[1 : len(s)-1])
 	}
-	if s == "" || !utf8.ValidString(s) {
-		// JavaScript source is UTF-8: text with broken bytes is prose.
+	if s == "" {
 		return ""
 	}
 	if js, ok := shorthand(s); ok {
@@ -104,19 +107,29 @@ func shorthandValue(v string) (string, bool) {
 	case numberLit.MatchString(v), v == "true", v == "false", v == "null", v == "undefined":
 		return v, true
 	case zeroPadded.MatchString(v):
-		return "'" + v + "'", true
+		return jsString(v), true
 	case quotedLit.MatchString(v):
-		if strings.Contains(v, "'") {
-			// "it's" stays double-quoted: 'it's' is not a JS string.
-			return v, true
-		}
-		return "'" + v[1:len(v)-1] + "'", true
+		return jsString(v[1 : len(v)-1]), true
 	case constantLit.MatchString(v):
 		return v, true
 	case wordLit.MatchString(v):
-		return "'" + v + "'", true
+		return jsString(v), true
 	}
 	return "", false
+}
+
+// jsString quotes s as a JavaScript string: in single quotes as skills
+// write them, or JSON-escaped when s holds a quote, a backslash or a
+// control or line-separator character that single quotes cannot carry.
+func jsString(s string) string {
+	plain := !strings.ContainsFunc(s, func(r rune) bool {
+		return r == '\'' || r == '\\' || r < 0x20 || r == 0x7f || r == 0x2028 || r == 0x2029
+	})
+	if plain {
+		return "'" + s + "'"
+	}
+	b, _ := json.Marshal(s)
+	return string(b)
 }
 
 var stateRef = regexp.MustCompile(`\b(?:state|inputs)\s*(?:\.|\[|\?\.)`)

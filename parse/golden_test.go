@@ -20,7 +20,7 @@ var update = flag.Bool("update", false, "rewrite golden files with the current o
 // headings and expressions but not the skills' prose, which stays in the
 // corpus.
 func TestGoldenPlans(t *testing.T) {
-	corpus(t)
+	skills(t)
 	for name, dir := range map[string]string{
 		"memory-capture": "catlog22__Claude-Code-Workflow/.claude/skills/memory-capture",
 		"ccw-loop":       "catlog22__Claude-Code-Workflow/.claude/skills/ccw-loop",

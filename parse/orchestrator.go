@@ -166,8 +166,11 @@ func readMermaid(cb *plan.CodeBlock) []*plan.GraphEdge {
 	}
 	labels := map[string]string{}
 	var edges []*plan.GraphEdge
-	for i, l := range lines {
-		l = strings.TrimSpace(l)
+	for i, raw := range lines {
+		l := strings.TrimSpace(raw)
+		// indent is what TrimSpace took off the front: node columns are
+		// the file's.
+		indent := strings.Index(raw, l)
 		if l == "" || strings.HasPrefix(l, "%%") || i == 0 {
 			continue
 		}
@@ -194,7 +197,7 @@ func readMermaid(cb *plan.CodeBlock) []*plan.GraphEdge {
 					if n.Label != "" {
 						labels[n.ID] = n.Label
 					}
-					n.Pos.Col += strings.Index(l, strings.TrimSpace(q))
+					n.Pos.Col += indent + strings.Index(l, strings.TrimSpace(q))
 					group = append(group, n)
 				}
 			}

@@ -349,7 +349,7 @@ func sortedKeys[V any](m map[string]V) []string {
 // readStateSchema reads state-schema.md: a typescript block (or a json
 // block that is a JSON Schema) and the Initial State json block.
 func readStateSchema(m *md) *plan.StateSchema {
-	ss := &plan.StateSchema{File: m.doc.File}
+	ss := &plan.StateSchema{File: m.doc.File, Doc: m.doc}
 	init := m.section(plan.SecInitialState)
 	inInit := func(c *plan.CodeBlock) bool {
 		return init != nil && c.Pos.Line > init.Pos.Line && c.Pos.Line <= init.EndLine

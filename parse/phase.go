@@ -21,6 +21,7 @@ func readPhase(m *md, n plan.Number, slug string) *plan.Phase {
 		p.Outputs = readOutputs(m, s)
 	}
 	if s := m.section(plan.SecNextPhase); s != nil {
+		p.NextText = strings.TrimSpace(m.text(s.Pos.Line+1, s.EndLine))
 		for _, l := range m.doc.Links {
 			if l.Pos.Line > s.Pos.Line && l.Pos.Line <= s.EndLine {
 				p.Next = l

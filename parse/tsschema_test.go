@@ -109,7 +109,7 @@ interface RunState { child: Child; unknownRef: Missing; gen: Map<string, number>
 // TestConvertCorpusSchemas converts every state-schema.md of the corpus:
 // each gives a schema that compiles.
 func TestConvertCorpusSchemas(t *testing.T) {
-	corpus(t)
+	skills(t)
 	n := 0
 	err := filepath.WalkDir(corpusDir, func(p string, d os.DirEntry, err error) error {
 		if err != nil || d.Name() != "state-schema.md" {

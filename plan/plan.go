@@ -306,6 +306,10 @@ type Phase struct {
 	Outputs        []*Output `json:"outputs,omitempty"`
 	// Next is the link under "Next Phase", nil when there is none.
 	Next *Link `json:"next,omitempty"`
+	// NextText is the markdown of the Next Phase section, heading
+	// excluded: whether the link is a plain hand-over or one branch of
+	// several ("If auto mode → …") is in the words around it.
+	NextText string `json:"nextText,omitempty"`
 }
 
 // Step is one unit of a phase's execution section.
@@ -511,6 +515,9 @@ type GraphEdge struct {
 // StateSchema is state-schema.md converted.
 type StateSchema struct {
 	File string `json:"file"`
+	// Doc is the markdown of the schema file, for what every document has
+	// (links, fences, comments).
+	Doc *Doc `json:"doc,omitempty"`
 	// Source is "typescript" or "json": where the schema came from; empty
 	// when the file has neither block.
 	Source string     `json:"source,omitempty"`

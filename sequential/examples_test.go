@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/skillkit/skillkit/internal/corpus"
 	"github.com/skillkit/skillkit/parse"
 	"github.com/skillkit/skillkit/plan"
 	"github.com/skillkit/skillkit/store"
@@ -56,23 +57,12 @@ func TestExampleSequential(t *testing.T) {
 // Every sequential skill of the corpus plans without error: the dry run
 // reads real phase files of every shape.
 func TestCorpusDryRun(t *testing.T) {
-	data, err := os.ReadFile("../../shared/corpus/INDEX.json")
-	if err != nil {
-		t.Skip("corpus not present (../shared/corpus from the worktree root):", err)
-	}
-	var index []struct {
-		Dir  string `json:"dir"`
-		Mode string `json:"mode"`
-	}
-	if err := json.Unmarshal(data, &index); err != nil {
-		t.Fatal(err)
-	}
 	n := 0
-	for _, e := range index {
+	for _, e := range corpus.Skills(t) {
 		if e.Mode != string(plan.ModeSequential) {
 			continue
 		}
-		s, err := parse.Dir(filepath.Join("../../shared/corpus", e.Dir))
+		s, err := parse.Dir(e.Path())
 		if err != nil {
 			t.Errorf("%s: %v", e.Dir, err)
 			continue

@@ -7,7 +7,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/skillkit/skillkit/graph"
+	"github.com/skillkit/skillkit/jsstatic"
 	"github.com/skillkit/skillkit/parse"
+	"github.com/skillkit/skillkit/plan"
 )
 
 func newGraphCmd() *cobra.Command {
@@ -31,7 +33,7 @@ skill. Mermaid output renders on GitHub as it is; dot is for Graphviz.`,
 			if err != nil {
 				return usageErr(err)
 			}
-			g := graph.Build(s, nil)
+			g := graph.Build(s, selectorReturns)
 			out := g.Mermaid()
 			if format == "dot" {
 				out = g.Dot()
@@ -42,4 +44,21 @@ skill. Mermaid output renders on GitHub as it is; dot is for Graphviz.`,
 	}
 	c.Flags().StringVar(&format, "format", "mermaid", "mermaid or dot")
 	return c
+}
+
+// selectorReturns reads the action ids selectNextAction can return, from
+// its source, without running it.
+func selectorReturns(o *plan.Orchestrator) []string {
+	if o.Decision == nil {
+		return nil
+	}
+	prog, err := jsstatic.Parse(o.Decision.Text)
+	if err != nil {
+		return nil
+	}
+	var ids []string
+	for _, lit := range prog.FunctionReturns("selectNextAction").Strings {
+		ids = append(ids, lit.Value)
+	}
+	return ids
 }

@@ -1,18 +1,18 @@
 package main
 
 import (
-	"encoding/json"
 	"flag"
-	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/skillkit/skillkit/internal/corpus"
 )
 
 // update rewrites generated and golden files instead of comparing them.
 var update = flag.Bool("update", false, "rewrite generated and golden files")
 
-// corpusDir is the shared corpus of real skills, beside the repository.
-const corpusDir = "../../../shared/corpus"
+// corpusDir is the shared corpus of real skills.
+var corpusDir = corpus.Root()
 
 func repoRoot(t testing.TB) string {
 	t.Helper()
@@ -21,27 +21,4 @@ func repoRoot(t testing.TB) string {
 		t.Fatal(err)
 	}
 	return abs
-}
-
-type corpusEntry struct {
-	Dir  string `json:"dir"`
-	Mode string `json:"mode"`
-}
-
-// corpus returns the corpus index, skipping the test where the corpus is
-// absent (a user's clone has no shared/ folder beside it).
-func corpus(t testing.TB) []corpusEntry {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join(corpusDir, "INDEX.json"))
-	if os.IsNotExist(err) {
-		t.Skipf("corpus not found at %s: skipping", corpusDir)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	var idx []corpusEntry
-	if err := json.Unmarshal(data, &idx); err != nil {
-		t.Fatal(err)
-	}
-	return idx
 }

@@ -3,10 +3,12 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/skillkit/skillkit/parse"
+	"github.com/skillkit/skillkit/plan"
 )
 
 func newPlanCmd() *cobra.Command {
@@ -50,4 +52,19 @@ the folder itself cannot be read.`,
 	}
 	c.Flags().BoolVar(&asJSON, "json", false, "print the whole plan as JSON")
 	return c
+}
+
+// errorLines formats the skill's error-level diagnostics as
+// file:line:col: message [code], with paths as the user named the skill.
+func errorLines(s *plan.Skill) []string {
+	var lines []string
+	for _, d := range s.Diagnostics {
+		if d.Severity != plan.SevError {
+			continue
+		}
+		p := d.Pos
+		p.File = filepath.Join(s.Dir, p.File)
+		lines = append(lines, fmt.Sprintf("%s: %s [%s]", p, d.Message, d.Code))
+	}
+	return lines
 }

@@ -3,11 +3,12 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
+
+	"github.com/skillkit/skillkit/internal/corpus"
 )
 
 // run calls Main in-process and returns the exit code and both streams.
@@ -21,7 +22,7 @@ func run(args ...string) (code int, stdout, stderr string) {
 // corpus skill, reports the index's mode, and validates against
 // `schema plan`.
 func TestPlanJSONMatchesSchema(t *testing.T) {
-	idx := corpus(t)
+	idx := corpus.Skills(t)
 	code, schemaText, stderr := run("schema", "plan")
 	if code != 0 {
 		t.Fatalf("schema plan: exit %d: %s", code, stderr)
@@ -35,7 +36,7 @@ func TestPlanJSONMatchesSchema(t *testing.T) {
 		t.Fatalf("compiling the plan schema: %v", err)
 	}
 	for _, e := range idx {
-		code, out, stderr := run("plan", "--json", filepath.Join(corpusDir, e.Dir))
+		code, out, stderr := run("plan", "--json", e.Path())
 		if code != 0 {
 			t.Errorf("%s: exit %d: %s", e.Dir, code, stderr)
 			continue

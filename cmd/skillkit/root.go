@@ -125,6 +125,7 @@ durable state, resume, retries and an embedded JavaScript engine.`,
 		newRunsCmd(),
 		newNewCmd(),
 		newAddCmd(),
+		newLintCmd(s),
 	)
 	return root
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"syscall"
 
@@ -13,6 +12,7 @@ import (
 
 	"github.com/skillkit/skillkit/agent"
 	"github.com/skillkit/skillkit/engine"
+	"github.com/skillkit/skillkit/lint"
 	"github.com/skillkit/skillkit/parse"
 	"github.com/skillkit/skillkit/plan"
 	"github.com/skillkit/skillkit/script"
@@ -88,7 +88,10 @@ func runSkill(c *cobra.Command, s Streams, o *runOptions, dir string) error {
 	opts := sequential.Options{
 		Skill: skill, Base: cwd, WorkDir: o.workDir, Resume: o.resume, Force: o.force,
 		Inputs: inputs, ProjectDir: cwd, AllowPaths: o.allow, Yes: o.yes,
-		Out: c.OutOrStdout(), Validate: validateSkill,
+		Out: c.OutOrStdout(),
+		Validate: func(sk *plan.Skill) error {
+			return lintGate(c, sk, cwd)
+		},
 	}
 	if cmd := firstNonEmpty(o.agentCmd, os.Getenv("SKILLKIT_AGENT")); cmd != "" {
 		opts.Agent = &agent.Agent{Command: cmd}
@@ -131,31 +134,6 @@ func runSkill(c *cobra.Command, s Streams, o *runOptions, dir string) error {
 	return nil
 }
 
-// validateSkill refuses a skill whose files the parser could not read or
-// whose step attributes are wrong.
-func validateSkill(s *plan.Skill) error {
-	lines := errorLines(s)
-	if len(lines) == 0 {
-		return nil
-	}
-	return fmt.Errorf("%s has %d error(s):\n%s", s.Dir, len(lines), strings.Join(lines, "\n"))
-}
-
-// errorLines formats the skill's error-level diagnostics as
-// file:line:col: message [code], with paths as the user named the skill.
-func errorLines(s *plan.Skill) []string {
-	var lines []string
-	for _, d := range s.Diagnostics {
-		if d.Severity != plan.SevError {
-			continue
-		}
-		p := d.Pos
-		p.File = filepath.Join(s.Dir, p.File)
-		lines = append(lines, fmt.Sprintf("%s: %s [%s]", p, d.Message, d.Code))
-	}
-	return lines
-}
-
 // parseInputs reads --input key=value pairs.
 func parseInputs(pairs []string) (map[string]string, error) {
 	inputs := map[string]string{}
@@ -176,4 +154,26 @@ func firstNonEmpty(ss ...string) string {
 		}
 	}
 	return ""
+}
+
+// lintGate refuses to start a skill with error-level lint findings,
+// printing them as lint would.
+func lintGate(c *cobra.Command, s *plan.Skill, base string) error {
+	findings, err := lint.Check(s, base)
+	if err != nil {
+		return err
+	}
+	res := &lint.Result{Base: base, Skills: []string{s.Dir}}
+	for _, f := range findings {
+		if f.Severity == plan.SevError {
+			res.Findings = append(res.Findings, f)
+		}
+	}
+	if len(res.Findings) == 0 {
+		return nil
+	}
+	if err := lint.WriteText(c.ErrOrStderr(), res, lint.TextOptions{}); err != nil {
+		return err
+	}
+	return fmt.Errorf("%d lint error(s) above; a skill with lint errors does not start", len(res.Findings))
 }

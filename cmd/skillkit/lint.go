@@ -1,0 +1,94 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/skillkit/skillkit/lint"
+)
+
+// lintOptions are the flags of skillkit lint.
+type lintOptions struct {
+	format  string
+	profile string
+	config  string
+	noColor bool
+}
+
+func newLintCmd(s Streams) *cobra.Command {
+	var o lintOptions
+	c := &cobra.Command{
+		Use:   "lint [PATH...]",
+		Short: "Check skills: front matter, layout, links, actions, code and state",
+		Long: `lint checks skills without running anything from them. A PATH may be a skill
+folder, a file of a skill (only that file's findings are shown), or a folder
+holding many skills (every folder with a SKILL.md or a phases/ folder);
+without PATH it lints the current directory.
+
+Settings come from a skillkit.yaml in the linted folder (or --config):
+rule severities (off, error, warning, info), ignore globs and the front
+matter profile. Inline <!-- skillkit-disable-next-line rule-id --> and
+<!-- skillkit-disable rule-id --> comments silence findings. The rules are
+documented in docs/lint-rules.md.
+
+Exit codes: 0 no error-level finding, 1 error-level findings, 2 usage error,
+3 internal failure.`,
+		Example: `  skillkit lint .claude/skills
+  skillkit lint my-skill --format sarif > lint.sarif
+  skillkit lint . --format github --profile agentskills`,
+		RunE: runE(func(c *cobra.Command, args []string) error {
+			return lintRun(o, args, s, isTerminal(s.Out) && os.Getenv("NO_COLOR") == "")
+		}),
+	}
+	f := c.Flags()
+	f.StringVar(&o.format, "format", "text", "output format: text, json, sarif or github")
+	f.StringVar(&o.profile, "profile", "", "front matter profile: claude-code (default) or agentskills")
+	f.StringVar(&o.config, "config", "", "configuration file to use instead of each folder's skillkit.yaml")
+	f.BoolVar(&o.noColor, "no-color", false, "never colour the text output")
+	return c
+}
+
+// lintRun lints paths and writes the report; color says whether the
+// output may be coloured (a terminal with NO_COLOR unset).
+func lintRun(o lintOptions, paths []string, s Streams, color bool) error {
+	switch o.format {
+	case "text", "json", "sarif", "github":
+	default:
+		return usageErr(fmt.Errorf("--format %q is not text, json, sarif or github", o.format))
+	}
+	if len(paths) == 0 {
+		paths = []string{"."}
+	}
+	res, err := lint.Lint(paths, lint.Options{Profile: o.profile, ConfigFile: o.config})
+	if lint.IsUsageError(err) {
+		return usageErr(err)
+	}
+	if err != nil {
+		return err
+	}
+	if err := writeLint(s.Out, res, o, color); err != nil {
+		return err
+	}
+	if res.HasErrors() {
+		return failed(nil)
+	}
+	return nil
+}
+
+func writeLint(w io.Writer, res *lint.Result, o lintOptions, color bool) error {
+	switch o.format {
+	case "json":
+		return lint.WriteJSON(w, res)
+	case "sarif":
+		base := (&url.URL{Scheme: "file", Path: filepath.ToSlash(res.Base) + "/"}).String()
+		return lint.WriteSARIF(w, res, lint.SARIFOptions{ToolVersion: version, BaseURI: base})
+	case "github":
+		return lint.WriteGitHub(w, res)
+	}
+	return lint.WriteText(w, res, lint.TextOptions{Color: color && !o.noColor})
+}

@@ -1,0 +1,145 @@
+// Package jsstatic reads the JavaScript of a skill without running it:
+// which state fields code reads, which action ids selectNextAction can
+// return, which state updates an action returns. Lint uses it to cross-check
+// code against the state schema and the action files; the runtime can use
+// it to explain a plan.
+//
+// Everything here works on goja's AST (github.com/dop251/goja/ast), so
+// what parses here is what the embedded engine accepts.
+package jsstatic
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/dop251/goja/ast"
+	"github.com/dop251/goja/file"
+	"github.com/dop251/goja/parser"
+)
+
+// prefix and suffix wrap a block body in an async function: real skills
+// write top-level await and top-level return, both valid inside a
+// function body. The prefix has no newline, so only line 1's columns move.
+const (
+	prefix = "(async function(){"
+	suffix = "\n})"
+)
+
+// Program is a parsed JavaScript block.
+type Program struct {
+	// AST is the wrapped program: its one statement is the async function
+	// expression whose body holds the block's statements.
+	AST *ast.Program
+	// Body is the block's statements.
+	Body []ast.Statement
+	src  string
+	// starts holds the byte offset of each line of src.
+	starts []int
+	// shift is how far src sits into the parsed text.
+	shift int
+	// expr is set by ParseExpression: Body is one expression statement.
+	expr bool
+}
+
+// SyntaxError is a parse failure at a 1-based line and byte column of the
+// block's text.
+type SyntaxError struct {
+	Line, Col int
+	Msg       string
+}
+
+func (e *SyntaxError) Error() string { return fmt.Sprintf("%d:%d: %s", e.Line, e.Col, e.Msg) }
+
+// Parse parses the body of a skill's JavaScript block.
+func Parse(src string) (*Program, error) {
+	p := &Program{src: src, shift: len(prefix)}
+	p.index()
+	prog, err := parser.ParseFile(nil, "", prefix+src+suffix, 0, parser.WithDisableSourceMaps)
+	if err != nil {
+		return nil, p.syntaxError(err)
+	}
+	body, ok := wrappedBody(prog)
+	if !ok {
+		// The block closed the wrapper early ("}) ; (" tricks): not a
+		// plain body.
+		return nil, &SyntaxError{Line: 1, Col: 1, Msg: "block is not a sequence of statements"}
+	}
+	p.AST, p.Body = prog, body
+	return p, nil
+}
+
+// ParseExpression parses src as one JavaScript expression. The returned
+// program's Body is a single expression statement.
+func ParseExpression(src string) (*Program, ast.Expression, error) {
+	p := &Program{src: src, shift: 1, expr: true}
+	p.index()
+	prog, err := parser.ParseFile(nil, "", "("+src+"\n)", 0, parser.WithDisableSourceMaps)
+	if err != nil {
+		return nil, nil, p.syntaxError(err)
+	}
+	if len(prog.Body) != 1 {
+		return nil, nil, &SyntaxError{Line: 1, Col: 1, Msg: "not a single expression"}
+	}
+	st, ok := prog.Body[0].(*ast.ExpressionStatement)
+	if !ok {
+		return nil, nil, &SyntaxError{Line: 1, Col: 1, Msg: "not an expression"}
+	}
+	p.AST, p.Body = prog, prog.Body
+	return p, st.Expression, nil
+}
+
+func wrappedBody(prog *ast.Program) ([]ast.Statement, bool) {
+	if len(prog.Body) != 1 {
+		return nil, false
+	}
+	st, ok := prog.Body[0].(*ast.ExpressionStatement)
+	if !ok {
+		return nil, false
+	}
+	fn, ok := st.Expression.(*ast.FunctionLiteral)
+	if !ok || fn.Body == nil {
+		return nil, false
+	}
+	return fn.Body.List, true
+}
+
+func (p *Program) index() {
+	p.starts = append(p.starts[:0], 0)
+	for i := 0; i < len(p.src); i++ {
+		if p.src[i] == '\n' {
+			p.starts = append(p.starts, i+1)
+		}
+	}
+}
+
+// Position turns an AST index into a 1-based line and byte column of the
+// block's text.
+func (p *Program) Position(idx file.Idx) (line, col int) {
+	return p.offsetPos(int(idx) - 1 - p.shift)
+}
+
+func (p *Program) offsetPos(off int) (line, col int) {
+	off = max(0, min(off, len(p.src)))
+	i := sort.Search(len(p.starts), func(i int) bool { return p.starts[i] > off }) - 1
+	return i + 1, off - p.starts[i] + 1
+}
+
+// syntaxError maps goja's first error back onto the block's text.
+func (p *Program) syntaxError(err error) error {
+	var list parser.ErrorList
+	if errors.As(err, &list) && len(list) > 0 {
+		e := list[0]
+		line, col := e.Position.Line, e.Position.Column
+		if line == 1 {
+			col -= p.shift
+		}
+		// Errors at the end of input point into the suffix.
+		if last := len(p.starts); line > last {
+			line, col = p.offsetPos(len(p.src))
+		}
+		return &SyntaxError{Line: line, Col: max(col, 1), Msg: e.Message}
+	}
+	return &SyntaxError{Line: 1, Col: 1, Msg: strings.TrimSpace(err.Error())}
+}

@@ -1,0 +1,87 @@
+package jsstatic
+
+import (
+	"strings"
+
+	"github.com/dop251/goja/ast"
+)
+
+// Path is a state field that code uses: state.a.b is {"a", "b"}. Only
+// the static part of a member chain is kept; state.a[i].b is {"a"}.
+type Path struct {
+	Fields []string
+	// Line and Col are where the chain starts in the block's text.
+	Line, Col int
+}
+
+// String joins the fields with dots.
+func (p Path) String() string { return strings.Join(p.Fields, ".") }
+
+// StateReads returns the state paths used below n (the whole program when
+// n is nil), in source order. Every member chain rooted at an identifier
+// named state counts: the parameter of selectNextAction and execute, and
+// a local parsed from state.json, are all the skill's state.
+func (p *Program) StateReads(n ast.Node) []Path {
+	if n == nil {
+		n = p.AST
+	}
+	var out []Path
+	Inspect(n, func(n ast.Node) bool {
+		switch n.(type) {
+		case *ast.DotExpression, *ast.BracketExpression, *ast.OptionalChain, *ast.Optional:
+		default:
+			return true
+		}
+		root, fields, rest := memberChain(n.(ast.Expression))
+		if id, ok := root.(*ast.Identifier); ok && id.Name == "state" {
+			if len(fields) > 0 {
+				line, col := p.Position(id.Idx)
+				out = append(out, Path{Fields: fields, Line: line, Col: col})
+			}
+			// Computed members (state.a[b.c]) hold reads of their own.
+			for _, e := range rest {
+				out = append(out, p.StateReads(e)...)
+			}
+			return false
+		}
+		return true
+	})
+	return out
+}
+
+// memberChain unwinds a.b["c"][d].e into its root (a), the static field
+// names from the root up to the first computed member (b, c), and the
+// computed member expressions met on the way (d).
+func memberChain(e ast.Expression) (root ast.Expression, fields []string, computed []ast.Expression) {
+	var rev []string
+	for {
+		switch x := e.(type) {
+		case *ast.OptionalChain:
+			e = x.Expression
+			continue
+		case *ast.Optional:
+			e = x.Expression
+			continue
+		case *ast.DotExpression:
+			rev = append(rev, string(x.Identifier.Name))
+			e = x.Left
+			continue
+		case *ast.BracketExpression:
+			if s, ok := x.Member.(*ast.StringLiteral); ok {
+				rev = append(rev, string(s.Value))
+			} else {
+				computed = append(computed, x.Member)
+				// Everything after a computed member is not a static path.
+				rev = rev[:0]
+			}
+			e = x.Left
+			continue
+		}
+		root = e
+		break
+	}
+	for i := len(rev) - 1; i >= 0; i-- {
+		fields = append(fields, rev[i])
+	}
+	return root, fields, computed
+}

@@ -1,0 +1,255 @@
+package lint
+
+import (
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/skillkit/skillkit/parse"
+	"github.com/skillkit/skillkit/plan"
+)
+
+// Options tune a lint run.
+type Options struct {
+	// Profile overrides the configuration's front matter profile.
+	Profile string
+	// ConfigFile is a configuration to use for every path instead of the
+	// skillkit.yaml found in each linted folder.
+	ConfigFile string
+	// Base is the folder finding paths are relative to; empty means the
+	// current directory.
+	Base string
+}
+
+// Lint lints the skills at paths. A path may be a skill folder, a file of
+// a skill (only that file's findings are kept), or a folder holding many
+// skills (every folder with a SKILL.md or a phases/ folder, not looking
+// inside a skill for more). Skills are linted in parallel.
+func Lint(paths []string, opts Options) (*Result, error) {
+	if opts.Profile != "" && opts.Profile != ProfileAgentSkills && opts.Profile != ProfileClaudeCode {
+		return nil, usageErrorf("profile %q is not %s or %s", opts.Profile, ProfileAgentSkills, ProfileClaudeCode)
+	}
+	base := opts.Base
+	if base == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, fmt.Errorf("finding the current directory: %w", err)
+		}
+		base = wd
+	}
+	base, err := filepath.Abs(base)
+	if err != nil {
+		return nil, fmt.Errorf("resolving %s: %w", opts.Base, err)
+	}
+	var explicit *Config
+	if opts.ConfigFile != "" {
+		if explicit, err = LoadConfig(opts.ConfigFile); err != nil {
+			return nil, err
+		}
+	}
+	targets, err := resolveTargets(paths, explicit)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Base: base}
+	results := make([][]Finding, len(targets))
+	errs := make([]error, len(targets))
+	sem := make(chan struct{}, runtime.NumCPU())
+	var wg sync.WaitGroup
+	for i, t := range targets {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			results[i], errs[i] = lintTarget(t, base, opts.Profile)
+		}()
+	}
+	wg.Wait()
+	for i, t := range targets {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		res.Skills = append(res.Skills, relPath(base, t.dir))
+		res.Findings = append(res.Findings, results[i]...)
+	}
+	slices.Sort(res.Skills)
+	res.sort()
+	return res, nil
+}
+
+// resolveTargets turns the paths into skills to lint, merging paths that
+// name the same skill.
+func resolveTargets(paths []string, explicit *Config) ([]*target, error) {
+	byDir := map[string]*target{}
+	var order []string
+	add := func(dir string, only string, cfg *Config) {
+		t := byDir[dir]
+		if t == nil {
+			t = &target{dir: dir, cfg: cfg}
+			if only != "" {
+				t.only = []string{only}
+			}
+			byDir[dir] = t
+			order = append(order, dir)
+			return
+		}
+		if only == "" || t.only == nil {
+			t.only = nil
+			return
+		}
+		t.only = append(t.only, only)
+	}
+	for _, p := range paths {
+		info, err := os.Stat(p)
+		if err != nil {
+			return nil, usageErrorf("linting %s: %w", p, err)
+		}
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return nil, fmt.Errorf("resolving %s: %w", p, err)
+		}
+		var dirs []string
+		if info.IsDir() {
+			if dirs, err = discover(abs); err != nil {
+				return nil, err
+			}
+		}
+		if len(dirs) == 0 {
+			// A file, or a folder inside a skill: lint the skill and keep
+			// the findings of what was named.
+			skill, err := enclosingSkill(abs)
+			if err != nil {
+				return nil, err
+			}
+			if skill == "" {
+				return nil, usageErrorf("linting %s: no skill found (a skill is a folder with a SKILL.md or a phases/ folder)", p)
+			}
+			rel, _ := filepath.Rel(skill, abs)
+			rel = filepath.ToSlash(rel)
+			if info.IsDir() && rel != "." {
+				rel += "/"
+			}
+			if rel == "." {
+				rel = ""
+			}
+			cfg, err := configFor(explicit, skill)
+			if err != nil {
+				return nil, err
+			}
+			add(skill, rel, cfg)
+			continue
+		}
+		cfg, err := configFor(explicit, abs)
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range dirs {
+			add(d, "", cfg)
+		}
+	}
+	out := make([]*target, 0, len(order))
+	for _, d := range order {
+		out = append(out, byDir[d])
+	}
+	return out, nil
+}
+
+// configFor returns the explicit configuration, else the skillkit.yaml in
+// dir, else nil.
+func configFor(explicit *Config, dir string) (*Config, error) {
+	if explicit != nil {
+		return explicit, nil
+	}
+	file := filepath.Join(dir, ConfigFile)
+	if _, err := os.Stat(file); err != nil {
+		return nil, nil
+	}
+	return LoadConfig(file)
+}
+
+// lintTarget parses and lints one skill.
+func lintTarget(t *target, base, profile string) ([]Finding, error) {
+	s, err := parse.Dir(t.dir)
+	if err != nil {
+		return nil, fmt.Errorf("linting %s: %w", t.dir, err)
+	}
+	return lintParsed(s, t, base, profile), nil
+}
+
+// Check lints a skill that is already parsed, with the skillkit.yaml of its
+// folder; finding paths are relative to base. The runner calls it so that
+// a skill with error-level findings does not start, without a second parse.
+func Check(s *plan.Skill, base string) ([]Finding, error) {
+	cfg, err := configFor(nil, s.Dir)
+	if err != nil {
+		return nil, err
+	}
+	abs, err := filepath.Abs(s.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("resolving %s: %w", s.Dir, err)
+	}
+	findings := lintParsed(s, &target{dir: abs, cfg: cfg}, base, "")
+	slices.SortFunc(findings, compareFindings)
+	return findings, nil
+}
+
+func lintParsed(s *plan.Skill, t *target, base, profile string) []Finding {
+	if profile == "" && t.cfg != nil {
+		profile = t.cfg.Profile
+	}
+	if profile == "" {
+		profile = ProfileClaudeCode
+	}
+	p := newPass(s, profile)
+	raw := p.run(allRules)
+	sup := collectSuppressions(p.Docs())
+	skillRel := relPath(base, t.dir)
+	var out []Finding
+	for _, f := range raw {
+		sev, on := t.cfg.severity(f.rule)
+		if !on || sup.suppressed(f.rule.ID(), f.pos) || !t.keeps(f.pos.File) {
+			continue
+		}
+		if t.cfg.ignored(filepath.Join(t.dir, filepath.FromSlash(f.pos.File))) {
+			continue
+		}
+		out = append(out, Finding{
+			Rule: f.rule.ID(), Severity: sev, Message: f.msg,
+			File: path.Join(skillRel, f.pos.File), Line: f.pos.Line, Col: f.pos.Col, EndCol: f.endCol,
+			Skill: skillRel,
+		})
+	}
+	return out
+}
+
+// keeps reports whether findings in file (skill-relative) are wanted.
+func (t *target) keeps(file string) bool {
+	if t.only == nil {
+		return true
+	}
+	for _, o := range t.only {
+		if file == o || strings.HasSuffix(o, "/") && strings.HasPrefix(file, o) {
+			return true
+		}
+	}
+	return false
+}
+
+// relPath is p relative to base with forward slashes, or p itself when
+// that is shorter (a skill far outside the base) or the two share no root.
+func relPath(base, p string) string {
+	rel, err := filepath.Rel(base, p)
+	if err != nil || len(rel) > len(p) {
+		return filepath.ToSlash(p)
+	}
+	return filepath.ToSlash(rel)
+}
+
+// severities in order, most serious first.
+var severities = []plan.Severity{plan.SevError, plan.SevWarning, plan.SevInfo}

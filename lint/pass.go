@@ -1,0 +1,141 @@
+package lint
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/skillkit/skillkit/jsstatic"
+	"github.com/skillkit/skillkit/plan"
+)
+
+// Pass is one skill being linted: what rules read and how they report.
+type Pass struct {
+	Skill *plan.Skill
+	// Profile is the front matter profile: ProfileAgentSkills or
+	// ProfileClaudeCode.
+	Profile string
+
+	rule     Rule
+	findings []rawFinding
+	js       map[*plan.CodeBlock]*jsBlock
+	nestings map[*plan.Doc]*nesting
+	// nav caches the state schema navigator (a nil *schemaNav once known
+	// to be absent).
+	nav **schemaNav
+	// schema caches the compiled state schema.
+	schema *compiled
+	// updates caches each action's returned state updates.
+	updates map[*plan.Action][]update
+}
+
+// rawFinding is a finding with its position still relative to the skill.
+type rawFinding struct {
+	rule   Rule
+	pos    plan.Pos
+	endCol int
+	msg    string
+}
+
+func newPass(s *plan.Skill, profile string) *Pass {
+	return &Pass{Skill: s, Profile: profile, js: map[*plan.CodeBlock]*jsBlock{}, nestings: map[*plan.Doc]*nesting{}, updates: map[*plan.Action][]update{}}
+}
+
+func (p *Pass) run(rules []Rule) []rawFinding {
+	for _, r := range rules {
+		p.rule = r
+		r.Check(p)
+	}
+	p.rule = nil
+	return p.findings
+}
+
+// Report records a finding of the running rule at pos.
+func (p *Pass) Report(pos plan.Pos, format string, args ...any) {
+	p.ReportRange(pos, 0, format, args...)
+}
+
+// ReportRange records a finding that spans from pos to endCol on pos's
+// line.
+func (p *Pass) ReportRange(pos plan.Pos, endCol int, format string, args ...any) {
+	p.findings = append(p.findings, rawFinding{rule: p.rule, pos: pos, endCol: endCol, msg: fmt.Sprintf(format, args...)})
+}
+
+// Docs returns every markdown document of the skill once, in a stable
+// order: the entry, phases, orchestrator, actions, state schema, others.
+func (p *Pass) Docs() []*plan.Doc {
+	s := p.Skill
+	var out []*plan.Doc
+	seen := map[*plan.Doc]bool{}
+	add := func(d *plan.Doc) {
+		if d != nil && !seen[d] {
+			seen[d] = true
+			out = append(out, d)
+		}
+	}
+	add(s.Body)
+	for _, ph := range s.Phases {
+		add(ph.Doc)
+	}
+	if s.Orchestrator != nil {
+		add(s.Orchestrator.Doc)
+	}
+	for _, a := range s.Actions {
+		add(a.Doc)
+	}
+	if s.StateSchema != nil {
+		add(s.StateSchema.Doc)
+	}
+	for _, d := range s.Docs {
+		add(d)
+	}
+	return out
+}
+
+// at returns the position of a 1-based line and column of a code block's
+// text. Lines of a block in a list item keep the item's indentation, so
+// the first line's column offset applies to all.
+func at(c *plan.CodeBlock, line, col int) plan.Pos {
+	pos := c.Body
+	pos.Line += line - 1
+	pos.Col = max(c.Body.Col, 1) + col - 1
+	return pos
+}
+
+// jsBlock is a JavaScript block parsed once per pass.
+type jsBlock struct {
+	prog *jsstatic.Program
+	err  error
+	// template is set when the block parses only once its template
+	// placeholders are replaced: prog is then that version.
+	template bool
+}
+
+// parseJS parses a JavaScript block: as a body of statements (top-level
+// await and return allowed), or, for a block that is one object literal
+// (State Updates sections often are), as that expression.
+func (p *Pass) parseJS(c *plan.CodeBlock) *jsBlock {
+	if b, ok := p.js[c]; ok {
+		return b
+	}
+	b := &jsBlock{}
+	b.prog, b.err = parseJSText(c.Text)
+	if b.err != nil {
+		if t, changed := untemplateJS(c.Text); changed {
+			if prog, err := parseJSText(t); err == nil {
+				b.prog, b.template = prog, true
+			}
+		}
+	}
+	p.js[c] = b
+	return b
+}
+
+func parseJSText(text string) (*jsstatic.Program, error) {
+	t := strings.TrimSpace(text)
+	if strings.HasPrefix(t, "{") && strings.HasSuffix(t, "}") {
+		if prog, _, err := jsstatic.ParseExpression(text); err == nil {
+			return prog, nil
+		}
+	}
+	return jsstatic.Parse(text)
+}

@@ -1,0 +1,167 @@
+package lint
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/skillkit/skillkit/jsstatic"
+	"github.com/skillkit/skillkit/plan"
+)
+
+var codeRules = []Rule{
+	newRule("js-syntax", plan.SevError,
+		"a JavaScript block that skillkit runs does not parse", checkJSSyntax),
+	newRule("bash-syntax", plan.SevError,
+		"a shell block that skillkit runs does not parse as bash", checkBashSyntax),
+	newRule("precondition-unchecked", plan.SevInfo,
+		"precondition lines written as prose cannot be checked; the runtime treats them as true", checkPreconditionProse),
+	newRule("condition-unchecked", plan.SevWarning,
+		"a step Condition is not a JavaScript expression, so the step always runs", checkConditionProse),
+}
+
+// docBlock is a code block and the document it is in.
+type docBlock struct {
+	doc *plan.Doc
+	*plan.CodeBlock
+}
+
+// runBlocks returns the code blocks skillkit runs or evaluates, of one
+// kind: the runnable blocks of phase steps, each action's Execution and
+// State Updates blocks, and every JavaScript block of the orchestrator
+// (its declarations are in scope of selectNextAction). Blocks that a
+// misnested fence before them garbles are left to fence-nested.
+func (p *Pass) runBlocks(kind string) []docBlock {
+	var out []docBlock
+	seen := map[*plan.CodeBlock]bool{}
+	add := func(d *plan.Doc, c *plan.CodeBlock) {
+		if c != nil && c.Kind() == kind && !seen[c] && !p.misread(d, c) {
+			seen[c] = true
+			out = append(out, docBlock{d, c})
+		}
+	}
+	s := p.Skill
+	for _, ph := range s.Phases {
+		if ph.IsOrchestrator {
+			continue
+		}
+		for _, st := range ph.Steps {
+			for _, c := range st.Code {
+				add(ph.Doc, c)
+			}
+		}
+	}
+	for _, a := range s.Actions {
+		add(a.Doc, a.Execution.Code)
+		add(a.Doc, a.StateUpdates)
+	}
+	if o := s.Orchestrator; o != nil {
+		for _, c := range o.Declarations {
+			add(o.Doc, c)
+		}
+	}
+	return out
+}
+
+func checkJSSyntax(p *Pass) {
+	for _, db := range p.runBlocks(plan.LangJS) {
+		c := db.CodeBlock
+		b := p.parseJS(c)
+		if b.prog != nil {
+			continue
+		}
+		var se *jsstatic.SyntaxError
+		if errors.As(b.err, &se) {
+			p.Report(at(c, se.Line, se.Col), "JavaScript does not parse: %s", se.Msg)
+			continue
+		}
+		p.Report(c.Body, "JavaScript does not parse: %v", b.err)
+	}
+}
+
+// bashVariant is bash, the dialect skillkit's shell steps run in.
+var bashVariant = syntax.Variant(syntax.LangBash)
+
+func checkBashSyntax(p *Pass) {
+	for _, db := range p.runBlocks(plan.LangBash) {
+		c := db.CodeBlock
+		err := parseBash(c.Text)
+		if err == nil {
+			continue
+		}
+		if t, changed := untemplateBash(c.Text); changed && parseBash(t) == nil {
+			continue
+		}
+		var pe syntax.ParseError
+		if errors.As(err, &pe) {
+			p.Report(at(c, int(pe.Pos.Line()), int(pe.Pos.Col())), "shell does not parse as bash: %s", pe.Text)
+			continue
+		}
+		p.Report(c.Body, "shell does not parse as bash: %v", err)
+	}
+}
+
+func parseBash(src string) error {
+	_, err := syntax.NewParser(bashVariant).Parse(strings.NewReader(src), "")
+	return err
+}
+
+func checkPreconditionProse(p *Pass) {
+	report := func(file string, pcs []*plan.Precondition) {
+		var prose []*plan.Precondition
+		var walk func([]*plan.Precondition)
+		walk = func(list []*plan.Precondition) {
+			for _, pc := range list {
+				// A line that only introduces an any-of group is a heading.
+				if len(pc.AnyOf) > 0 {
+					walk(pc.AnyOf)
+					continue
+				}
+				if !pc.Checkable() {
+					prose = append(prose, pc)
+				}
+			}
+		}
+		walk(pcs)
+		if len(prose) == 0 {
+			return
+		}
+		first := prose[0]
+		more := ""
+		if len(prose) > 1 {
+			more = " (and " + plural(len(prose)-1, "more line") + ")"
+		}
+		p.Report(first.Pos, "precondition %q is prose, not a JavaScript expression over state%s: it cannot be checked and the runtime treats it as true", first.Text, more)
+	}
+	for _, a := range p.Skill.Actions {
+		report(a.Doc.File, a.Preconditions)
+	}
+	if c := p.Skill.Catalog; c != nil {
+		var all []*plan.Precondition
+		for _, r := range c.Rows {
+			all = append(all, r.Preconditions...)
+		}
+		report(c.File, all)
+	}
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+func checkConditionProse(p *Pass) {
+	for _, ph := range p.Skill.Phases {
+		for _, st := range ph.Steps {
+			c := st.Attrs.Condition
+			if c == nil || c.Checkable() {
+				continue
+			}
+			p.Report(c.Pos, "Condition %q is not a JavaScript expression over state or inputs: the step runs as if it held", c.Text)
+		}
+	}
+}

@@ -1,0 +1,272 @@
+package lint
+
+import (
+	"path"
+	"regexp"
+	"strings"
+
+	"github.com/skillkit/skillkit/plan"
+)
+
+var layoutRules = []Rule{
+	diagnosticRule("file-unreadable", plan.SevError, "a file of the skill cannot be read"),
+	diagnosticRule("file-binary", plan.SevError, "a markdown file holds NUL bytes"),
+	diagnosticRule("file-encoding", plan.SevWarning, "a markdown file is not valid UTF-8"),
+	diagnosticRule("step-attribute", plan.SevError, "a step attribute (Timeout, Confirm, On error) has a value skillkit cannot read"),
+	newRule("mode-unknown", plan.SevError,
+		"the skill has a phases/ folder but no numbered phase, orchestrator or action to run", checkModeUnknown),
+	newRule("phase-number-duplicate", plan.SevError,
+		"two phase files have the same number, so their order is undefined", checkPhaseDuplicates),
+	newRule("phase-number-invalid", plan.SevError,
+		"a file in phases/ starts with digits that are not a phase number", checkPhaseInvalid),
+	newRule("phase-heading-number", plan.SevWarning,
+		"the phase title's number differs from the file name's", checkHeadingNumber),
+	newRule("phase-no-steps", plan.SevInfo,
+		"a numbered phase file has no Execution section and no Step headings: nothing runs for it", checkPhaseNoSteps),
+	newRule("action-no-execution", plan.SevWarning,
+		"an action file has no Execution section, so nothing says what the action does", checkActionNoExecution),
+	newRule("next-phase-link", plan.SevWarning,
+		"a Next Phase link skips past the phase that comes next", checkNextPhase),
+	newRule("fence-unclosed", plan.SevError,
+		"a code fence is never closed and swallows the rest of the file", checkFenceUnclosed),
+	newRule("fence-nested", plan.SevError,
+		"a fence inside a fence of the same length ends the outer block early", checkFenceNested),
+}
+
+func checkModeUnknown(p *Pass) {
+	s := p.Skill
+	if s.Mode != plan.ModeUnknown {
+		return
+	}
+	for _, f := range s.Files {
+		if strings.HasPrefix(f, "phases/") {
+			p.Report(plan.Pos{File: "phases"}, "phases/ holds no numbered phase file (01-name.md), no orchestrator.md and no actions/: skillkit cannot tell how to run this skill")
+			return
+		}
+	}
+}
+
+func checkPhaseDuplicates(p *Pass) {
+	phases := p.Skill.Phases
+	for i := 1; i < len(phases); i++ {
+		a, b := phases[i-1], phases[i]
+		if a.Number.Equal(b.Number) {
+			p.Report(plan.Pos{File: b.Doc.File}, "phase number %s is also %s: the two run in file-name order, which is likely not meant", b.Number, path.Base(a.Doc.File))
+		}
+	}
+}
+
+// leadingDigits matches a file name that starts like a phase number.
+var leadingDigits = regexp.MustCompile(`^\d`)
+
+func checkPhaseInvalid(p *Pass) {
+	for _, d := range p.Skill.Docs {
+		dir, base := path.Split(d.File)
+		if dir == "phases/" && leadingDigits.MatchString(base) {
+			p.Report(plan.Pos{File: d.File}, "%s starts with digits but is not a phase number (01-name.md, 02.5-name.md, 03a-name.md): it is not run", base)
+		}
+	}
+}
+
+// headingNumber reads the number of a "Phase N:" title the way file names
+// are read: 2, 2.5, 2-5, 3a.
+var headingNumber = regexp.MustCompile(`^(\d+)(?:[.-](\d+))?([a-z])?$`)
+
+func checkHeadingNumber(p *Pass) {
+	for _, ph := range p.Skill.Phases {
+		if ph.HeadingNumber == "" {
+			continue
+		}
+		mm := headingNumber.FindStringSubmatch(ph.HeadingNumber)
+		if mm == nil {
+			continue
+		}
+		n := plan.Number{Major: atoi(mm[1]), Minor: atoi(mm[2]), Letter: mm[3]}
+		if sameSlot(n, ph.Number) {
+			continue
+		}
+		p.ReportRange(ph.Doc.TitlePos, ph.Doc.TitlePos.Col+len("# ")+len(ph.Doc.Title),
+			"title says Phase %s but the file is numbered %s", ph.HeadingNumber, ph.Number.Raw)
+	}
+}
+
+// sameSlot reports whether a title's number and a file's number put the
+// phase in the same place: equal, or both "between N and N+1" written two
+// ways (Phase 3.5 in 03a-x.md).
+func sameSlot(title, file plan.Number) bool {
+	if title.Equal(file) {
+		return true
+	}
+	sub := func(n plan.Number) bool { return n.Minor != 0 || n.Letter != "" }
+	return title.Major == file.Major && sub(title) && sub(file) &&
+		(title.Minor == 0) != (file.Minor == 0)
+}
+
+func atoi(s string) int {
+	n := 0
+	for _, c := range s {
+		n = n*10 + int(c-'0')
+	}
+	return n
+}
+
+func checkPhaseNoSteps(p *Pass) {
+	for _, ph := range p.Skill.Phases {
+		if ph.IsOrchestrator || len(ph.Steps) > 0 {
+			continue
+		}
+		p.Report(plan.Pos{File: ph.Doc.File}, "phase has no Execution section (## Execution) and no Step headings (### Step N: …): skillkit finds no steps in it")
+	}
+}
+
+func checkActionNoExecution(p *Pass) {
+	for _, a := range p.Skill.Actions {
+		if sectionByKey(a.Doc, plan.SecExecution) == nil {
+			p.Report(plan.Pos{File: a.Doc.File}, "action has no Execution section (## Execution): skillkit finds no code to run and no prose to hand the agent")
+		}
+	}
+}
+
+// sectionByKey returns a document's first section with the key.
+func sectionByKey(d *plan.Doc, key string) *plan.Section {
+	for _, s := range d.Sections {
+		if s.Key == key {
+			return s
+		}
+	}
+	return nil
+}
+
+// branching matches the words of a Next Phase section that offers a
+// choice or a loop, where a link past or before the next phase is meant.
+var branching = regexp.MustCompile(`(?i)\b(?:if|when|unless|otherwise|else|loop|re-?run|repeat|return)\b|如果|若|否则|循环|重新`)
+
+// checkNextPhase reports a Next Phase link that skips forward past the
+// next phase: the mark of a phase inserted (02.5) without rewiring the
+// link before it. Links back (loops) and sections that offer a choice are
+// deliberate and left alone.
+func checkNextPhase(p *Pass) {
+	phases := p.Skill.Phases
+	byFile := map[string]int{}
+	for i, ph := range phases {
+		byFile[ph.Doc.File] = i
+	}
+	for i, ph := range phases {
+		if ph.Next == nil || i+1 >= len(phases) || branching.MatchString(ph.NextText) {
+			continue
+		}
+		target, ok := resolveLink(ph.Doc.File, ph.Next.Target)
+		if !ok {
+			continue
+		}
+		j, isPhase := byFile[target]
+		if !isPhase || j <= i+1 {
+			continue
+		}
+		p.Report(ph.Next.Pos, "Next Phase links to %s, but %s comes first", path.Base(target), path.Base(phases[i+1].Doc.File))
+	}
+}
+
+func checkFenceUnclosed(p *Pass) {
+	for _, d := range p.Docs() {
+		for _, c := range d.Code {
+			if c.Fence == "" || c.Closed || p.misread(d, c) {
+				continue
+			}
+			p.ReportRange(c.Pos, c.Pos.Col+len(c.Fence), "%s fence opened here is never closed: everything after it is code", c.Fence)
+		}
+	}
+}
+
+// nesting is the first misnested fence of a document.
+type nesting struct {
+	outer     *plan.CodeBlock
+	line, col int // of the inner opening line, in the file
+	run, info string
+}
+
+// firstNesting finds the first fence written inside a fenced block with a
+// fence no longer than the outer one: CommonMark reads the inner opening
+// line as content (a closing fence has no info string) and the inner
+// closing fence as the end of the outer block, so the rest of the
+// intended block becomes markdown. The inner opening line is the mark: a
+// fence run at least as long as the outer fence, of the same character,
+// followed by an info string. Every fence after it in the file pairs up
+// wrongly, so only the first one is known to be a mistake of its own.
+func firstNesting(d *plan.Doc) *nesting {
+	for _, c := range d.Code {
+		if c.Fence == "" {
+			continue
+		}
+		rest := c.Text
+		for i := 0; rest != ""; i++ {
+			var line string
+			line, rest, _ = strings.Cut(rest, "\n")
+			t := strings.TrimLeft(line, " \t")
+			run := fenceRun(t)
+			if len(run) < len(c.Fence) || run[0] != c.Fence[0] {
+				continue
+			}
+			info := strings.TrimSpace(t[len(run):])
+			if info == "" || c.Fence[0] == '`' && strings.Contains(info, "`") {
+				continue
+			}
+			pos := at(c, i+1, len(line)-len(t)+1)
+			return &nesting{outer: c, line: pos.Line, col: pos.Col, run: run, info: info}
+		}
+	}
+	return nil
+}
+
+// misread reports whether a block of d may be misread because of a
+// misnested fence before it (or is the misnested outer block itself):
+// what is wrong with it is that fence's fault.
+func (p *Pass) misread(d *plan.Doc, c *plan.CodeBlock) bool {
+	n := p.nesting(d)
+	return n != nil && c.Pos.Line >= n.outer.Pos.Line
+}
+
+// nesting is firstNesting, once per document.
+func (p *Pass) nesting(d *plan.Doc) *nesting {
+	n, ok := p.nestings[d]
+	if !ok {
+		n = firstNesting(d)
+		p.nestings[d] = n
+	}
+	return n
+}
+
+func checkFenceNested(p *Pass) {
+	for _, d := range p.Docs() {
+		n := p.nesting(d)
+		if n == nil {
+			continue
+		}
+		c := n.outer
+		p.ReportRange(plan.Pos{File: d.File, Line: n.line, Col: n.col}, n.col+len(n.run)+len(n.info),
+			"%s%s inside the %s block opened at line %d: its closing %s ends the outer block, and the fences after it pair up wrongly; open the outer block with a longer fence (%s)",
+			n.run, n.info, describeFence(c), c.Pos.Line, n.run, strings.Repeat(c.Fence[:1], len(n.run)+1))
+	}
+}
+
+func describeFence(c *plan.CodeBlock) string {
+	if c.Lang != "" {
+		return c.Fence + c.Lang
+	}
+	return c.Fence
+}
+
+// fenceRun returns the run of ` or ~ that starts s (at least three).
+func fenceRun(s string) string {
+	if s == "" || s[0] != '`' && s[0] != '~' {
+		return ""
+	}
+	i := 0
+	for i < len(s) && s[i] == s[0] {
+		i++
+	}
+	if i < 3 {
+		return ""
+	}
+	return s[:i]
+}
