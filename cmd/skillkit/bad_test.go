@@ -1,8 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -138,8 +138,10 @@ var generated = map[string]func(t *testing.T, dir string){
 // resumeCases damage the run directory of an interrupted run of a good
 // skill before `run --resume`.
 var resumeCases = map[string]func(t *testing.T, runDir string){
-	"state-not-json":          func(t *testing.T, d string) { write(t, d, store.StateFile, "{\n  \"status\": running\n}\n") },
-	"state-truncated":         func(t *testing.T, d string) { write(t, d, store.StateFile, "{\n  \"status\": \"running\",\n  \"items\": [1, 2") },
+	"state-not-json": func(t *testing.T, d string) { write(t, d, store.StateFile, "{\n  \"status\": running\n}\n") },
+	"state-truncated": func(t *testing.T, d string) {
+		write(t, d, store.StateFile, "{\n  \"status\": \"running\",\n  \"items\": [1, 2")
+	},
 	"state-deleted":           func(t *testing.T, d string) { os.Remove(filepath.Join(d, store.StateFile)) },
 	"progress-not-yaml":       func(t *testing.T, d string) { write(t, d, store.ProgressFile, "runId: x\n\tskill: [\n") },
 	"progress-deleted":        func(t *testing.T, d string) { os.Remove(filepath.Join(d, store.ProgressFile)) },
@@ -186,41 +188,171 @@ func runLimited(t *testing.T, limit time.Duration, args ...string) (code int, st
 	return
 }
 
-var position = regexp.MustCompile(`[\w./-]+\.(md|json|yaml):\d+(:\d+)?`)
+// outcome is what one command must do: exit with code, and print (stdout
+// and stderr together) something matching match when it is set.
+type outcome struct {
+	code  int
+	match string
+}
 
-func TestBadSkillsExplore(t *testing.T) {
-	ents, _ := os.ReadDir("testdata/bad")
-	var names []string
+// badCase is what lint, plan and run do on one malformed skill.
+type badCase struct{ lint, plan, run outcome }
+
+// Positions as the commands print them: file:line:col, or file: for a
+// finding about a whole file.
+const (
+	at     = `\.md:\d+:\d+: `
+	inFile = `\.md: `
+)
+
+var (
+	clean      = outcome{0, ""}
+	planned    = outcome{0, ""}
+	planErr    = func(m string) outcome { return outcome{0, m} }
+	lintErr    = func(m string) outcome { return outcome{1, m} }
+	lintWarn   = func(m string) outcome { return outcome{0, m} }
+	refused    = func(m string) outcome { return outcome{2, m + `(?s).*a skill with lint errors does not start`} }
+	runFails   = func(m string) outcome { return outcome{1, m} }
+	notYet     = outcome{2, `skills cannot be run yet`}
+	nothingRun = outcome{2, `nothing to run`}
+	completes  = outcome{0, `completed`}
+)
+
+// badCases says, for every case of testdata/bad/ and of generated, what
+// each command does. Every case must be listed.
+var badCases = map[string]badCase{
+	"action-update-breaks-schema": {lintErr(at + `error: action-a sets state.count to .many.`), planned, refused(`state-update-type`)},
+	"actions-1000-files":          {lintWarn(`action-unreachable`), planned, notYet},
+	"bad-step-attributes":         {lintErr(`01-a.md:6:3: error: Timeout "soon"`), planErr(`01-a.md:7:3: On error "sometimes"`), refused(`01-a.md:8:3: error: Confirm default "maybe"`)},
+	"bash-syntax-error":           {lintErr(`01-a.md:6:1: error: shell does not parse`), planned, refused(`01-a.md:6:1: error`)},
+	"binary-junk":                 {lintErr(inFile + `error: file holds NUL bytes`), planErr(inFile + `file holds NUL bytes`), refused(inFile + `error: file holds NUL bytes`)},
+	"catalog-1000-actions":        {lintErr(`action-catalog.md:1004:1: error: the action catalog names action action-999`), planned, refused(`action-missing`)},
+	"condition-100000-parens":     {clean, planned, outcome{0, `condition is false`}},
+	"condition-infinite-loop":     {clean, planned, runFails(`01-a.md:6:21: evaluation timed out after 5s`)},
+	"crlf-bom":                    {clean, planned, completes},
+	"cyclic-next-phase":           {clean, planned, completes},
+	"duplicate-phase-numbers":     {lintErr(`01-b.md: error: phase number 1 is also 01-a.md`), planned, refused(`phase-number-duplicate`)},
+	"empty-skill":                 {outcome{2, `no skill found`}, planned, nothingRun},
+	"file-over-16mb":              {lintErr(inFile + `error: file is \d+ bytes, over the`), planErr(`over the 16777216-byte limit`), refused(`file-unreadable`)},
+	"frontmatter-alias-bomb":      {lintWarn(`SKILL.md:4:1: warning: key "a"`), planned, completes},
+	"frontmatter-invalid-yaml":    {lintErr(`SKILL.md:2:1: error: front matter is not valid YAML`), planErr(`SKILL.md:2:1: front matter is not valid YAML`), refused(`SKILL.md:2:1`)},
+	"frontmatter-not-mapping":     {lintErr(`SKILL.md:2:1: error: front matter must be a mapping`), planErr(`SKILL.md:2:1`), refused(`SKILL.md:2:1`)},
+	"huge-phase-number":           {lintWarn(`99999999999999999999999-x.md:1:1: warning`), planned, completes},
+	"initial-state-not-json":      {lintErr(`state-schema.md:10:1: error: Initial State block is not valid JSON`), planErr(`state-schema.md:10:1`), refused(`state-initial-json`)},
+	"invalid-utf8":                {lintWarn(`01-a.md:1:1: warning: file is not valid UTF-8`), planned, completes},
+	"js-infinite-loop":            {clean, planned, runFails(`01-a.md:8:1: step 01-a#1: timed out after 1s`)},
+	"js-syntax-error":             {lintErr(`01-a.md:6:11: error: JavaScript does not parse`), planned, refused(`01-a.md:6:11`)},
+	"line-10mb":                   {clean, planned, completes},
+	"mermaid-10000-edges":         {clean, planned, notYet},
+	"nested-lists-1000":           {lintErr(`01-a.md:\d+:1: error: blocks nest \d+ deep`), planErr(`file-too-deep`), refused(`file-too-deep`)},
+	"nested-quotes-100000":        {lintErr(`01-a.md:9:1: error: blocks nest 100000 deep`), planErr(`file-too-deep`), refused(`file-too-deep`)},
+	"next-phase-missing":          {lintErr(`01-a.md:11:5: error: link target 09-nowhere.md does not exist`), planned, refused(`link-broken`)},
+	"nul-in-skill-md":             {lintErr(`SKILL.md: error: file holds NUL bytes`), planErr(`SKILL.md: file holds NUL bytes`), refused(`file-binary`)},
+	"orchestrator-never-null":     {lintWarn(`orchestrator.md:6:10: warning: selectNextAction never returns null`), planned, notYet},
+	"orchestrator-select-loops":   {lintWarn(`action-unreachable`), planned, notYet},
+	"output-missing":              {clean, planned, runFails(`01-a.md:11:3: output report.json: not found`)},
+	"output-not-json":             {clean, planned, runFails(`01-a.md:11:3: output report.json: not valid JSON`)},
+	"phases-is-file":              {clean, planned, nothingRun},
+	"skill-md-is-a-folder":        {clean, planned, completes},
+	"state-schema-self-reference": {lintWarn(`state-schema.md:5:13: info: type Loop is defined in terms of itself`), planned, notYet},
+	"steps-100000":                {clean, planned, outcome{1, `01-a.md:5:1: step 01-a#1 is prose for the agent`}},
+	"symlink-loop":                {lintErr(`02-b.md: error: cannot read: too many levels of symbolic links`), planErr(`self: cannot read`), refused(`file-unreadable`)},
+	"unclosed-fence":              {lintErr(`01-a.md:5:1: error: ` + "```" + ` fence opened here is never closed`), planned, refused(`fence-unclosed`)},
+	"unreadable-phase":            {lintErr(`02-b.md: error: cannot read: permission denied`), planErr(`02-b.md: cannot read`), refused(`file-unreadable`)},
+	"unterminated-frontmatter":    {lintErr(`SKILL.md:1:1: error: front matter opened with --- at line 1 is never closed`), planErr(`SKILL.md:1:1`), refused(`SKILL.md:1:1`)},
+}
+
+// limit is how long one command may take on a malformed skill; the
+// slowest cases (a 5 s evaluation limit, 10 MB files) take a few seconds.
+const limit = 30 * time.Second
+
+func check(t *testing.T, o outcome, args ...string) {
+	t.Helper()
+	code, stdout, stderr := runLimited(t, limit, args...)
+	if code == ExitInternal {
+		t.Errorf("skillkit %s: exit 3 (internal failure):\n%s", args[0], trunc(stderr))
+	}
+	if code != o.code {
+		t.Errorf("skillkit %s: exit %d, want %d\nstdout: %s\nstderr: %s", args[0], code, o.code, trunc(stdout), trunc(stderr))
+	}
+	if o.match != "" && !regexp.MustCompile(o.match).MatchString(stdout+stderr) {
+		t.Errorf("skillkit %s: output does not match %q\nstdout: %s\nstderr: %s", args[0], o.match, trunc(stdout), trunc(stderr))
+	}
+}
+
+func TestBadSkills(t *testing.T) {
+	ents, err := os.ReadDir("testdata/bad")
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := slices.Collect(maps.Keys(generated))
 	for _, e := range ents {
 		names = append(names, e.Name())
 	}
-	for n := range generated {
-		names = append(names, n)
+	if len(names) < 30 {
+		t.Errorf("%d malformed skills; the suite promises at least 30", len(names))
 	}
-	slices.Sort(names)
+	for _, n := range names {
+		if _, ok := badCases[n]; !ok {
+			t.Errorf("%s: no expectations in badCases", n)
+		}
+	}
 	for _, n := range names {
 		t.Run(n, func(t *testing.T) {
+			t.Parallel()
+			want := badCases[n]
 			dir := filepath.Join("testdata/bad", n)
 			if g := generated[n]; g != nil {
 				dir = filepath.Join(t.TempDir(), n)
-				os.MkdirAll(dir, 0o755)
+				if err := os.MkdirAll(dir, 0o755); err != nil {
+					t.Fatal(err)
+				}
 				g(t, dir)
 			}
-			start := time.Now()
-			c, _, e := runLimited(t, 60*time.Second, "plan", dir)
-			t.Logf("plan %d %v %q", c, time.Since(start), trunc(e))
-			start = time.Now()
-			c, o, e := runLimited(t, 60*time.Second, "run", dir, "--workdir", filepath.Join(t.TempDir(), "run"))
-			t.Logf("run %d %v %q %q", c, time.Since(start), trunc(e), trunc(o))
+			check(t, want.lint, "lint", dir)
+			check(t, want.plan, "plan", dir)
+			check(t, want.run, "run", dir, "--workdir", filepath.Join(t.TempDir(), "run"))
 		})
 	}
 }
 
+// TestDamagedRunDirs damages the run directory of an interrupted run in
+// each way of resumeCases and resumes it.
+func TestDamagedRunDirs(t *testing.T) {
+	skill := filepath.Join(t.TempDir(), "resumable")
+	writeSkill(t, skill, map[string]string{
+		"SKILL.md":       frontMatter("resumable"),
+		"phases/01-a.md": truePhase,
+		// Phase 2 is agent work: without --agent the run stops there,
+		// interrupted and resumable.
+		"phases/02-b.md": "# Phase 2: Ask\n\n## Execution\n\nSummarize the work so far.\n",
+	})
+	want := map[string]outcome{
+		"state-not-json":          {2, `state.json:2:13: run file is damaged`},
+		"state-truncated":         {2, `state.json:3:16: run file is damaged: unexpected end of JSON input`},
+		"state-deleted":           {1, `(?s)state.json was missing: restored from .*threads/1.json.*needs an agent`},
+		"progress-not-yaml":       {2, `skill-state.yaml:2: run file is damaged`},
+		"progress-deleted":        {2, `no run in that folder`},
+		"claim-garbage":           {1, `needs an agent`},
+		"events-garbage":          {1, `needs an agent`},
+		"run-dir-is-not-a-folder": {2, `no run`},
+	}
+	for name, damage := range resumeCases {
+		t.Run(name, func(t *testing.T) {
+			run := filepath.Join(t.TempDir(), "run")
+			check(t, outcome{1, `needs an agent`}, "run", skill, "--workdir", run)
+			damage(t, run)
+			check(t, want[name], "run", skill, "--resume", run)
+		})
+	}
+	t.Run("unknown-run", func(t *testing.T) {
+		check(t, outcome{2, `no run`}, "run", skill, "--resume", filepath.Join(t.TempDir(), "nowhere"))
+	})
+}
+
 func trunc(s string) string {
-	if len(s) > 400 {
-		return s[:400] + "…"
+	if len(s) > 600 {
+		return s[:600] + "…"
 	}
 	return s
 }
-
-var _ = bytes.Compare

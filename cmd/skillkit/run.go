@@ -114,6 +114,15 @@ func runSkill(c *cobra.Command, s Streams, o *runOptions, dir string) error {
 		return d.Write(c.OutOrStdout(), opts.Agent != nil)
 	}
 	if skill.Mode != plan.ModeSequential {
+		// Say what is wrong with the skill before saying it cannot run.
+		if o.resume == "" {
+			if err := lintGate(c, skill, cwd); err != nil {
+				return usageErr(fmt.Errorf("%w: %w", engine.ErrInvalid, err))
+			}
+		}
+		if skill.Mode == plan.ModeUnknown {
+			return usageErr(fmt.Errorf("%s: nothing to run: a skill needs numbered phase files (phases/01-name.md) or an orchestrator with actions", dir))
+		}
 		return usageErr(fmt.Errorf("%s: %s skills cannot be run yet", dir, skill.Mode))
 	}
 	if isTerminal(c.ErrOrStderr()) {
