@@ -180,7 +180,11 @@ func (r *Runner) unitError(ctx context.Context, u *unit, start time.Time, attemp
 	}
 	u.to(UnitError, err.Error())
 	now := time.Now()
-	errs := []error{r.logError(u.spec.ID, err, now), r.Run.Metric(u.metric(now.Sub(start), attempts, UnitError))}
+	errs := []error{r.Run.Metric(u.metric(now.Sub(start), attempts, UnitError))}
+	// An action that failed inside a phase (the loop) was logged then.
+	if u.spec.Kind == store.KindAction || !errors.As(err, new(*ActionError)) {
+		errs = append(errs, r.logError(u.spec.ID, err, now))
+	}
 	msg := err.Error()
 	_, cerr := r.Run.Checkpoint(store.Checkpoint{
 		Hook: HookCheckpointErrorState, State: r.State,

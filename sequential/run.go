@@ -89,7 +89,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if s == nil {
 		return nil, fmt.Errorf("run: no skill: %w", engine.ErrInvalid)
 	}
-	if s.Mode != plan.ModeSequential && !(s.Mode == plan.ModeHybrid && o.Orchestrate != nil) {
+	if s.Mode != plan.ModeSequential && !((s.Mode == plan.ModeHybrid || s.Mode == plan.ModeAutonomous) && o.Orchestrate != nil) {
 		return nil, fmt.Errorf("%s: the skill is %s; the sequential runner runs sequential skills: %w", s.Dir, s.Mode, engine.ErrInvalid)
 	}
 	hooks, err := engine.LoadHooks(s)
@@ -404,7 +404,10 @@ func runError(err error) *store.RunError {
 	e := &store.RunError{Message: err.Error()}
 	var se *engine.StepError
 	var oe *OutputError
+	var ae *engine.ActionError
 	switch {
+	case errors.As(err, &ae):
+		e.Step = ae.Action
 	case errors.As(err, &se):
 		e.Step, e.Diagnostics = se.Step, se.Diagnostics
 	case errors.As(err, &oe):

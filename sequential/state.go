@@ -26,8 +26,13 @@ func initialState(s *plan.Skill, now time.Time) map[string]any {
 			state[k] = v
 		}
 	}
-	// A run under way is running whatever the template says.
-	state["status"] = "running"
+	// A run under way is running whatever the template says, except
+	// that a skill with actions keeps a pending status: its first action's
+	// preconditions (status === 'pending') and its selectNextAction expect
+	// it, and its init action moves it on.
+	if len(s.Actions) == 0 || state["status"] != "pending" {
+		state["status"] = "running"
+	}
 	return state
 }
 

@@ -56,6 +56,8 @@ type Progress struct {
 	// CompletedPhases are the phases (or actions) whose outputs were
 	// verified and hooks run: a resume skips them whole.
 	CompletedPhases []string `yaml:"completedPhases" json:"completedPhases"`
+	// Loop is the autonomous loop's position; nil until a loop starts.
+	Loop *Loop `yaml:"loop,omitempty" json:"loop,omitempty"`
 }
 
 // Step outcomes recorded in completedSteps.
@@ -101,6 +103,7 @@ func (p Progress) clone() Progress {
 	p.CompletedSteps = slices.Clone(p.CompletedSteps)
 	p.CompletedPhases = slices.Clone(p.CompletedPhases)
 	p.Inputs = maps.Clone(p.Inputs)
+	p.Loop = p.Loop.clone()
 	if p.Error != nil {
 		e := *p.Error
 		e.Diagnostics = slices.Clone(e.Diagnostics)

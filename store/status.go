@@ -118,6 +118,9 @@ func WriteStatus(w io.Writer, s *Summary) error {
 	if !Terminal(s.State) && p.CurrentStep != "" {
 		fmt.Fprintf(tw, "current:\t%s\n", p.CurrentStep)
 	}
+	if l := p.Loop; l != nil {
+		writeLoop(tw, l, Terminal(s.State))
+	}
 	fmt.Fprintf(tw, "started:\t%s\n", p.StartedAt.Local().Format(time.DateTime))
 	if p.CompletedAt != nil {
 		fmt.Fprintf(tw, "finished:\t%s (%s)\n", p.CompletedAt.Local().Format(time.DateTime), p.CompletedAt.Sub(p.StartedAt).Round(time.Millisecond))
@@ -143,4 +146,18 @@ func WriteRuns(w io.Writer, runs []*Summary) error {
 			s.Progress.StartedAt.Local().Format(time.DateTime))
 	}
 	return tw.Flush()
+}
+
+// writeLoop prints where the autonomous loop stands: the action running,
+// the iteration, the actions done and the errors.
+func writeLoop(w io.Writer, l *Loop, done bool) {
+	if !done && l.CurrentAction != "" {
+		fmt.Fprintf(w, "action:\t%s\n", l.CurrentAction)
+	}
+	fmt.Fprintf(w, "iteration:\t%d/%d\n", l.Iteration, l.MaxIterations)
+	fmt.Fprintf(w, "actions done:\t%d", l.Completed)
+	if l.LastAction != "" {
+		fmt.Fprintf(w, " (last: %s)", l.LastAction)
+	}
+	fmt.Fprintf(w, "\nerrors:\t%d\n", l.ErrorCount)
 }

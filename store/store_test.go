@@ -386,6 +386,7 @@ func TestProgressEncodingRoundTrip(t *testing.T) {
 			LastAction:     s, Error: &RunError{Step: s, Message: s, Diagnostics: []string{s, "x"}}, CompletedAt: &now,
 			RunState: RunFailed, SkillHash: s, RunID: s, Skill: s, SkillDir: s, Mode: s,
 			Inputs: map[string]string{s + "k": s, "z": s}, CompletedPhases: []string{s},
+			Loop: &Loop{Iteration: 4, MaxIterations: 100, CurrentAction: s, LastAction: s, Completed: 3, ErrorCount: 1},
 		}
 		var back Progress
 		if err := yaml.Unmarshal(encodeProgress(&p), &back); err != nil {

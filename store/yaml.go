@@ -63,6 +63,19 @@ func encodeProgress(p *Progress) []byte {
 		}
 	}
 	list(&b, "completedPhases", p.CompletedPhases)
+	if l := p.Loop; l != nil {
+		b.WriteString("loop:\n")
+		b.WriteString("  iteration: " + strconv.Itoa(l.Iteration) + "\n")
+		b.WriteString("  maxIterations: " + strconv.Itoa(l.MaxIterations) + "\n")
+		if l.CurrentAction != "" {
+			str("  currentAction", l.CurrentAction)
+		}
+		if l.LastAction != "" {
+			str("  lastAction", l.LastAction)
+		}
+		b.WriteString("  completed: " + strconv.Itoa(l.Completed) + "\n")
+		b.WriteString("  errorCount: " + strconv.Itoa(l.ErrorCount) + "\n")
+	}
 	return b.Bytes()
 }
 

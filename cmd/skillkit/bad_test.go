@@ -213,8 +213,7 @@ var (
 	lintWarn   = func(m string) outcome { return outcome{0, m} }
 	refused    = func(m string) outcome { return outcome{2, m + `(?s).*a skill with lint errors does not start`} }
 	runFails   = func(m string) outcome { return outcome{1, m} }
-	notYet     = outcome{2, `skills cannot be run yet`}
-	nothingRun = outcome{2, `nothing to run`}
+	nothingRun = outcome{2, `no numbered phase, orchestrator or action to run`}
 	completes  = outcome{0, `completed`}
 )
 
@@ -222,7 +221,7 @@ var (
 // each command does. Every case must be listed.
 var badCases = map[string]badCase{
 	"action-update-breaks-schema": {lintErr(at + `error: action-a sets state.count to .many.`), planned, refused(`state-update-type`)},
-	"actions-1000-files":          {lintWarn(`action-unreachable`), planned, notYet},
+	"actions-1000-files":          {lintWarn(`action-unreachable`), planned, completes},
 	"bad-step-attributes":         {lintErr(`01-a.md:6:3: error: Timeout "soon"`), planErr(`01-a.md:7:3: On error "sometimes"`), refused(`01-a.md:8:3: error: Confirm default "maybe"`)},
 	"bash-syntax-error":           {lintErr(`01-a.md:6:1: error: shell does not parse`), planned, refused(`01-a.md:6:1: error`)},
 	"binary-junk":                 {lintErr(inFile + `error: file holds NUL bytes`), planErr(inFile + `file holds NUL bytes`), refused(inFile + `error: file holds NUL bytes`)},
@@ -243,18 +242,18 @@ var badCases = map[string]badCase{
 	"js-infinite-loop":            {clean, planned, runFails(`01-a.md:8:1: step 01-a#1: timed out after 1s`)},
 	"js-syntax-error":             {lintErr(`01-a.md:6:11: error: JavaScript does not parse`), planned, refused(`01-a.md:6:11`)},
 	"line-10mb":                   {clean, planned, completes},
-	"mermaid-10000-edges":         {clean, planned, notYet},
+	"mermaid-10000-edges":         {clean, planned, completes},
 	"nested-lists-1000":           {lintErr(`01-a.md:\d+:1: error: blocks nest \d+ deep`), planErr(`file-too-deep`), refused(`file-too-deep`)},
 	"nested-quotes-100000":        {lintErr(`01-a.md:9:1: error: blocks nest 100000 deep`), planErr(`file-too-deep`), refused(`file-too-deep`)},
 	"next-phase-missing":          {lintErr(`01-a.md:11:5: error: link target 09-nowhere.md does not exist`), planned, refused(`link-broken`)},
 	"nul-in-skill-md":             {lintErr(`SKILL.md: error: file holds NUL bytes`), planErr(`SKILL.md: file holds NUL bytes`), refused(`file-binary`)},
-	"orchestrator-never-null":     {lintWarn(`orchestrator.md:6:10: warning: selectNextAction never returns null`), planned, notYet},
-	"orchestrator-select-loops":   {lintWarn(`action-unreachable`), planned, notYet},
+	"orchestrator-never-null":     {lintWarn(`orchestrator.md:6:10: warning: selectNextAction never returns null`), planned, runFails(`orchestrator.md:5:1: no progress: the loop started 100 actions`)},
+	"orchestrator-select-loops":   {lintWarn(`action-unreachable`), planned, runFails(`orchestrator.md:6:1: evaluation timed out after 5s`)},
 	"output-missing":              {clean, planned, runFails(`01-a.md:11:3: output report.json: not found`)},
 	"output-not-json":             {clean, planned, runFails(`01-a.md:11:3: output report.json: not valid JSON`)},
 	"phases-is-file":              {clean, planned, nothingRun},
 	"skill-md-is-a-folder":        {clean, planned, completes},
-	"state-schema-self-reference": {lintWarn(`state-schema.md:5:13: info: type Loop is defined in terms of itself`), planned, notYet},
+	"state-schema-self-reference": {lintWarn(`state-schema.md:5:13: info: type Loop is defined in terms of itself`), planned, completes},
 	"steps-100000":                {clean, planned, outcome{1, `01-a.md:5:1: step 01-a#1 is prose for the agent`}},
 	"symlink-loop":                {lintErr(`02-b.md: error: cannot read: too many levels of symbolic links`), planErr(`self: cannot read`), refused(`file-unreadable`)},
 	"unclosed-fence":              {lintErr(`01-a.md:5:1: error: ` + "```" + ` fence opened here is never closed`), planned, refused(`fence-unclosed`)},

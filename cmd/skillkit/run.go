@@ -13,6 +13,7 @@ import (
 	"github.com/skillkit/skillkit/agent"
 	"github.com/skillkit/skillkit/engine"
 	"github.com/skillkit/skillkit/lint"
+	"github.com/skillkit/skillkit/orchestrator"
 	"github.com/skillkit/skillkit/parse"
 	"github.com/skillkit/skillkit/plan"
 	"github.com/skillkit/skillkit/script"
@@ -30,6 +31,8 @@ type runOptions struct {
 	resume   string
 	force    bool
 	allow    []string
+	maxIter  int
+	retries  int
 }
 
 func newRunCmd(s Streams) *cobra.Command {
@@ -68,6 +71,8 @@ Exit codes: 0 completed, 1 failed or aborted, 2 invalid skill or usage,
 	f.BoolVar(&o.dryRun, "dry-run", false, "show what would run and what would go to the agent; write nothing")
 	f.StringVar(&o.resume, "resume", "", "resume the run with this id or directory")
 	f.BoolVar(&o.force, "force", false, "with --resume: resume although the skill changed since the run started")
+	f.IntVar(&o.maxIter, "max-iterations", 0, "actions the orchestrator loop may start before it fails with no progress (default 100)")
+	f.IntVar(&o.retries, "retries", 0, "extra attempts for a failed action of the loop")
 	f.StringArrayVar(&o.allow, "allow-path", nil, "a folder JS code may read and write besides the project, the skill and the work dir (repeatable)")
 	return c
 }
@@ -85,14 +90,14 @@ func runSkill(c *cobra.Command, s Streams, o *runOptions, dir string) error {
 	if err != nil {
 		return fmt.Errorf("finding the current folder: %w", err)
 	}
-	opts := sequential.Options{
+	opts := orchestrator.Options{MaxIterations: o.maxIter, Retries: o.retries, Options: sequential.Options{
 		Skill: skill, Base: cwd, WorkDir: o.workDir, Resume: o.resume, Force: o.force,
 		Inputs: inputs, ProjectDir: cwd, AllowPaths: o.allow, Yes: o.yes,
 		Out: c.OutOrStdout(),
 		Validate: func(sk *plan.Skill) error {
 			return lintGate(c, sk, cwd)
 		},
-	}
+	}}
 	if cmd := firstNonEmpty(o.agentCmd, os.Getenv("SKILLKIT_AGENT")); cmd != "" {
 		opts.Agent = &agent.Agent{Command: cmd}
 	}
@@ -107,23 +112,18 @@ func runSkill(c *cobra.Command, s Streams, o *runOptions, dir string) error {
 		opts.Answers = &script.Terminal{In: s.In, Out: c.ErrOrStderr()}
 	}
 	if o.dryRun {
-		d, err := sequential.Plan(opts)
+		d, err := orchestrator.Plan(opts)
 		if err != nil {
 			return &exitError{code: engine.ExitCode(err), err: err}
 		}
 		return d.Write(c.OutOrStdout(), opts.Agent != nil)
 	}
-	if skill.Mode != plan.ModeSequential {
-		// Say what is wrong with the skill before saying it cannot run.
-		if o.resume == "" {
-			if err := lintGate(c, skill, cwd); err != nil {
-				return usageErr(fmt.Errorf("%w: %w", engine.ErrInvalid, err))
-			}
+	if skill.Mode == plan.ModeUnknown && o.resume == "" {
+		// The runner refuses a skill it cannot place; say first what is
+		// wrong with it (a phase file it could not read, say).
+		if err := lintGate(c, skill, cwd); err != nil {
+			return usageErr(fmt.Errorf("%w: %w", engine.ErrInvalid, err))
 		}
-		if skill.Mode == plan.ModeUnknown {
-			return usageErr(fmt.Errorf("%s: nothing to run: a skill needs numbered phase files (phases/01-name.md) or an orchestrator with actions", dir))
-		}
-		return usageErr(fmt.Errorf("%s: %s skills cannot be run yet", dir, skill.Mode))
 	}
 	if isTerminal(c.ErrOrStderr()) {
 		p := newProgress(c.ErrOrStderr(), skill)
@@ -133,7 +133,7 @@ func runSkill(c *cobra.Command, s Streams, o *runOptions, dir string) error {
 	}
 	ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	res, err := sequential.Run(ctx, opts)
+	res, err := orchestrator.Run(ctx, opts)
 	if err != nil {
 		if (ctx.Err() != nil || errors.Is(err, store.ErrWrite)) && res != nil {
 			err = fmt.Errorf("%w; resume with: skillkit run %s --resume %s", err, dir, res.ID)

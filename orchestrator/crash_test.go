@@ -1,0 +1,194 @@
+package orchestrator
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/skillkit/skillkit/engine"
+	"github.com/skillkit/skillkit/parse"
+	"github.com/skillkit/skillkit/sequential"
+	"github.com/skillkit/skillkit/store"
+)
+
+// The crash test runs the loop in a child process (this test binary,
+// re-executed) so that it can be killed for real.
+const helperEnv = "SKILLKIT_ORCHESTRATOR_HELPER"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(helperEnv) != "" {
+		os.Exit(helperMain())
+	}
+	os.Exit(m.Run())
+}
+
+// crashItems is how many items the crash skill processes, one action each.
+const crashItems = 12
+
+// crashSkill is an autonomous skill whose process action appends its item
+// to actions.log (an effect outside state.json), waits a little, and
+// counts the item in the state.
+func crashSkill(t testing.TB) string {
+	items := make([]string, crashItems)
+	for i := range items {
+		items[i] = fmt.Sprintf("%q", fmt.Sprintf("item-%02d", i+1))
+	}
+	s := skillFiles{
+		decision: `function selectNextAction(state) {
+  if (state.status === 'pending') return 'action-init';
+  if (state.pending_items.length > 0) return 'action-process';
+  if (state.status === 'running') return 'action-complete';
+  return null;
+}`,
+		acts: map[string]string{
+			"action-init": "return { status: 'running', pending_items: [" + strings.Join(items, ", ") + "] };",
+			"action-process": `const [item, ...rest] = state.pending_items;
+Bash('echo ' + item + ' >> actions.log; sleep 0.01');
+return { pending_items: rest, count: state.count + 1, done: [...state.done, item] };`,
+			"action-complete": "return { status: 'completed' };",
+		},
+		fields:  "  pending_items: string[];\n  count: number;\n  done: string[];",
+		initial: `{"status": "pending", "current_action": null, "completed_actions": [], "errors": [], "error_count": 0, "pending_items": [], "count": 0, "done": []}`,
+	}.write(t)
+	return s.Dir
+}
+
+// helperMain runs or resumes the crash skill as the environment says and
+// exits as the CLI would.
+func helperMain() int {
+	s, err := parse.Dir(os.Getenv("HELPER_SKILL"))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return engine.ExitInternal
+	}
+	_, err = Run(context.Background(), Options{Options: sequential.Options{
+		Skill: s, WorkDir: os.Getenv("HELPER_WORKDIR"), Resume: os.Getenv("HELPER_RESUME"),
+	}})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+	}
+	return engine.ExitCode(err)
+}
+
+func helper(skillDir string, env ...string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), helperEnv+"=1", "HELPER_SKILL="+skillDir)
+	cmd.Env = append(cmd.Env, env...)
+	return cmd
+}
+
+// TestCrashResume kills an autonomous run with SIGKILL at 20 random
+// moments, then resumes it to the end. No completed action may be lost
+// or applied twice (the state counts every item once, in order), and only
+// the action in flight at the kill may run again (its effect, a line in
+// actions.log, may be there twice). SKILLKIT_CRASH_SEED replays a seed.
+func TestCrashResume(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kills 20 child processes")
+	}
+	seed := uint64(time.Now().UnixNano())
+	if s := os.Getenv("SKILLKIT_CRASH_SEED"); s != "" {
+		seed, _ = strconv.ParseUint(s, 10, 64)
+	}
+	t.Logf("seed %d (replay with SKILLKIT_CRASH_SEED=%d)", seed, seed)
+	rng := rand.New(rand.NewPCG(seed, 0))
+	skillDir := crashSkill(t)
+	midRun, reran := 0, 0
+	for i := range 20 {
+		dir := filepath.Join(t.TempDir(), "run")
+		cmd := helper(skillDir, "HELPER_WORKDIR="+dir)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		after := time.Duration(20+rng.IntN(280)) * time.Millisecond
+		time.Sleep(after)
+		cmd.Process.Signal(syscall.SIGKILL)
+		cmd.Wait()
+
+		var doneBefore []string
+		p, perr := store.ReadProgress(dir)
+		if perr == nil {
+			data, err := os.ReadFile(filepath.Join(dir, store.StateFile))
+			var st map[string]any
+			if err != nil || json.Unmarshal(data, &st) != nil {
+				t.Fatalf("kill %d after %v: state.json is not valid JSON (%v): %q", i, after, err, data)
+			}
+			doneBefore = strs(st["done"])
+			if !store.Terminal(p.RunState) {
+				midRun++
+			}
+		}
+		if perr != nil || p.RunState != store.RunCompleted {
+			resume := helper(skillDir, "HELPER_RESUME="+dir)
+			if perr != nil {
+				// Killed before the run existed: start it anew.
+				resume = helper(skillDir, "HELPER_WORKDIR="+dir)
+			}
+			if out, err := resume.CombinedOutput(); err != nil {
+				t.Fatalf("kill %d after %v: resume failed: %v\n%s", i, after, err, out)
+			}
+		}
+		reran += checkCrashRun(t, fmt.Sprintf("kill %d after %v", i, after), dir, doneBefore)
+	}
+	t.Logf("%d of 20 kills landed in the middle of a run; %d in-flight actions ran again on resume", midRun, reran)
+}
+
+// checkCrashRun checks a finished crash run and returns how many actions
+// ran twice (0 or 1).
+func checkCrashRun(t *testing.T, what, dir string, doneBefore []string) int {
+	t.Helper()
+	if p := progress(t, dir); p.RunState != store.RunCompleted {
+		t.Fatalf("%s: run ended %s", what, p.RunState)
+	}
+	st := state(t, dir)
+	want := make([]string, crashItems)
+	for i := range want {
+		want[i] = fmt.Sprintf("item-%02d", i+1)
+	}
+	if got := strs(st["done"]); !slices.Equal(got, want) || st["count"] != float64(crashItems) {
+		t.Fatalf("%s: state counted %v items: %v, want each once in order", what, st["count"], got)
+	}
+	acts := completed(st)
+	if len(acts) != crashItems+2 || acts[0] != "action-init" || acts[len(acts)-1] != "action-complete" {
+		t.Fatalf("%s: completed_actions = %v", what, acts)
+	}
+	counts := map[string]int{}
+	for _, l := range strings.Fields(readFile(t, filepath.Join(dir, "actions.log"))) {
+		counts[l]++
+	}
+	twice := 0
+	for _, item := range want {
+		switch n := counts[item]; {
+		case n == 1:
+		case n == 2 && !slices.Contains(doneBefore, item):
+			twice++
+		default:
+			t.Fatalf("%s: %s ran %d times (completed before the kill: %v)", what, item, n, slices.Contains(doneBefore, item))
+		}
+	}
+	if twice > 1 {
+		t.Fatalf("%s: %d actions ran twice; only the one in flight may", what, twice)
+	}
+	return twice
+}
+
+func strs(v any) []string {
+	list, _ := v.([]any)
+	out := make([]string, 0, len(list))
+	for _, x := range list {
+		if s, ok := x.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
