@@ -355,3 +355,27 @@ func trunc(s string) string {
 	}
 	return s
 }
+
+// TestStateDeletedBetweenIterations deletes state.json from inside an
+// action of an autonomous run: the loop holds the state and writes it
+// whole after the action, so the run completes with every update.
+func TestStateDeletedBetweenIterations(t *testing.T) {
+	skill := filepath.Join(t.TempDir(), "deleter")
+	writeSkill(t, skill, map[string]string{
+		"SKILL.md": frontMatter("deleter"),
+		"phases/orchestrator.md": "# Orchestrator\n\n## Decision Logic\n\n```javascript\nfunction selectNextAction(state) {\n" +
+			"  if (!state.a) return 'action-a';\n  if (!state.b) return 'action-b';\n  return null;\n}\n```\n",
+		"phases/actions/action-a.md": "# Action: A\n\n## Execution\n\n```bash\nrm state.json\necho '{\"stateUpdates\": {\"a\": 1}}'\n```\n",
+		"phases/actions/action-b.md": "# Action: B\n\n## Execution\n\n```bash\nrm state.json\necho '{\"stateUpdates\": {\"b\": 2}}'\n```\n",
+	})
+	run := filepath.Join(t.TempDir(), "run")
+	check(t, completes, "run", skill, "--workdir", run)
+	st, err := store.ReadState(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done, _ := st["completed_actions"].([]any)
+	if st["a"] != 1.0 || st["b"] != 2.0 || len(done) != 2 || st["status"] != "completed" {
+		t.Fatalf("state after the run = %v", st)
+	}
+}
