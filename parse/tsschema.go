@@ -667,10 +667,12 @@ func (p *tsParser) checkRefs(v any) {
 			} else if name == p.root {
 				v["$ref"] = "#"
 			}
-			return
 		}
-		for _, e := range v {
-			p.checkRefs(e)
+		// The root schema holds $defs beside its own $ref: walk on.
+		for k, e := range v {
+			if k != "$ref" {
+				p.checkRefs(e)
+			}
 		}
 	case []any:
 		for _, e := range v {
