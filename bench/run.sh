@@ -209,7 +209,10 @@ rss_cmd "run-skillkit" "$sk run $rundir/seq$nphases > /dev/null"
 has_task=0
 if [ "$short" = 0 ]; then
   say "installing go-task"
-  if GOBIN=$tmp/gobin go install github.com/go-task/task/v3/cmd/task@latest >"$tmp/logs/task-install.log" 2>&1; then
+  # @latest first; v3.50.0 when a dependency of the newest release is not
+  # served by the module proxy this machine reaches.
+  if GOBIN=$tmp/gobin go install github.com/go-task/task/v3/cmd/task@latest >"$tmp/logs/task-install.log" 2>&1 ||
+     GOBIN=$tmp/gobin go install github.com/go-task/task/v3/cmd/task@v3.50.0 >>"$tmp/logs/task-install.log" 2>&1; then
     has_task=1
     "$gen" taskfile -n "$nphases" -out "$rundir/task/Taskfile.yml"
     say "run: go-task, $nphases tasks"
@@ -287,7 +290,7 @@ sk1=$(mean skillkit-1); sk20=$(mean skillkit-20)
   echo
   echo "Corpus: \`$corpus\` staged as \`.claude/skills/<name>/\` (folders renamed like their skills, duplicate names suffixed, front matter \`name\` rewritten to match), so that every peer finds and accepts it."
   echo
-  for size in $sizes; do echo "- ${size}x: $(describe "$tmp/c$size")"; done
+  for size in $sizes; do echo "- $([ "$size" = 1 ] && echo 1 || echo "$copies")x: $(describe "$tmp/c$size")"; done
   echo
   if [ "$has_lint" = 0 ]; then
     echo "**skillkit lint is pending**: this checkout has no \`skillkit lint\` command yet, so its rows are missing."
