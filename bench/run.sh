@@ -61,6 +61,13 @@ has_loop=0; "$sk" run --help 2>/dev/null | grep -q -- '--max-iterations' && has_
 # seconds, into $tmp/logs/NAME.time. CMD runs in the current directory.
 time_cmd() {
   local name=$1 n=$2 cmd=$3
+  if [ "$n" -le 1 ] && [ -x /usr/bin/time ]; then
+    # One run of a slow tool: its wall time and peak memory together.
+    /usr/bin/time -v -o "$tmp/logs/$name.tv" bash -c "$cmd" >/dev/null 2>&1 || true
+    awk -F': ' '/Elapsed \(wall clock\)/ {n = split($2, p, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + p[i]; printf "%.6f 0\n", s}' "$tmp/logs/$name.tv" >"$tmp/logs/$name.time"
+    awk -F': ' '/Maximum resident set size/ {printf "%.1f\n", $2/1024}' "$tmp/logs/$name.tv" >"$tmp/logs/$name.rss"
+    return
+  fi
   if command -v hyperfine >/dev/null 2>&1; then
     local warm=1
     if [ "$n" -le 1 ]; then warm=0; fi
@@ -181,10 +188,13 @@ for size in $sizes; do
     rep=$tmp/reports/$t-$size.out
     cmd=$(tool_cmd "$t" "$rep")
     tn=$n
-    # skills-ref starts node once per skill: at 20x one run takes minutes.
-    if [ "$t" = skills-ref ] && [ "$size" != 1 ]; then tn=1; fi
+    # skills-ref starts node once per skill and markdownlint-cli2 takes
+    # seconds per 1x: at 20x one run of each takes minutes.
+    case $t in
+      skills-ref|markdownlint) if [ "$size" = 1 ]; then tn=$(( n < 3 ? n : 3 )); else tn=1; fi ;;
+    esac
     time_cmd "$t-$size" "$tn" "$cmd"
-    rss_cmd "$t-$size" "$cmd"
+    if [ "$tn" -gt 1 ]; then rss_cmd "$t-$size" "$cmd"; fi
     if [ "$size" = 1 ] && [ "$short" = 0 ]; then files_cmd "$t-$size" "$dir" "$cmd"; fi
     case $t in
       floor|floor1) echo "-" >"$tmp/logs/$t-$size.count" ;;
@@ -303,6 +313,10 @@ sk1=$(mean skillkit-1); sk20=$(mean skillkit-20)
     echo "| $(label "$t") | $(version "$t") | $(reads "$t") | $(val "$t-1.files") | $(fmt_ms "$m1") ± $(fmt_ms "$(sd "$t-1")") | $(fmt_ms "$m20") | $(ratio "$m20" "$m1") | $(val "$t-1.rss") | $(val "$t-20.rss") | $(val "$t-1.count") | $(val "$t-20.count") |"
   done
   echo
+  if [ "$short" = 0 ]; then
+    echo "Runs per row: hyperfine with one warm-up and $runs runs at 1x, $runs20 at ${copies}x; skills-ref and markdownlint-cli2 take seconds per run, so they get at most 3 runs at 1x and one at ${copies}x (timed by GNU time, shown ± 0). Peak RSS is the largest single process (for skills-ref, one node process of the many). \"md files opened\" counts the distinct .md files under the corpus that the tool (and its children) opened, from strace."
+    echo
+  fi
   if [ "$has_lint" = 1 ]; then
     echo "### Ratios"
     echo
