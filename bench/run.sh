@@ -151,6 +151,7 @@ if [ "$short" = 0 ]; then
     skill-check claude-code-lint skills-ref markdownlint-cli2 >"$tmp/logs/npm.log" 2>&1 \
     || { cat "$tmp/logs/npm.log" >&2; exit 1; }
   peers=(skill-check claudelint skills-ref markdownlint)
+  if [ "$has_lint" = 1 ]; then peers=(skill-check claudelint claudelint-ign skills-ref markdownlint); fi
 fi
 nb=$npmdir/node_modules/.bin
 jobs=$(nproc)
@@ -158,7 +159,7 @@ jobs=$(nproc)
 # tool_cmd TOOL REPORT: the shell command that lints .claude/skills of the
 # current directory and writes TOOL's report to REPORT.
 tool_cmd() {
-  local rep=$2
+  local rep=$2 size=${3:-1}
   case $1 in
     skillkit) echo "$sk lint --format json .claude/skills > $rep" ;;
     floor) echo "$bin/parsefloor .claude/skills > $rep" ;;
@@ -167,6 +168,9 @@ tool_cmd() {
     # JSON goes to a file: written to a pipe it is truncated.
     skill-check) echo "$nb/skill-check check .claude/skills --format json --no-security-scan > $rep" ;;
     claudelint) echo "$nb/claudelint check-all --no-cache --no-config --format json -o $rep > /dev/null" ;;
+    # claudelint's skill validator gives up at the first skill whose front
+    # matter it cannot parse: this row ignores those (found by skillkit).
+    claudelint-ign) echo "cp $tmp/reports/ignore-$size .claudelintignore; $nb/claudelint check-all --no-cache --no-config --format json -o $rep > /dev/null; rm -f .claudelintignore" ;;
     # One skill per call, as many calls at once as skillkit uses CPUs.
     skills-ref) echo "ls -d .claude/skills/*/ | xargs -P $jobs -n 1 $nb/skills-ref validate > $rep 2>&1" ;;
     markdownlint) echo "$nb/markdownlint-cli2 '.claude/skills/**/*.md' > $rep 2>&1" ;;
@@ -186,7 +190,7 @@ for size in $sizes; do
   for t in "${lint_tools[@]}"; do
     say "lint ${size}x: $t"
     rep=$tmp/reports/$t-$size.out
-    cmd=$(tool_cmd "$t" "$rep")
+    cmd=$(tool_cmd "$t" "$rep" "$size")
     tn=$n
     # skills-ref starts node once per skill and markdownlint-cli2 takes
     # seconds per 1x: at 20x one run of each takes minutes.
@@ -198,8 +202,10 @@ for size in $sizes; do
     if [ "$size" = 1 ] && [ "$short" = 0 ]; then files_cmd "$t-$size" "$dir" "$cmd"; fi
     case $t in
       floor|floor1) echo "-" >"$tmp/logs/$t-$size.count" ;;
+      claudelint-ign) "$gen" count claudelint "$rep" >"$tmp/logs/$t-$size.count" ;;
       *) "$gen" count "$t" "$rep" >"$tmp/logs/$t-$size.count" ;;
     esac
+    if [ "$t" = skillkit ]; then "$gen" unparsable "$rep" >"$tmp/reports/ignore-$size"; fi
   done
   cd "$repo"
 done
@@ -251,6 +257,7 @@ label() {
     floor1) echo "goldmark parse only, 1 worker" ;;
     skill-check) echo "skill-check" ;;
     claudelint) echo "claudelint (claude-code-lint)" ;;
+    claudelint-ign) echo "claudelint, skills it cannot parse in .claudelintignore" ;;
     skills-ref) echo "skills-ref validate, one call per skill, $jobs at once" ;;
     markdownlint) echo "markdownlint-cli2 (generic markdown)" ;;
   esac
@@ -260,7 +267,8 @@ reads() {
     skillkit) echo "every file of the skill: SKILL.md, phases, actions, specs, templates" ;;
     floor|floor1) echo "every .md file" ;;
     skill-check) echo "SKILL.md (and files it links)" ;;
-    claudelint) echo "SKILL.md, and checks sibling file names" ;;
+    claudelint) echo "SKILL.md; its skill validator stops at the first skill whose YAML it cannot parse" ;;
+    claudelint-ign) echo "SKILL.md, and checks sibling file names" ;;
     skills-ref) echo "SKILL.md front matter only" ;;
     markdownlint) echo "every .md file, as generic markdown" ;;
   esac
@@ -271,7 +279,7 @@ version() {
     floor|floor1) go list -m -f '{{.Version}}' github.com/yuin/goldmark 2>/dev/null | sed 's/^/goldmark /' ;;
     skill-check|skills-ref|markdownlint-cli2)
       node -p "require('$npmdir/node_modules/$1/package.json').version" 2>/dev/null || echo "?" ;;
-    claudelint) node -p "require('$npmdir/node_modules/claude-code-lint/package.json').version" 2>/dev/null || echo "?" ;;
+    claudelint|claudelint-ign) node -p "require('$npmdir/node_modules/claude-code-lint/package.json').version" 2>/dev/null || echo "?" ;;
     markdownlint) version markdownlint-cli2 ;;
   esac
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"regexp"
 	"strings"
 )
@@ -76,6 +77,35 @@ func findings(tool string, data []byte) (int, error) {
 		return n, nil
 	}
 	return 0, fmt.Errorf("unknown tool %q", tool)
+}
+
+// unparsable prints, one per line as "folder/", the skills whose front
+// matter skillkit lint's JSON report (FILE) says is not valid YAML: the
+// .claudelintignore that lets claudelint check the rest, as its skill
+// validator gives up at the first such skill.
+func unparsable(args []string) error {
+	if len(args) != 1 {
+		return errors.New("unparsable SKILLKIT-JSON-REPORT")
+	}
+	data, err := os.ReadFile(args[0])
+	if err != nil {
+		return err
+	}
+	var r struct {
+		Findings []struct {
+			Rule string `json:"rule"`
+			File string `json:"file"`
+		} `json:"findings"`
+	}
+	if err := json.Unmarshal(data, &r); err != nil {
+		return fmt.Errorf("reading %s: %w", args[0], err)
+	}
+	for _, f := range r.Findings {
+		if f.Rule == "frontmatter-yaml" {
+			fmt.Println(path.Dir(f.File) + "/")
+		}
+	}
+	return nil
 }
 
 // hyperfine prints the mean and standard deviation, in seconds, of the

@@ -9,6 +9,7 @@
 //	benchgen loop -n 1000 -out DIR        # an autonomous no-op loop skill
 //	benchgen count TOOL FILE              # findings in a tool's report
 //	benchgen hyperfine FILE               # "mean sd" seconds of a hyperfine export
+//	benchgen unparsable REPORT            # skills with broken YAML, from skillkit's JSON
 package main
 
 import (
@@ -18,12 +19,12 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: benchgen stage|phases|taskfile|loop|count|hyperfine ...")
+		fmt.Fprintln(os.Stderr, "usage: benchgen stage|phases|taskfile|loop|count|hyperfine|unparsable ...")
 		os.Exit(2)
 	}
 	cmds := map[string]func([]string) error{
 		"stage": stage, "phases": phases, "taskfile": taskfile, "loop": loop,
-		"count": count, "hyperfine": hyperfine,
+		"count": count, "hyperfine": hyperfine, "unparsable": unparsable,
 	}
 	cmd, ok := cmds[os.Args[1]]
 	if !ok {
