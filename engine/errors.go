@@ -50,9 +50,13 @@ func ExitCode(err error) int {
 		return ExitInterrupted
 	case errors.Is(err, ErrInvalid):
 		return ExitInvalid
+	case errors.Is(err, store.ErrWrite):
+		// The disk failed, not the skill: the run stays resumable.
+		return ExitInternal
 	case errors.As(err, &re):
 		return ExitFailed
-	case errors.Is(err, store.ErrTerminal), errors.Is(err, store.ErrSkillChanged), errors.Is(err, store.ErrNoRun):
+	case errors.Is(err, store.ErrTerminal), errors.Is(err, store.ErrSkillChanged), errors.Is(err, store.ErrNoRun),
+		errors.Is(err, store.ErrCorrupt), errors.Is(err, store.ErrStateLost):
 		return ExitInvalid
 	case errors.As(err, new(*store.ClaimedError)):
 		return ExitFailed

@@ -12,6 +12,7 @@ var layoutRules = []Rule{
 	diagnosticRule("file-unreadable", plan.SevError, "a file of the skill cannot be read"),
 	diagnosticRule("file-binary", plan.SevError, "a markdown file holds NUL bytes"),
 	diagnosticRule("file-encoding", plan.SevWarning, "a markdown file is not valid UTF-8"),
+	diagnosticRule("file-too-deep", plan.SevError, "a markdown file nests blocks more than 250 levels deep and is skipped"),
 	diagnosticRule("step-attribute", plan.SevError, "a step attribute (Timeout, Confirm, On error) has a value skillkit cannot read"),
 	newRule("mode-unknown", plan.SevError,
 		"the skill has a phases/ folder but no numbered phase, orchestrator or action to run", checkModeUnknown),

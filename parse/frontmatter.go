@@ -41,9 +41,13 @@ func splitFrontMatter(rel string, src []byte) (*plan.FrontMatter, []byte) {
 	}
 	fm.Closed = true
 	fm.Raw = strings.Join(lines[:end], "\n")
-	readFields(fm, rel)
+	readFields(fm, rel, end)
 
-	// Blank the block (line 1 … closing line) but keep its newlines.
+	// Blank the block (line 1 … closing line) but keep its newlines; a
+	// closing line that ends the file has none.
+	if end == len(lines)-1 {
+		return fm, []byte(strings.Repeat("\n", end+1))
+	}
 	blank := strings.Repeat("\n", end+2)
 	body := strings.Join(lines[end+1:], "\n")
 	return fm, []byte(blank + body)
@@ -52,16 +56,20 @@ func splitFrontMatter(rel string, src []byte) (*plan.FrontMatter, []byte) {
 // yamlLine finds the line in a yaml.v3 error message ("yaml: line 3: …").
 var yamlLine = regexp.MustCompile(`line (\d+)`)
 
-func readFields(fm *plan.FrontMatter, rel string) {
+// readFields decodes the block's YAML; the block is lines 2..end+1 of the
+// file, and every position is kept inside it (YAML also breaks lines at a
+// lone \r, which the file's line count does not).
+func readFields(fm *plan.FrontMatter, rel string, end int) {
+	line := func(yamlLine int) int { return min(max(yamlLine+1, 2), end+1) }
 	var root yaml.Node
 	if err := yaml.Unmarshal([]byte(fm.Raw), &root); err != nil {
-		line := 1
+		at := 1
 		if mm := yamlLine.FindStringSubmatch(err.Error()); mm != nil {
 			n, _ := strconv.Atoi(mm[1])
-			line = n + 1
+			at = line(n)
 		}
 		fm.Error = &plan.Diagnostic{
-			Pos: plan.Pos{File: rel, Line: line, Col: 1}, Severity: plan.SevError,
+			Pos: plan.Pos{File: rel, Line: at, Col: 1}, Severity: plan.SevError,
 			Code: "frontmatter-yaml", Message: "front matter is not valid YAML: " + strings.TrimPrefix(err.Error(), "yaml: "),
 		}
 		return
@@ -72,7 +80,7 @@ func readFields(fm *plan.FrontMatter, rel string) {
 	doc := root.Content[0]
 	if doc.Kind != yaml.MappingNode {
 		fm.Error = &plan.Diagnostic{
-			Pos: plan.Pos{File: rel, Line: doc.Line + 1, Col: doc.Column}, Severity: plan.SevError,
+			Pos: plan.Pos{File: rel, Line: line(doc.Line), Col: doc.Column}, Severity: plan.SevError,
 			Code: "frontmatter-yaml", Message: "front matter must be a mapping of keys to values",
 		}
 		return
@@ -85,8 +93,8 @@ func readFields(fm *plan.FrontMatter, rel string) {
 		}
 		fm.Fields = append(fm.Fields, &plan.Field{
 			Key: k.Value, Value: jsonable(val),
-			Pos:      plan.Pos{File: rel, Line: k.Line + 1, Col: k.Column},
-			ValuePos: plan.Pos{File: rel, Line: v.Line + 1, Col: v.Column},
+			Pos:      plan.Pos{File: rel, Line: line(k.Line), Col: k.Column},
+			ValuePos: plan.Pos{File: rel, Line: line(v.Line), Col: v.Column},
 		})
 	}
 }

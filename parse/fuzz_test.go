@@ -1,9 +1,14 @@
 package parse
 
 import (
+	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v5"
 
 	"github.com/skillkit/skillkit/plan"
 )
@@ -81,6 +86,149 @@ func FuzzToJS(f *testing.F) {
 		js := toJS(s)
 		if js != "" && !isExpression(js) {
 			t.Fatalf("toJS(%q) = %q, which is not an expression", s, js)
+		}
+	})
+}
+
+// FuzzFrontMatter checks the front matter reader on arbitrary files: it
+// never panics, keeps the body's line numbers (the blanked block has as
+// many lines as it replaced) and reports positions inside the block.
+func FuzzFrontMatter(f *testing.F) {
+	for _, s := range []string{
+		"---\nname: x\ndescription: y\n---\n# T\n",
+		"---\nname: [\n---\n",
+		"---\nname: x\n",
+		"---\n- a\n- b\n---\n",
+		"---\na: &x [*x]\n---\n",
+		"---\nmetadata:\n  k: {a: 1, 2: b}\n...\nbody\n",
+		"--- \n\n---",
+		"---\nname: x\nname: y\n---\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		fm, body := splitFrontMatter("SKILL.md", src)
+		if n, m := bytes.Count(src, []byte("\n")), bytes.Count(body, []byte("\n")); n != m {
+			t.Fatalf("body has %d newlines, the file %d: line numbers shifted", m, n)
+		}
+		if fm == nil {
+			return
+		}
+		lines := bytes.Count(src, []byte("\n")) + 1
+		inside := func(p plan.Pos) {
+			if p.File != "SKILL.md" || p.Line < 1 || p.Line > lines || p.Col < 0 {
+				t.Fatalf("position %v outside the %d-line file", p, lines)
+			}
+		}
+		if fm.Error != nil {
+			inside(fm.Error.Pos)
+		}
+		for _, fl := range fm.Fields {
+			inside(fl.Pos)
+			inside(fl.ValuePos)
+			if _, err := json.Marshal(fl.Value); err != nil {
+				t.Fatalf("field %s holds %#v, which does not encode as JSON: %v", fl.Key, fl.Value, err)
+			}
+		}
+	})
+}
+
+// FuzzConvertTS checks the TypeScript-interface converter: it never panics
+// or loops, what it produces is a JSON Schema that compiles, and its notes
+// point inside the block.
+func FuzzConvertTS(f *testing.F) {
+	for _, s := range []string{
+		"interface XState { a: 'x' | 'y'; b?: Array<Record<string, {c: number}[]>> | null }",
+		"export interface A extends B, C<D> { [k: string]: number; m(): void; readonly r: A }\ninterface B { b: string }",
+		"type T = (a: number) => string; type U<V> = V[]; interface S { t: T; u: U<number>; q: ns.Q }",
+		"interface S { tuple: [string, number]; lit: 1 | -2.5 | true; d: Date; /* c */ e: `x` }",
+		"interface S { a: {",
+		"interface A extends A { x: A }",
+		"type X = | 'a' | 'b' & {",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		block := &plan.CodeBlock{Lang: "typescript", Text: src, Pos: plan.Pos{File: "s.md", Line: 3, Col: 1}, Body: plan.Pos{File: "s.md", Line: 4, Col: 1}}
+		schema, root, notes, ok := convertTS(block)
+		lines := strings.Count(src, "\n") + 1
+		for _, n := range notes {
+			if n.Pos.Line < 4 || n.Pos.Line >= 4+lines || n.Pos.Col < 1 {
+				t.Fatalf("note %q at %v, outside the block (lines 4-%d)", n.Message, n.Pos, 3+lines)
+			}
+		}
+		if !ok {
+			return
+		}
+		if root == "" {
+			t.Fatal("a schema without a root name")
+		}
+		data, err := json.Marshal(schema)
+		if err != nil {
+			t.Fatalf("schema does not encode: %v", err)
+		}
+		c := jsonschema.NewCompiler()
+		if err := c.AddResource("state.json", bytes.NewReader(data)); err != nil {
+			t.Fatalf("schema is not JSON: %v", err)
+		}
+		if _, err := c.Compile("state.json"); err != nil {
+			t.Fatalf("schema %s does not compile: %v", data, err)
+		}
+	})
+}
+
+// FuzzStepAttrs checks the step-attribute reader (Condition, Confirm,
+// On error, Timeout) through a small phase document: it never panics, and
+// what it accepts is within the documented values.
+func FuzzStepAttrs(f *testing.F) {
+	for _, s := range [][2]string{
+		{"Confirm", "Overwrite report? (default: skip, timeout: 30s)"},
+		{"Confirm", "Go on? (default: maybe, timeout: -3)"},
+		{"On error", "retry 3 backoff 2s"},
+		{"On error", "retry 99999999999999999999"},
+		{"On-error", "`continue`"},
+		{"Timeout", "2m"},
+		{"Timeout", "-1s"},
+		{"Condition", "state.files.length > 0"},
+		{"Condition", "status=pending, n<3"},
+	} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, key, val string) {
+		src := "# Phase 1: A\n## Execution\n### Step 1: Do\n- **" + key + "**: " + val + "\n- **Timeout**: 1m\n```bash\ntrue\n```\n"
+		m := readMarkdown("phases/01-a.md", []byte(src))
+		p := readPhase(m, plan.Number{Raw: "01", Major: 1}, "a")
+		for _, st := range p.Steps {
+			a := st.Attrs
+			if c := a.Confirm; c != nil {
+				switch c.Default {
+				case plan.ConfirmYes, plan.ConfirmSkip, plan.ConfirmAbort, plan.ConfirmAgent:
+				default:
+					t.Fatalf("Confirm default %q", c.Default)
+				}
+				if c.Timeout < 0 {
+					t.Fatalf("negative Confirm timeout %v", c.Timeout)
+				}
+			}
+			if oe := a.OnError; oe != nil {
+				if oe.Policy != plan.OnErrorAbort && oe.Policy != plan.OnErrorContinue && oe.Policy != plan.OnErrorRetry {
+					t.Fatalf("On error policy %q", oe.Policy)
+				}
+				if oe.Retries < 0 || oe.Backoff < 0 {
+					t.Fatalf("On error retries %d backoff %v", oe.Retries, oe.Backoff)
+				}
+			}
+			if a.Timeout != nil && a.Timeout.Duration <= 0 {
+				t.Fatalf("Timeout %v", a.Timeout.Duration)
+			}
+			if c := a.Condition; c != nil && c.JS != "" && !isExpression(c.JS) {
+				t.Fatalf("Condition %q became %q, not an expression", c.Text, c.JS)
+			}
+		}
+		for _, d := range m.diags {
+			if d.Pos.Line < 1 || d.Pos.Line > strings.Count(src, "\n")+1 {
+				t.Fatalf("diagnostic %q at %v, outside the file", d.Message, d.Pos)
+			}
 		}
 	})
 }

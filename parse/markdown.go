@@ -2,6 +2,7 @@ package parse
 
 import (
 	"bytes"
+	"sort"
 	"strings"
 
 	"github.com/yuin/goldmark"
@@ -332,39 +333,42 @@ func (m *md) section(key string) *plan.Section {
 }
 
 // codeIn returns the code blocks whose opening fence lies in lines from..to.
+// Blocks are in document order, so a binary search finds the first: a
+// phase of 100,000 steps must not scan every block for each step.
 func (m *md) codeIn(from, to int) []*plan.CodeBlock {
-	var out []*plan.CodeBlock
-	for _, c := range m.doc.Code {
-		if c.Pos.Line >= from && c.Pos.Line <= to {
-			out = append(out, c)
-		}
+	code := m.doc.Code
+	i := sort.Search(len(code), func(i int) bool { return code[i].Pos.Line >= from })
+	j := i
+	for j < len(code) && code[j].Pos.Line <= to {
+		j++
 	}
-	return out
+	return code[i:j:j]
 }
 
 // listsIn returns the top-level list items that lie in lines from..to.
 func (m *md) listsIn(from, to int) []*listItem {
-	var out []*listItem
-	for _, it := range m.lists {
-		if it.line >= from && it.line <= to {
-			out = append(out, it)
-		}
+	i := sort.Search(len(m.lists), func(i int) bool { return m.lists[i].line >= from })
+	j := i
+	for j < len(m.lists) && m.lists[j].line <= to {
+		j++
 	}
-	return out
+	return m.lists[i:j:j]
 }
 
-// inCode reports whether line n lies inside a code block.
+// inCode reports whether line n lies inside a code block: the last block
+// that opens at or before n.
 func (m *md) inCode(n int) bool {
-	for _, c := range m.doc.Code {
-		end := c.Body.Line + strings.Count(c.Text, "\n")
-		if c.Fence != "" && !c.Closed {
-			end = len(m.lines)
-		}
-		if n >= c.Pos.Line && n <= end {
-			return true
-		}
+	code := m.doc.Code
+	i := sort.Search(len(code), func(i int) bool { return code[i].Pos.Line > n }) - 1
+	if i < 0 {
+		return false
 	}
-	return false
+	c := code[i]
+	end := c.Body.Line + strings.Count(c.Text, "\n")
+	if c.Fence != "" && !c.Closed {
+		end = len(m.lines)
+	}
+	return n <= end
 }
 
 func (m *md) diag(p plan.Pos, sev plan.Severity, code, msg string) {

@@ -86,7 +86,7 @@ var markdownLink = regexp.MustCompile(`\[([^\]]*)\]\(([^)\s]*)\)`)
 
 func readCatalogTable(m *md, from, to int) []*plan.CatalogRow {
 	for n := from; n < to; n++ {
-		if m.inCode(n) || !delimiterRow.MatchString(strings.TrimSpace(m.line(n+1))) || !strings.Contains(m.line(n), "|") {
+		if !strings.Contains(m.line(n), "|") || !delimiterRow.MatchString(strings.TrimSpace(m.line(n+1))) || m.inCode(n) {
 			continue
 		}
 		cols := map[string]int{}

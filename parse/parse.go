@@ -148,12 +148,78 @@ func (r *reader) readDoc(p string, data []byte) {
 		r.diag(plan.Pos{File: p, Line: line, Col: 1}, plan.SevWarning, "file-encoding", "file is not valid UTF-8")
 	}
 	data = bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))
+	if line, depth := deepestNesting(data); depth > MaxNesting {
+		r.diag(plan.Pos{File: p, Line: line, Col: 1}, plan.SevError, "file-too-deep",
+			fmt.Sprintf("blocks nest %d deep here (lists, quotes, indentation), over the limit of %d; file skipped", depth, MaxNesting))
+		return
+	}
 	fm, body := splitFrontMatter(p, data)
 	m := readMarkdown(p, body)
 	r.docs[p] = m
 	if p == "SKILL.md" || p == "orchestrator.md" {
 		m.fm = fm
 	}
+}
+
+// MaxNesting is how deeply a markdown file may nest blocks. Markdown
+// parsers (goldmark among them) slow down more than linearly with nesting:
+// a 2,000-level list takes seconds, a few kilobytes of "- - - …" or
+// "> > > …" could hold a run for minutes. No real skill nests past a
+// dozen levels.
+const MaxNesting = 250
+
+// deepestNesting estimates the deepest block nesting of src from each
+// line's prefix: every quote marker, every list marker followed by a
+// space, and every two columns of indentation open a level. It returns the
+// first line with the deepest nesting and that depth.
+func deepestNesting(src []byte) (line, depth int) {
+	n := 1
+	for start := 0; start < len(src); n++ {
+		end := bytes.IndexByte(src[start:], '\n')
+		if end < 0 {
+			end = len(src) - start
+		}
+		if d := lineNesting(src[start : start+end]); d > depth {
+			line, depth = n, d
+		}
+		start += end + 1
+	}
+	return line, depth
+}
+
+func lineNesting(l []byte) int {
+	depth, cols := 0, 0
+	for i := 0; i < len(l); i++ {
+		switch c := l[i]; {
+		case c == ' ':
+			cols++
+		case c == '\t':
+			cols += 4
+		case c == '>':
+			// A marker's own space is not indentation.
+			depth++
+			if i+1 < len(l) && l[i+1] == ' ' {
+				i++
+			}
+		case (c == '-' || c == '*' || c == '+') && i+1 < len(l) && (l[i+1] == ' ' || l[i+1] == '\t'):
+			depth++
+			i++
+		case c >= '0' && c <= '9':
+			j := i
+			for j < len(l) && l[j] >= '0' && l[j] <= '9' {
+				j++
+			}
+			if j+1 < len(l) && (l[j] == '.' || l[j] == ')') && (l[j+1] == ' ' || l[j+1] == '\t') {
+				depth++
+				i = j + 1
+				continue
+			}
+			return depth + cols/2
+		default:
+			return depth + cols/2
+		}
+	}
+	return depth + cols/2
 }
 
 func firstInvalidUTF8(b []byte) int {

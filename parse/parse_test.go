@@ -3,6 +3,8 @@ package parse
 import (
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -285,5 +287,39 @@ func TestUnreadableAndBinary(t *testing.T) {
 	}
 	if _, err := Dir(filepath.Join(dir, "SKILL.md")); err == nil {
 		t.Error("a file is not a skill folder")
+	}
+}
+
+func TestDeepNestingIsSkipped(t *testing.T) {
+	tests := []struct {
+		name, src string
+		depth     int
+		skipped   bool
+	}{
+		{"flat", "# T\n\n- a\n  - b\n    - c\n", 3, false},
+		{"ordered and quoted", "> 1. > - x\n", 4, false},
+		{"a long rule is no nesting", strings.Repeat("-", 5000) + "\n", 0, false},
+		{"list bomb on one line", strings.Repeat("- ", 300) + "x\n", 300, true},
+		{"quote bomb", "text\n" + strings.Repeat(">", 1000) + "\n", 1000, true},
+		{"indentation", strings.Repeat(" ", 600) + "- x\n", 301, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, depth := deepestNesting([]byte(tt.src))
+			if depth != tt.depth {
+				t.Errorf("depth = %d, want %d", depth, tt.depth)
+			}
+			dir := t.TempDir()
+			os.MkdirAll(filepath.Join(dir, "phases"), 0o755)
+			os.WriteFile(filepath.Join(dir, "phases", "01-a.md"), []byte(tt.src), 0o644)
+			s, err := Dir(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			skipped := slices.ContainsFunc(s.Diagnostics, func(d plan.Diagnostic) bool { return d.Code == "file-too-deep" })
+			if skipped != tt.skipped {
+				t.Errorf("skipped = %v, want %v (%v)", skipped, tt.skipped, s.Diagnostics)
+			}
+		})
 	}
 }

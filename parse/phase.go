@@ -66,25 +66,26 @@ func readSteps(m *md) []*plan.Step {
 	if exec != nil {
 		from, to = exec.Pos.Line, exec.EndLine
 	}
-	var heads []*heading
+	var heads []int // indexes into m.headings
 	level := 7
-	for _, h := range m.headings {
+	for i, h := range m.headings {
 		if h.line <= from && exec != nil || h.line > to || h.level < 2 {
 			continue
 		}
 		if stepHeading.MatchString(h.text) {
-			heads = append(heads, h)
+			heads = append(heads, i)
 			level = min(level, h.level)
 		}
 	}
 	var steps []*plan.Step
-	for _, h := range heads {
+	for _, hi := range heads {
+		h := m.headings[hi]
 		if h.level != level {
 			continue
 		}
 		end := to
-		for _, next := range m.headings {
-			if next.line > h.line && next.level <= h.level {
+		for _, next := range m.headings[hi+1:] {
+			if next.level <= h.level {
 				end = min(end, next.line-1)
 				break
 			}

@@ -2,6 +2,7 @@ package parse
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -101,7 +102,12 @@ type tsParser struct {
 	order []string
 	bases map[string][]string
 	root  string
+	depth int // nesting of typeExpr, bounded by maxTSDepth
 }
+
+// maxTSDepth bounds how deeply types may nest: a state schema nests a few
+// levels, and a block of ten thousand "{" must not exhaust the stack.
+const maxTSDepth = 200
 
 func (p *tsParser) peek() tsTok {
 	if p.i < len(p.toks) {
@@ -208,6 +214,7 @@ func convertTS(block *plan.CodeBlock) (schema map[string]any, root string, notes
 	}
 	p.root = root
 	p.applyBases()
+	p.breakRefCycles()
 	schema = map[string]any{"$schema": "https://json-schema.org/draft/2020-12/schema", "title": root}
 	for k, v := range p.defs[root] {
 		schema[k] = v
@@ -288,7 +295,13 @@ func (p *tsParser) applyBases() {
 			}
 			req, _ := p.defs[name]["required"].([]any)
 			if br, ok := base["required"].([]any); ok {
-				req = append(req, br...)
+				// A diamond or a self-extension names a field twice; JSON
+				// Schema wants required without repeats.
+				for _, r := range br {
+					if !slices.Contains(req, r) {
+						req = append(req, r)
+					}
+				}
 			}
 			if len(req) > 0 {
 				p.defs[name]["required"] = req
@@ -336,7 +349,7 @@ func (p *tsParser) objectType() map[string]any {
 				continue
 			}
 			props[t.text] = p.typeExpr()
-			if !optional {
+			if !optional && !slices.Contains(required, any(t.text)) {
 				required = append(required, t.text)
 			}
 		default:
@@ -353,6 +366,13 @@ func (p *tsParser) objectType() map[string]any {
 }
 
 func (p *tsParser) typeExpr() map[string]any {
+	p.depth++
+	defer func() { p.depth-- }()
+	if p.depth > maxTSDepth {
+		p.note(p.peek(), "types nest more than %d levels deep; the rest of the block is treated as any", maxTSDepth)
+		p.i = len(p.toks)
+		return map[string]any{}
+	}
 	p.accept('|', "")
 	alts := []map[string]any{p.intersection()}
 	for p.accept('|', "") {
@@ -548,6 +568,89 @@ func (p *tsParser) named(t tsTok) map[string]any {
 	return map[string]any{"$ref": "#/$defs/" + t.text, "x-ref-pos": p.pos(t)}
 }
 
+// breakRefCycles replaces the definitions that refer to themselves with no
+// nesting between (type A = A | string, or A = B and B = A) by any: such a
+// schema would validate a value by validating the same value again, for
+// ever. A reference inside properties or items is fine (a tree type).
+func (p *tsParser) breakRefCycles() {
+	type ref struct {
+		to  string
+		pos plan.Pos
+	}
+	edges := map[string][]ref{}
+	var collect func(name string, v any)
+	collect = func(name string, v any) {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return
+		}
+		if r, ok := m["$ref"].(string); ok {
+			pos, _ := m["x-ref-pos"].(plan.Pos)
+			if to := strings.TrimPrefix(r, "#/$defs/"); p.defs[to] != nil {
+				edges[name] = append(edges[name], ref{to, pos})
+			}
+		}
+		for _, k := range []string{"anyOf", "allOf"} {
+			list, _ := m[k].([]any)
+			for _, e := range list {
+				collect(name, e)
+			}
+		}
+	}
+	for _, n := range p.order {
+		collect(n, p.defs[n])
+	}
+	// Tarjan's strongly connected components over the same-value edges.
+	index, low := map[string]int{}, map[string]int{}
+	onStack := map[string]bool{}
+	var stack []string
+	var visit func(n string)
+	visit = func(n string) {
+		index[n], low[n] = len(index), len(index)
+		stack = append(stack, n)
+		onStack[n] = true
+		for _, e := range edges[n] {
+			if _, seen := index[e.to]; !seen {
+				visit(e.to)
+				low[n] = min(low[n], low[e.to])
+			} else if onStack[e.to] {
+				low[n] = min(low[n], index[e.to])
+			}
+		}
+		if low[n] != index[n] {
+			return
+		}
+		var comp []string
+		for {
+			top := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			onStack[top] = false
+			comp = append(comp, top)
+			if top == n {
+				break
+			}
+		}
+		self := slices.ContainsFunc(edges[n], func(e ref) bool { return e.to == n })
+		if len(comp) == 1 && !self {
+			return
+		}
+		for _, c := range comp {
+			pos := p.block.Body
+			if len(edges[c]) > 0 {
+				pos = edges[c][0].pos
+			}
+			p.notes = append(p.notes, plan.Diagnostic{Pos: pos, Severity: plan.SevInfo, Code: "state-schema-unsupported",
+				Message: fmt.Sprintf("type %s is defined in terms of itself; treated as any", c)})
+			p.defs[c] = map[string]any{}
+		}
+	}
+	for _, n := range p.order {
+		if _, seen := index[n]; !seen {
+			visit(n)
+		}
+	}
+}
+
 // checkRefs replaces references to names the block does not declare with
 // any, noting each, and removes the position markers.
 func (p *tsParser) checkRefs(v any) {
@@ -564,10 +667,12 @@ func (p *tsParser) checkRefs(v any) {
 			} else if name == p.root {
 				v["$ref"] = "#"
 			}
-			return
 		}
-		for _, e := range v {
-			p.checkRefs(e)
+		// The root schema holds $defs beside its own $ref: walk on.
+		for k, e := range v {
+			if k != "$ref" {
+				p.checkRefs(e)
+			}
 		}
 	case []any:
 		for _, e := range v {

@@ -1,9 +1,11 @@
 package parse
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -136,5 +138,36 @@ func TestConvertCorpusSchemas(t *testing.T) {
 	}
 	if n < 5 {
 		t.Errorf("converted %d corpus schemas, want at least 5", n)
+	}
+}
+
+func TestConvertTSDeepNesting(t *testing.T) {
+	src := "interface XState { a: " + strings.Repeat("{ b: ", 100000) + "string" + strings.Repeat(" }", 100000) + " }"
+	schema, _, notes, ok := convertTS(&plan.CodeBlock{Text: src, Body: plan.Pos{File: "s.md", Line: 2, Col: 1}})
+	if !ok || schema == nil {
+		t.Fatal("no schema")
+	}
+	if len(notes) != 1 || !strings.Contains(notes[0].Message, "nest more than") {
+		t.Fatalf("notes = %v, want one about nesting", notes)
+	}
+}
+
+func TestConvertTSSelfReference(t *testing.T) {
+	for _, src := range []string{"type A = A", "type A = B | string; type B = A & {x: number}", "interface XState { a: A }\ntype A = A | null"} {
+		schema, _, notes, ok := convertTS(&plan.CodeBlock{Text: src, Body: plan.Pos{File: "s.md", Line: 2, Col: 1}})
+		if !ok {
+			t.Fatalf("%s: no schema", src)
+		}
+		if !slices.ContainsFunc(notes, func(d plan.Diagnostic) bool { return strings.Contains(d.Message, "in terms of itself") }) {
+			t.Errorf("%s: notes %v say nothing of the cycle", src, notes)
+		}
+		data, _ := json.Marshal(schema)
+		c := jsonschema.NewCompiler()
+		if err := c.AddResource("s.json", bytes.NewReader(data)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Compile("s.json"); err != nil {
+			t.Errorf("%s: schema %s does not compile: %v", src, data, err)
+		}
 	}
 }

@@ -192,6 +192,9 @@ func resume(o Options) (*runner, error) {
 		return nil, err
 	}
 	r := &runner{o: o, run: run, claim: claim}
+	if run.Restored != "" {
+		r.printf("state.json was missing: restored from %s, taken after the last completed step\n", run.Restored)
+	}
 	p := run.Progress()
 	if p.Skill != o.Skill.Name {
 		r.close()
@@ -334,7 +337,10 @@ func (r *runner) finish(ctx context.Context, start time.Time, err error) (*Resul
 	state := store.RunCompleted
 	switch {
 	case err == nil:
-	case ctx.Err() != nil && errors.Is(err, context.Canceled), errors.Is(err, engine.ErrNeedsAgent):
+	case ctx.Err() != nil && errors.Is(err, context.Canceled), errors.Is(err, engine.ErrNeedsAgent),
+		errors.Is(err, store.ErrWrite):
+		// A full or failing disk stops the run but is not the skill's
+		// failure: it stays resumable once there is room again.
 		state = store.RunInterrupted
 	case errors.Is(err, engine.ErrAborted):
 		state = store.RunAborted

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -18,6 +19,24 @@ const tmpMark = ".tmp-"
 // path. With durable set the temporary file is fsynced before the rename and
 // the folder after it, so the new content also survives a power loss.
 func WriteFile(path string, data []byte, durable bool) error {
+	if err := writeFile(path, data, durable); err != nil {
+		return &writeError{err}
+	}
+	return nil
+}
+
+// ErrWrite is matched (errors.Is) by every failure to write a file of the
+// run directory: a full disk, a read-only or failing device. The run is
+// not at fault and stays resumable.
+var ErrWrite = errors.New("writing the run directory failed")
+
+// writeError reads as the failure it wraps and also matches ErrWrite.
+type writeError struct{ err error }
+
+func (e *writeError) Error() string   { return e.err.Error() }
+func (e *writeError) Unwrap() []error { return []error{e.err, ErrWrite} }
+
+func writeFile(path string, data []byte, durable bool) error {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -31,6 +50,10 @@ func WriteFile(path string, data []byte, durable bool) error {
 		f.Close()
 		os.Remove(tmp)
 		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := fault(path); err != nil {
+		f.Write(data[:len(data)/2])
+		return fail(err)
 	}
 	if _, err := f.Write(data); err != nil {
 		return fail(err)

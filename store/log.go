@@ -84,16 +84,45 @@ func (r *Run) appendLine(f **os.File, name string, v any) error {
 	if err != nil {
 		return fmt.Errorf("encoding %s line: %w", name, err)
 	}
+	path := filepath.Join(r.Dir, name)
 	if *f == nil {
-		*f, err = os.OpenFile(filepath.Join(r.Dir, name), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		*f, err = os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
 		if err != nil {
-			return fmt.Errorf("opening %s: %w", name, err)
+			return &writeError{fmt.Errorf("opening %s: %w", name, err)}
+		}
+		// A process killed mid-write, or a full disk, can leave a partial
+		// last line: end it, so the next line starts on its own.
+		if endsMidLine(*f) {
+			r.torn[name] = true
 		}
 	}
-	if _, err := (*f).Write(append(data, '\n')); err != nil {
-		return fmt.Errorf("appending to %s: %w", name, err)
+	line := append(data, '\n')
+	if r.torn[name] {
+		line = append([]byte{'\n'}, line...)
 	}
+	if ferr := fault(path); ferr != nil {
+		(*f).Write(line[:len(line)/2])
+		r.torn[name] = true
+		return &writeError{fmt.Errorf("appending to %s: %w", name, ferr)}
+	}
+	if n, err := (*f).Write(line); err != nil {
+		r.torn[name] = n > 0 || r.torn[name]
+		return &writeError{fmt.Errorf("appending to %s: %w", name, err)}
+	}
+	r.torn[name] = false
 	return nil
+}
+
+// endsMidLine reports whether the file is not empty and its last byte is
+// not a newline.
+func endsMidLine(f *os.File) bool {
+	st, err := f.Stat()
+	if err != nil || st.Size() == 0 {
+		return false
+	}
+	var b [1]byte
+	_, err = f.ReadAt(b[:], st.Size()-1)
+	return err == nil && b[0] != '\n'
 }
 
 // ReadEvents reads events.jsonl of the run in dir, skipping a partial last
@@ -127,6 +156,12 @@ func readLines[T any](path string) ([]T, error) {
 		}
 		var v T
 		if err := json.Unmarshal(line, &v); err != nil {
+			var se *json.SyntaxError
+			if errors.As(err, &se) && se.Offset == int64(len(line)) {
+				// A line cut short (a full disk, then a later line that
+				// ended it) is a lost line, not damage.
+				continue
+			}
 			return out, fmt.Errorf("%s:%d: %w", path, n+1, err)
 		}
 		out = append(out, v)
@@ -163,7 +198,7 @@ func (r *Run) Checkpoint(c Checkpoint) (string, error) {
 	defer r.mu.Unlock()
 	dir := filepath.Join(r.Dir, ThreadsDir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fmt.Errorf("writing checkpoint: %w", err)
+		return "", &writeError{fmt.Errorf("writing checkpoint: %w", err)}
 	}
 	r.threads++
 	c.N = r.threads

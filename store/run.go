@@ -9,6 +9,7 @@
 package store
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -17,6 +18,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sync"
 	"time"
 
@@ -37,6 +39,11 @@ const (
 // ErrNoRun is returned when a folder holds no run.
 var ErrNoRun = errors.New("no run")
 
+// ErrCorrupt is wrapped by the error of a run file that does not parse:
+// skillkit writes them atomically, so something else changed or damaged
+// them. The error names the file and the position of the damage.
+var ErrCorrupt = errors.New("run file is damaged")
+
 // Options tune how a run directory is written.
 type Options struct {
 	// NoSync skips the fsyncs of WriteFile: faster, and still safe against
@@ -48,6 +55,9 @@ type Options struct {
 type Run struct {
 	// Dir is the run directory, which is also the work dir of its steps.
 	Dir string
+	// Restored is the checkpoint a resume restored a deleted state.json
+	// from, or "".
+	Restored string
 
 	durable bool
 
@@ -56,6 +66,9 @@ type Run struct {
 	events   *os.File
 	metrics  *os.File
 	threads  int
+	// torn names the .jsonl logs whose last line is partial (a killed
+	// writer, a full disk): the next line starts with a newline.
+	torn map[string]bool
 }
 
 // NewID returns a run id: the UTC start time, sortable, and a random suffix
@@ -84,7 +97,7 @@ func Create(dir string, p Progress, state map[string]any, opts Options) (*Run, e
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("creating run: %w", err)
 	}
-	r := &Run{Dir: dir, durable: !opts.NoSync, progress: p.clone()}
+	r := &Run{Dir: dir, durable: !opts.NoSync, progress: p.clone(), torn: map[string]bool{}}
 	if err := r.SaveState(state); err != nil {
 		return nil, err
 	}
@@ -103,7 +116,7 @@ func Open(dir string, opts Options) (*Run, error) {
 	}
 	removeTemps(dir, StateFile, ProgressFile, ClaimFile)
 	removeTemps(filepath.Join(dir, ThreadsDir))
-	r := &Run{Dir: dir, durable: !opts.NoSync, progress: *p}
+	r := &Run{Dir: dir, durable: !opts.NoSync, progress: *p, torn: map[string]bool{}}
 	r.threads = countThreads(dir)
 	return r, nil
 }
@@ -119,7 +132,7 @@ func ReadProgress(dir string) (*Progress, error) {
 	}
 	var p Progress
 	if err := yaml.Unmarshal(data, &p); err != nil {
-		return nil, fmt.Errorf("reading %s: %w", filepath.Join(dir, ProgressFile), err)
+		return nil, corrupt(filepath.Join(dir, ProgressFile), data, err)
 	}
 	return &p, nil
 }
@@ -193,9 +206,43 @@ func readJSON[T any](path string) (*T, error) {
 	}
 	var v T
 	if err := json.Unmarshal(data, &v); err != nil {
-		return nil, fmt.Errorf("reading %s: %w", path, err)
+		return nil, corrupt(path, data, err)
 	}
 	return &v, nil
+}
+
+// yamlErrLine finds the line in a yaml.v3 error ("yaml: line 3: …").
+var yamlErrLine = regexp.MustCompile(`line (\d+)`)
+
+// corrupt is the error for a run file that does not parse, positioned at
+// the damage as file:line:col where the decoder says where.
+func corrupt(path string, data []byte, err error) error {
+	off := int64(-1)
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		off = se.Offset
+	case errors.As(err, &te):
+		off = te.Offset
+	}
+	pos := path
+	if off >= 0 {
+		off = min(off, int64(len(data)))
+		line := 1 + bytes.Count(data[:off], []byte("\n"))
+		col := off - int64(bytes.LastIndexByte(data[:off], '\n'))
+		if off > 0 && data[off-1] != '\n' {
+			// The offset is just past the offending byte.
+			col--
+		}
+		pos = fmt.Sprintf("%s:%d:%d", path, line, max(col, 1))
+	} else if m := yamlErrLine.FindStringSubmatch(err.Error()); m != nil {
+		pos = path + ":" + m[1]
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return fmt.Errorf("%s: %w: the file is empty", pos, ErrCorrupt)
+	}
+	return fmt.Errorf("%s: %w: %v", pos, ErrCorrupt, err)
 }
 
 // SaveState replaces state.json atomically.

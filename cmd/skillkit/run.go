@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -123,6 +124,13 @@ func runSkill(c *cobra.Command, s Streams, o *runOptions, dir string) error {
 		}
 		return d.Write(c.OutOrStdout(), opts.Agent != nil)
 	}
+	if skill.Mode == plan.ModeUnknown && o.resume == "" {
+		// The runner refuses a skill it cannot place; say first what is
+		// wrong with it (a phase file it could not read, say).
+		if err := lintGate(c, skill, cwd); err != nil {
+			return usageErr(fmt.Errorf("%w: %w", engine.ErrInvalid, err))
+		}
+	}
 	if isTerminal(c.ErrOrStderr()) {
 		p := newProgress(c.ErrOrStderr(), skill)
 		opts.Out = p.lines(c.OutOrStdout())
@@ -133,7 +141,7 @@ func runSkill(c *cobra.Command, s Streams, o *runOptions, dir string) error {
 	defer stop()
 	res, err := orchestrator.Run(ctx, opts)
 	if err != nil {
-		if ctx.Err() != nil && res != nil {
+		if (ctx.Err() != nil || errors.Is(err, store.ErrWrite)) && res != nil {
 			err = fmt.Errorf("%w; resume with: skillkit run %s --resume %s", err, dir, res.ID)
 		}
 		return &exitError{code: engine.ExitCode(err), err: err}

@@ -57,5 +57,12 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 	if errors.As(err, &exitErr) {
 		return res, nil
 	}
+	if errors.Is(err, exec.ErrWaitDelay) && cmd.ProcessState != nil {
+		// The command exited, but something it started in the background
+		// still holds its output: the command's result stands (a shell
+		// does not wait for `daemon &` either); the output is what it had
+		// written by then.
+		return res, nil
+	}
 	return res, err
 }

@@ -1,0 +1,402 @@
+#!/usr/bin/env bash
+# bench/run.sh — skillkit measured against what users would pick instead,
+# in one invocation, on the same files. Writes bench/RESULTS.md.
+#
+#   bench/run.sh          the full run: peers from npm, go-task from the Go
+#                         module proxy, the corpus at 1x and 20x (minutes)
+#   bench/run.sh -short   a smoke test on one skill, no registry, a few
+#                         seconds; CI runs it so this script cannot rot. It
+#                         prints its results and leaves RESULTS.md alone.
+#
+# Environment: CORPUS (default ../shared/corpus), RUNS (hyperfine runs at
+# 1x, default 10), RUNS20 (at 20x, default 3), COPIES (default 20).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo=$PWD
+
+short=0
+case "${1:-}" in
+  -short|--short) short=1 ;;
+  "") ;;
+  *) echo "usage: bench/run.sh [-short]" >&2; exit 2 ;;
+esac
+
+corpus=${CORPUS:-$repo/../shared/corpus}
+runs=${RUNS:-10}
+runs20=${RUNS20:-3}
+copies=${COPIES:-20}
+if [ "$short" = 1 ]; then runs=2; fi
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+bin=$tmp/bin
+mkdir -p "$bin" "$tmp/reports" "$tmp/logs"
+say() { echo "bench: $*" >&2; }
+
+# ---------------------------------------------------------------- tools
+say "building skillkit, parsefloor, benchgen"
+go build -o "$bin/skillkit" ./cmd/skillkit
+go build -o "$bin/parsefloor" ./bench/parsefloor
+go build -o "$bin/benchgen" ./bench/benchgen
+sk=$bin/skillkit
+gen=$bin/benchgen
+
+is_root() { [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; }
+apt_install() {
+  is_root || return 1
+  if [ -z "${apt_updated:-}" ]; then apt-get update -qq >/dev/null 2>&1 || true; apt_updated=1; fi
+  apt-get install -y -qq "$@" >/dev/null 2>&1
+}
+command -v hyperfine >/dev/null 2>&1 || apt_install hyperfine || say "no hyperfine: timing with a repeat loop"
+[ -x /usr/bin/time ] || apt_install time || say "no /usr/bin/time: peak memory not measured"
+if [ "$short" = 0 ]; then
+  command -v strace >/dev/null 2>&1 || apt_install strace || say "no strace: files read not measured"
+fi
+
+has_lint=0; "$sk" lint --help >/dev/null 2>&1 && has_lint=1
+has_loop=0; "$sk" run --help 2>/dev/null | grep -q -- '--max-iterations' && has_loop=1
+
+# ---------------------------------------------------------------- measuring
+# time_cmd NAME RUNS CMD: mean and standard deviation of CMD's wall time in
+# seconds, into $tmp/logs/NAME.time. CMD runs in the current directory.
+time_cmd() {
+  local name=$1 n=$2 cmd=$3
+  if [ "$n" -le 1 ] && [ -x /usr/bin/time ]; then
+    # One run of a slow tool: its wall time and peak memory together.
+    /usr/bin/time -v -o "$tmp/logs/$name.tv" bash -c "$cmd" >/dev/null 2>&1 || true
+    awk -F': ' '/Elapsed \(wall clock\)/ {n = split($2, p, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + p[i]; printf "%.6f 0\n", s}' "$tmp/logs/$name.tv" >"$tmp/logs/$name.time"
+    awk -F': ' '/Maximum resident set size/ {printf "%.1f\n", $2/1024}' "$tmp/logs/$name.tv" >"$tmp/logs/$name.rss"
+    return
+  fi
+  if command -v hyperfine >/dev/null 2>&1; then
+    local warm=1
+    if [ "$n" -le 1 ]; then warm=0; fi
+    hyperfine --style none --ignore-failure --warmup "$warm" --runs "$n" \
+      --export-json "$tmp/logs/$name.json" "$cmd" >"$tmp/logs/$name.hf" 2>&1 \
+      || { cat "$tmp/logs/$name.hf" >&2; return 1; }
+    "$gen" hyperfine "$tmp/logs/$name.json" >"$tmp/logs/$name.time"
+  else
+    local i t0 t1 ts=()
+    for ((i = 0; i < n; i++)); do
+      t0=$(date +%s%N); bash -c "$cmd" >/dev/null 2>&1 || true; t1=$(date +%s%N)
+      ts+=("$(( t1 - t0 ))")
+    done
+    printf '%s\n' "${ts[@]}" | awk '{s+=$1; q+=$1*$1} END {m=s/NR; v=q/NR-m*m; if (v<0) v=0; printf "%.6f %.6f\n", m/1e9, sqrt(v)/1e9}' >"$tmp/logs/$name.time"
+  fi
+}
+
+# rss_cmd NAME CMD: peak resident memory in MB of CMD (the largest single
+# process, as getrusage reports it), into $tmp/logs/NAME.rss.
+rss_cmd() {
+  local name=$1 cmd=$2
+  if [ -x /usr/bin/time ]; then
+    /usr/bin/time -v -o "$tmp/logs/$name.tv" bash -c "$cmd" >/dev/null 2>&1 || true
+    awk -F': ' '/Maximum resident set size/ {printf "%.1f\n", $2/1024}' "$tmp/logs/$name.tv" >"$tmp/logs/$name.rss"
+  else
+    echo "n/a" >"$tmp/logs/$name.rss"
+  fi
+}
+
+# files_cmd NAME ROOT CMD: how many of the markdown files under ROOT the
+# command opened (strace), into $tmp/logs/NAME.files.
+files_cmd() {
+  local name=$1 root=$2 cmd=$3
+  if command -v strace >/dev/null 2>&1; then
+    strace -f -qq -e trace=open,openat -o "$tmp/logs/$name.strace" bash -c "$cmd" >/dev/null 2>&1 || true
+    grep -v ENOENT "$tmp/logs/$name.strace" | grep -o '"[^"]*\.md"' | tr -d '"' \
+      | sed -e "s#^$root/##" -e 's#^\./##' | grep '^\.claude/skills/' | sort -u | wc -l >"$tmp/logs/$name.files"
+  else
+    echo "n/a" >"$tmp/logs/$name.files"
+  fi
+}
+
+val() { cat "$tmp/logs/$1" 2>/dev/null || echo "n/a"; }
+mean() { val "$1.time" | awk '{print $1}'; }
+sd() { val "$1.time" | awk '{print $2}'; }
+fmt_ms() { awk -v s="$1" 'BEGIN { if (s == "" || s == "n/a") print "n/a"; else printf "%.0f", s*1000 }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || a == "n/a" || b == "n/a" || b+0 == 0) print "n/a"; else printf "%.2f", a/b }'; }
+
+# ---------------------------------------------------------------- corpora
+stage1=$tmp/c1
+stage20=$tmp/c20
+if [ "$short" = 1 ]; then
+  if [ -d "$corpus" ]; then
+    "$gen" stage -from "$corpus" -limit 1 -out "$stage1" >/dev/null
+  else
+    "$gen" stage -from "$repo/examples" -limit 1 -out "$stage1" >/dev/null
+  fi
+  sizes="1"
+else
+  [ -d "$corpus" ] || { echo "bench: corpus $corpus not found (set CORPUS)" >&2; exit 2; }
+  "$gen" stage -from "$corpus" -out "$stage1" >/dev/null
+  "$gen" stage -from "$corpus" -copies "$copies" -out "$stage20" >/dev/null
+  sizes="1 20"
+fi
+
+describe() { # skills, markdown files, MB of markdown under a staged corpus
+  local d=$1/.claude/skills
+  local s m b
+  s=$(find "$d" -mindepth 1 -maxdepth 1 -type d | wc -l)
+  m=$(find "$d" -type f -name '*.md' | wc -l)
+  b=$(find "$d" -type f -name '*.md' -printf '%s\n' | awk '{s+=$1} END {printf "%.1f", s/1048576}')
+  echo "$s skills, $m markdown files, $b MB of markdown"
+}
+
+# ---------------------------------------------------------------- peers
+npmdir=$tmp/npm
+peers=()
+if [ "$short" = 0 ]; then
+  say "installing peers from npm into $npmdir"
+  npm install --prefix "$npmdir" --no-audit --no-fund --loglevel=error \
+    skill-check claude-code-lint skills-ref markdownlint-cli2 >"$tmp/logs/npm.log" 2>&1 \
+    || { cat "$tmp/logs/npm.log" >&2; exit 1; }
+  peers=(skill-check claudelint skills-ref markdownlint)
+  if [ "$has_lint" = 1 ]; then peers=(skill-check claudelint claudelint-ign skills-ref markdownlint); fi
+fi
+nb=$npmdir/node_modules/.bin
+jobs=$(nproc)
+
+# tool_cmd TOOL REPORT: the shell command that lints .claude/skills of the
+# current directory and writes TOOL's report to REPORT.
+tool_cmd() {
+  local rep=$2 size=${3:-1}
+  case $1 in
+    skillkit) echo "$sk lint --format json .claude/skills > $rep" ;;
+    floor) echo "$bin/parsefloor .claude/skills > $rep" ;;
+    floor1) echo "$bin/parsefloor -j 1 .claude/skills > $rep" ;;
+    # The security scan is off: it runs an external scanner (uvx/pipx).
+    # JSON goes to a file: written to a pipe it is truncated.
+    skill-check) echo "$nb/skill-check check .claude/skills --format json --no-security-scan > $rep" ;;
+    claudelint) echo "$nb/claudelint check-all --no-cache --no-config --format json -o $rep > /dev/null" ;;
+    # claudelint's skill validator gives up at the first skill whose front
+    # matter it cannot parse: this row ignores those (found by skillkit).
+    claudelint-ign) echo "cp $tmp/reports/ignore-$size .claudelintignore; $nb/claudelint check-all --no-cache --no-config --format json -o $rep > /dev/null; rm -f .claudelintignore" ;;
+    # One skill per call, as many calls at once as skillkit uses CPUs.
+    skills-ref) echo "ls -d .claude/skills/*/ | xargs -P $jobs -n 1 $nb/skills-ref validate > $rep 2>&1" ;;
+    markdownlint) echo "$nb/markdownlint-cli2 '.claude/skills/**/*.md' > $rep 2>&1" ;;
+  esac
+}
+
+lint_tools=()
+if [ "$has_lint" = 1 ]; then lint_tools+=(skillkit); fi
+lint_tools+=(floor floor1)
+lint_tools+=("${peers[@]}")
+
+for size in $sizes; do
+  dir=$tmp/c$size
+  n=$runs
+  if [ "$size" != 1 ]; then n=$runs20; fi
+  cd "$dir"
+  for t in "${lint_tools[@]}"; do
+    say "lint ${size}x: $t"
+    rep=$tmp/reports/$t-$size.out
+    cmd=$(tool_cmd "$t" "$rep" "$size")
+    tn=$n
+    # skills-ref starts node once per skill and markdownlint-cli2 takes
+    # seconds per 1x: at 20x one run of each takes minutes.
+    case $t in
+      skills-ref|markdownlint) if [ "$size" = 1 ]; then tn=$(( n < 3 ? n : 3 )); else tn=1; fi ;;
+    esac
+    time_cmd "$t-$size" "$tn" "$cmd"
+    if [ "$tn" -gt 1 ]; then rss_cmd "$t-$size" "$cmd"; fi
+    if [ "$size" = 1 ] && [ "$short" = 0 ]; then files_cmd "$t-$size" "$dir" "$cmd"; fi
+    case $t in
+      floor|floor1) echo "-" >"$tmp/logs/$t-$size.count" ;;
+      claudelint-ign) "$gen" count claudelint "$rep" >"$tmp/logs/$t-$size.count" ;;
+      *) "$gen" count "$t" "$rep" >"$tmp/logs/$t-$size.count" ;;
+    esac
+    if [ "$t" = skillkit ]; then "$gen" unparsable "$rep" >"$tmp/reports/ignore-$size"; fi
+  done
+  cd "$repo"
+done
+
+# ---------------------------------------------------------------- runners
+rundir=$tmp/runs
+mkdir -p "$rundir"
+nphases=100
+if [ "$short" = 1 ]; then nphases=5; fi
+"$gen" phases -n "$nphases" -out "$rundir/seq$nphases"
+cd "$rundir"
+say "run: skillkit, $nphases phases"
+time_cmd "run-skillkit" "$runs" "$sk run $rundir/seq$nphases > /dev/null"
+rss_cmd "run-skillkit" "$sk run $rundir/seq$nphases > /dev/null"
+# A run that did not complete would time an early exit: check one.
+"$sk" run "$rundir/seq$nphases" >"$tmp/logs/run-check.out" 2>&1 || { cat "$tmp/logs/run-check.out" >&2; exit 1; }
+has_task=0
+if [ "$short" = 0 ]; then
+  say "installing go-task"
+  # @latest first; v3.50.0 when a dependency of the newest release is not
+  # served by the module proxy this machine reaches.
+  if GOBIN=$tmp/gobin go install github.com/go-task/task/v3/cmd/task@latest >"$tmp/logs/task-install.log" 2>&1 ||
+     GOBIN=$tmp/gobin go install github.com/go-task/task/v3/cmd/task@v3.50.0 >>"$tmp/logs/task-install.log" 2>&1; then
+    has_task=1
+    "$gen" taskfile -n "$nphases" -out "$rundir/task/Taskfile.yml"
+    say "run: go-task, $nphases tasks"
+    time_cmd "run-task" "$runs" "$tmp/gobin/task --silent -d $rundir/task"
+    rss_cmd "run-task" "$tmp/gobin/task --silent -d $rundir/task"
+  else
+    say "go-task did not install: $(tail -1 "$tmp/logs/task-install.log")"
+  fi
+fi
+if [ "$has_loop" = 1 ]; then
+  niter=1000
+  if [ "$short" = 1 ]; then niter=20; fi
+  "$gen" loop -n "$niter" -out "$rundir/loop$niter"
+  say "run: orchestrator loop, $niter iterations"
+  "$sk" run "$rundir/loop$niter" --max-iterations "$niter" >"$tmp/logs/loop-check.out" 2>&1 || { cat "$tmp/logs/loop-check.out" >&2; exit 1; }
+  time_cmd "run-loop" "$([ "$short" = 1 ] && echo 1 || echo 3)" "$sk run $rundir/loop$niter --max-iterations $niter > /dev/null"
+  rss_cmd "run-loop" "$sk run $rundir/loop$niter --max-iterations $niter > /dev/null"
+fi
+cd "$repo"
+
+# ---------------------------------------------------------------- report
+label() {
+  case $1 in
+    skillkit) echo "skillkit lint" ;;
+    floor) echo "goldmark parse only, $jobs workers (floor)" ;;
+    floor1) echo "goldmark parse only, 1 worker" ;;
+    skill-check) echo "skill-check" ;;
+    claudelint) echo "claudelint (claude-code-lint)" ;;
+    claudelint-ign) echo "claudelint, skills it cannot parse in .claudelintignore" ;;
+    skills-ref) echo "skills-ref validate, one call per skill, $jobs at once" ;;
+    markdownlint) echo "markdownlint-cli2 (generic markdown)" ;;
+  esac
+}
+reads() {
+  case $1 in
+    skillkit) echo "every file of the skill: SKILL.md, phases, actions, specs, templates" ;;
+    floor|floor1) echo "every .md file" ;;
+    skill-check) echo "SKILL.md (and files it links)" ;;
+    claudelint) echo "SKILL.md; its skill validator stops at the first skill whose YAML it cannot parse" ;;
+    claudelint-ign) echo "SKILL.md, and checks sibling file names" ;;
+    skills-ref) echo "SKILL.md front matter only" ;;
+    markdownlint) echo "every .md file, as generic markdown" ;;
+  esac
+}
+version() {
+  case $1 in
+    skillkit) echo "$(git -C "$repo" describe --always --dirty 2>/dev/null || echo devel)" ;;
+    floor|floor1) go list -m -f '{{.Version}}' github.com/yuin/goldmark 2>/dev/null | sed 's/^/goldmark /' ;;
+    skill-check|skills-ref|markdownlint-cli2)
+      node -p "require('$npmdir/node_modules/$1/package.json').version" 2>/dev/null || echo "?" ;;
+    claudelint|claudelint-ign) node -p "require('$npmdir/node_modules/claude-code-lint/package.json').version" 2>/dev/null || echo "?" ;;
+    markdownlint) version markdownlint-cli2 ;;
+  esac
+}
+
+out=$repo/bench/RESULTS.md
+if [ "$short" = 1 ]; then out=$tmp/RESULTS.md; fi
+sk1=$(mean skillkit-1); sk20=$(mean skillkit-20)
+{
+  echo "# skillkit benchmarks"
+  echo
+  if [ "$short" = 1 ]; then
+    echo "Smoke run (\`bench/run.sh -short\`): one skill, no peers; the numbers mean nothing."
+  else
+    echo "Written by \`bench/run.sh\` on $(date -u +%Y-%m-%d) in one invocation: every tool below ran on the same staged files, on this machine, one after another. Regenerate with \`bench/run.sh\`."
+  fi
+  echo
+  echo "## Machine"
+  echo
+  echo "- CPUs: $(nproc) ($(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2- | sed 's/^ *//' || uname -m))"
+  echo "- Memory: $(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo 2>/dev/null || echo '?')"
+  echo "- OS: $(uname -sr); $(go version | cut -d' ' -f3-)"
+  echo "- Node: $(node --version 2>/dev/null || echo 'not installed')"
+  echo "- Timing: $(command -v hyperfine >/dev/null 2>&1 && hyperfine --version || echo 'repeat loop with date +%s%N'); peak memory: GNU time -v (maximum resident set size of the largest process)"
+  echo
+  echo "## Lint"
+  echo
+  echo "Corpus: \`$corpus\` staged as \`.claude/skills/<name>/\` (folders renamed like their skills, duplicate names suffixed, front matter \`name\` rewritten to match), so that every peer finds and accepts it."
+  echo
+  for size in $sizes; do echo "- $([ "$size" = 1 ] && echo 1 || echo "$copies")x: $(describe "$tmp/c$size")"; done
+  echo
+  if [ "$has_lint" = 0 ]; then
+    echo "**skillkit lint is pending**: this checkout has no \`skillkit lint\` command yet, so its rows are missing."
+    echo
+  fi
+  echo "| tool | version | reads | md files opened (1x) | wall 1x (ms, mean ± sd) | wall ${copies}x (ms) | growth ${copies}x/1x | peak RSS 1x (MB) | peak RSS ${copies}x (MB) | findings 1x | findings ${copies}x |"
+  echo "|---|---|---|---|---|---|---|---|---|---|---|"
+  for t in "${lint_tools[@]}"; do
+    m1=$(mean "$t-1"); m20=$(mean "$t-20")
+    echo "| $(label "$t") | $(version "$t") | $(reads "$t") | $(val "$t-1.files") | $(fmt_ms "$m1") ± $(fmt_ms "$(sd "$t-1")") | $(fmt_ms "$m20") | $(ratio "$m20" "$m1") | $(val "$t-1.rss") | $(val "$t-20.rss") | $(val "$t-1.count") | $(val "$t-20.count") |"
+  done
+  echo
+  if [ "$short" = 0 ]; then
+    echo "Runs per row: hyperfine with one warm-up and $runs runs at 1x, $runs20 at ${copies}x; skills-ref and markdownlint-cli2 take seconds per run, so they get at most 3 runs at 1x and one at ${copies}x (timed by GNU time, shown ± 0). Peak RSS is the largest single process (for skills-ref, one node process of the many). \"md files opened\" counts the distinct .md files under the corpus that the tool (and its children) opened, from strace."
+    echo
+  fi
+  if [ "$has_lint" = 1 ]; then
+    echo "### Ratios"
+    echo
+    echo "| | 1x | ${copies}x |"
+    echo "|---|---|---|"
+    echo "| skillkit lint / parse floor ($jobs workers) | $(ratio "$sk1" "$(mean floor-1)") | $(ratio "$sk20" "$(mean floor-20)") |"
+    echo "| skillkit lint / parse floor (1 worker) | $(ratio "$sk1" "$(mean floor1-1)") | $(ratio "$sk20" "$(mean floor1-20)") |"
+    for t in "${peers[@]}"; do
+      echo "| $(label "$t") time / skillkit lint time | $(ratio "$(mean "$t-1")" "$sk1") | $(ratio "$(mean "$t-20")" "$sk20") |"
+    done
+    for t in "${peers[@]}"; do
+      echo "| $(label "$t") peak RSS / skillkit lint peak RSS | $(ratio "$(val "$t-1.rss")" "$(val skillkit-1.rss)") | $(ratio "$(val "$t-20.rss")" "$(val skillkit-20.rss)") |"
+    done
+    echo
+    if [ "$short" = 0 ]; then
+      echo "### Targets"
+      echo
+      verdict() { if [ "$1" = 1 ]; then echo "met"; else echo "**missed**"; fi; }
+      faster=1; leaner=1
+      for t in "${peers[@]}"; do
+        for size in $sizes; do
+          awk -v a="$(mean "$t-$size")" -v b="$(mean "skillkit-$size")" 'BEGIN { exit !(b < a) }' || faster=0
+          awk -v a="$(val "$t-$size.rss")" -v b="$(val "skillkit-$size.rss")" 'BEGIN { exit !(b < a) }' || leaner=0
+        done
+      done
+      floorok=1
+      for size in $sizes; do
+        awk -v r="$(ratio "$(mean "skillkit-$size")" "$(mean "floor-$size")")" 'BEGIN { exit !(r <= 2) }' || floorok=0
+      done
+      growth=$(ratio "$sk20" "$sk1")
+      linear=0
+      awk -v g="$growth" -v c="$copies" 'BEGIN { exit !(g <= c * 1.25) }' && linear=1
+      echo "- skillkit lint faster than every peer at 1x and ${copies}x: $(verdict $faster)"
+      echo "- skillkit lint within 2x of the parse-only floor ($jobs workers): $(verdict $floorok)"
+      echo "- skillkit lint peak memory below every peer's: $(verdict $leaner)"
+      echo "- near-linear growth (${copies}x the files in at most $(awk -v c="$copies" 'BEGIN {print c*1.25}')x the time): $(verdict $linear) (${growth}x)"
+      echo
+    fi
+  fi
+  echo "## Runners"
+  echo
+  echo "| what | wall (ms, mean ± sd) | per phase / iteration (ms) | peak RSS (MB) |"
+  echo "|---|---|---|---|"
+  r=$(mean run-skillkit)
+  echo "| skillkit run, $nphases phases of one bash \`true\` step (durable state: fsync after every step) | $(fmt_ms "$r") ± $(fmt_ms "$(sd run-skillkit)") | $(awk -v r="$r" -v n="$nphases" 'BEGIN {printf "%.2f", r*1000/n}') | $(val run-skillkit.rss) |"
+  if [ "$has_task" = 1 ]; then
+    t=$(mean run-task)
+    echo "| go-task $("$tmp/gobin/task" --version 2>/dev/null | awk '{print $NF}'), $nphases tasks in order, each \`bash -c true\` (no state on disk) | $(fmt_ms "$t") ± $(fmt_ms "$(sd run-task)") | $(awk -v r="$t" -v n="$nphases" 'BEGIN {printf "%.2f", r*1000/n}') | $(val run-task.rss) |"
+  elif [ "$short" = 0 ]; then
+    echo "| go-task | not installed (see the log of \`go install\`) | | |"
+  fi
+  if [ "$has_loop" = 1 ]; then
+    l=$(mean run-loop)
+    echo "| skillkit run, orchestrator loop of $niter no-op JS actions (durable) | $(fmt_ms "$l") ± $(fmt_ms "$(sd run-loop)") | $(awk -v r="$l" -v n="$niter" 'BEGIN {printf "%.2f", r*1000/n}') | $(val run-loop.rss) |"
+  else
+    echo "| skillkit run, orchestrator loop of 1,000 no-op actions | **pending**: this checkout's \`skillkit run\` has no autonomous runner (\`--max-iterations\`) yet | | |"
+  fi
+  if [ "$has_task" = 1 ]; then
+    echo
+    echo "skillkit run / go-task: $(ratio "$r" "$t")x."
+  fi
+  echo
+} >"$out"
+
+if [ "$short" = 1 ]; then
+  cat "$out"
+  # The smoke run checks that what it measured is there.
+  [ "$(mean run-skillkit)" != "n/a" ] || { echo "bench: no timing for skillkit run" >&2; exit 1; }
+  if [ "$has_lint" = 1 ]; then
+    [ "$(val skillkit-1.count)" != "n/a" ] || { echo "bench: no findings count for skillkit lint" >&2; exit 1; }
+  fi
+  echo "bench: smoke run ok" >&2
+else
+  say "wrote $out"
+fi
