@@ -1,6 +1,7 @@
 package parse
 
 import (
+	"bytes"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -16,19 +17,31 @@ import (
 // markdown parser keeps the file's line numbers. A block is only front
 // matter when "---" is the very first line.
 func splitFrontMatter(rel string, src []byte) (*plan.FrontMatter, []byte) {
-	s := string(src)
-	first, rest, ok := strings.Cut(s, "\n")
-	if strings.TrimRight(first, " \t") != "---" || !ok {
+	nl := bytes.IndexByte(src, '\n')
+	if nl < 0 || string(bytes.TrimRight(src[:nl], " \t")) != "---" {
 		return nil, src
 	}
 	fm := &plan.FrontMatter{Pos: plan.Pos{File: rel, Line: 1, Col: 1}}
-	lines := strings.Split(rest, "\n")
-	end := -1
-	for i, l := range lines {
-		if t := strings.TrimRight(l, " \t"); t == "---" || t == "..." {
-			end = i
+	// Look for the closing line without splitting the whole file: the
+	// block is short, the body may be long.
+	start, end := nl+1, -1
+	var raw []string
+	for at := start; at <= len(src); {
+		stop := bytes.IndexByte(src[at:], '\n')
+		line := src[at:]
+		if stop >= 0 {
+			line = src[at : at+stop]
+		}
+		if t := string(bytes.TrimRight(line, " \t")); t == "---" || t == "..." {
+			end = len(raw)
+			start = at + len(line)
 			break
 		}
+		raw = append(raw, string(line))
+		if stop < 0 {
+			break
+		}
+		at += stop + 1
 	}
 	if end < 0 {
 		// Unterminated: nothing is front matter, the file is all body, and
@@ -40,17 +53,15 @@ func splitFrontMatter(rel string, src []byte) (*plan.FrontMatter, []byte) {
 		return fm, src
 	}
 	fm.Closed = true
-	fm.Raw = strings.Join(lines[:end], "\n")
+	fm.Raw = strings.Join(raw, "\n")
 	readFields(fm, rel, end)
 
-	// Blank the block (line 1 … closing line) but keep its newlines; a
-	// closing line that ends the file has none.
-	if end == len(lines)-1 {
-		return fm, []byte(strings.Repeat("\n", end+1))
-	}
-	blank := strings.Repeat("\n", end+2)
-	body := strings.Join(lines[end+1:], "\n")
-	return fm, []byte(blank + body)
+	// Blank the block (line 1 … closing line) but keep its newlines, so
+	// the body keeps its line numbers; a closing line that ends the file
+	// has none.
+	body := make([]byte, 0, end+1+len(src)-start)
+	body = append(body, bytes.Repeat([]byte{'\n'}, end+1)...)
+	return fm, append(body, src[start:]...)
 }
 
 // yamlLine finds the line in a yaml.v3 error message ("yaml: line 3: …").

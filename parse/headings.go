@@ -53,7 +53,9 @@ var leadingEnumeration = regexp.MustCompile(`^(?:\d+[.)]\s*)+`)
 // meaning: enumeration, a trailing colon, bold marks, surrounding space.
 func normalizeHeading(h string) string {
 	h = strings.TrimSpace(strings.ReplaceAll(h, "**", ""))
-	h = leadingEnumeration.ReplaceAllString(h, "")
+	if h != "" && h[0] >= '0' && h[0] <= '9' {
+		h = leadingEnumeration.ReplaceAllString(h, "")
+	}
 	h = strings.TrimRight(h, ":： ")
 	return strings.ToLower(strings.Join(strings.Fields(h), " "))
 }

@@ -7,7 +7,9 @@ import (
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
 
 	"github.com/skillkit/skillkit/plan"
 )
@@ -16,10 +18,14 @@ import (
 // readers (phase, action, orchestrator …) need beyond plan.Doc: the raw
 // lines, the headings in order and the lists with their nesting.
 type md struct {
-	doc      *plan.Doc
-	src      []byte
-	lines    []string // lines[0] is line 1, without the newline
-	starts   []int    // byte offset of each line's start
+	doc *plan.Doc
+	src []byte
+	// str is src as a string, made once: lines, block texts and section
+	// texts are substrings of it rather than copies.
+	str string
+	// starts holds the byte offset of each line's start; line n (1-based)
+	// runs from starts[n-1] to the next newline.
+	starts   []int
 	headings []*heading
 	lists    []*listItem // top-level items of top-level lists, in order
 	diags    []plan.Diagnostic
@@ -40,7 +46,20 @@ type listItem struct {
 	children []*listItem
 }
 
-var markdown = goldmark.New()
+// markdown is CommonMark without emphasis: nothing skillkit reads is in
+// emphasis nodes (bold keys are read from the raw line), and the emphasis
+// delimiter pass was a fifth of the parse. Links, code spans, autolinks
+// and raw HTML (comments) are kept.
+var markdown = goldmark.New(goldmark.WithParser(parser.NewParser(
+	parser.WithBlockParsers(parser.DefaultBlockParsers()...),
+	parser.WithInlineParsers(
+		util.Prioritized(parser.NewCodeSpanParser(), 100),
+		util.Prioritized(parser.NewLinkParser(), 200),
+		util.Prioritized(parser.NewAutoLinkParser(), 300),
+		util.Prioritized(parser.NewRawHTMLParser(), 400),
+	),
+	parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...),
+)))
 
 // readMarkdown parses src (already normalized to LF, front matter blanked)
 // as the file rel.
@@ -90,20 +109,21 @@ func readMarkdown(rel string, src []byte) *md {
 }
 
 func (m *md) indexLines() {
-	m.starts = append(m.starts, 0)
+	m.str = string(m.src)
+	m.starts = make([]int, 1, bytes.Count(m.src, []byte{'\n'})+1)
 	for i, c := range m.src {
-		if c == '\n' {
+		if c == '\n' && i+1 < len(m.src) {
 			m.starts = append(m.starts, i+1)
 		}
 	}
-	s := string(m.src)
-	m.lines = strings.Split(s, "\n")
-	if strings.HasSuffix(s, "\n") {
-		m.lines = m.lines[:len(m.lines)-1]
-		m.starts = m.starts[:len(m.starts)-1]
+	if len(m.src) == 0 {
+		m.starts = m.starts[:0]
 	}
-	m.doc.Lines = len(m.lines)
+	m.doc.Lines = len(m.starts)
 }
+
+// numLines is the number of lines in the file.
+func (m *md) numLines() int { return len(m.starts) }
 
 // pos turns a byte offset into a position.
 func (m *md) pos(off int) plan.Pos {
@@ -128,25 +148,47 @@ func (m *md) at(line, col int) plan.Pos {
 
 // line returns line n (1-based), or "" past the end.
 func (m *md) line(n int) string {
-	if n < 1 || n > len(m.lines) {
+	if n < 1 || n > len(m.starts) {
 		return ""
 	}
-	return m.lines[n-1]
+	line := m.str[m.starts[n-1]:]
+	if i := strings.IndexByte(line, '\n'); i >= 0 {
+		line = line[:i]
+	}
+	return line
 }
 
 // text returns lines from..to (inclusive, 1-based) joined.
 func (m *md) text(from, to int) string {
 	from = max(from, 1)
-	to = min(to, len(m.lines))
+	to = min(to, len(m.starts))
 	if from > to {
 		return ""
 	}
-	return strings.Join(m.lines[from-1:to], "\n")
+	return m.str[m.starts[from-1] : m.starts[to-1]+len(m.line(to))]
 }
 
+// blockText is the text of a block's lines. Most blocks are one run of the
+// source, returned as a substring; a block whose lines had indentation or
+// container marks removed (a fence inside a list) is assembled.
 func (m *md) blockText(n ast.Node) string {
-	var b strings.Builder
 	lines := n.Lines()
+	if lines.Len() == 0 {
+		return ""
+	}
+	first, last := lines.At(0), lines.At(lines.Len()-1)
+	contiguous := true
+	for i := 0; i < lines.Len(); i++ {
+		seg := lines.At(i)
+		if seg.Padding != 0 || i > 0 && seg.Start != lines.At(i-1).Stop {
+			contiguous = false
+			break
+		}
+	}
+	if contiguous {
+		return m.str[first.Start:last.Stop]
+	}
+	var b strings.Builder
 	for i := 0; i < lines.Len(); i++ {
 		seg := lines.At(i)
 		b.Write(seg.Value(m.src))
@@ -308,7 +350,7 @@ func (m *md) buildSections() {
 		if h.level < 2 {
 			continue
 		}
-		end := len(m.lines)
+		end := m.numLines()
 		for _, next := range m.headings[i+1:] {
 			if next.level <= h.level {
 				end = next.line - 1
@@ -366,7 +408,7 @@ func (m *md) inCode(n int) bool {
 	c := code[i]
 	end := c.Body.Line + strings.Count(c.Text, "\n")
 	if c.Fence != "" && !c.Closed {
-		end = len(m.lines)
+		end = m.numLines()
 	}
 	return n <= end
 }

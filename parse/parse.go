@@ -147,7 +147,9 @@ func (r *reader) readDoc(p string, data []byte) {
 		line := 1 + bytes.Count(data[:firstInvalidUTF8(data)], []byte("\n"))
 		r.diag(plan.Pos{File: p, Line: line, Col: 1}, plan.SevWarning, "file-encoding", "file is not valid UTF-8")
 	}
-	data = bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))
+	if bytes.Contains(data, []byte("\r\n")) {
+		data = bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))
+	}
 	if line, depth := deepestNesting(data); depth > MaxNesting {
 		r.diag(plan.Pos{File: p, Line: line, Col: 1}, plan.SevError, "file-too-deep",
 			fmt.Sprintf("blocks nest %d deep here (lists, quotes, indentation), over the limit of %d; file skipped", depth, MaxNesting))
@@ -310,7 +312,7 @@ func (r *reader) classify() {
 func (r *reader) readCatalog() {
 	s := r.skill
 	if m := r.docs["specs/action-catalog.md"]; m != nil {
-		s.Catalog = readCatalog(m, 1, len(m.lines))
+		s.Catalog = readCatalog(m, 1, m.numLines())
 	}
 	if s.Catalog == nil && s.Orchestrator != nil {
 		m := r.docs[s.Orchestrator.Doc.File]

@@ -40,7 +40,7 @@ func firstParagraph(m *md) string {
 		return ""
 	}
 	var out []string
-	for n := start; n <= len(m.lines); n++ {
+	for n := start; n <= m.numLines(); n++ {
 		l := strings.TrimSpace(m.line(n))
 		if strings.HasPrefix(l, "#") || strings.HasPrefix(l, "```") || strings.HasPrefix(l, "|") {
 			break
@@ -62,7 +62,7 @@ func firstParagraph(m *md) string {
 // section as a whole is one step.
 func readSteps(m *md) []*plan.Step {
 	exec := m.section(plan.SecExecution)
-	from, to := 1, len(m.lines)
+	from, to := 1, m.numLines()
 	if exec != nil {
 		from, to = exec.Pos.Line, exec.EndLine
 	}
