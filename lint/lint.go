@@ -175,7 +175,7 @@ func configFor(explicit *Config, dir string) (*Config, error) {
 
 // lintTarget parses and lints one skill.
 func lintTarget(t *target, base, profile string) ([]Finding, error) {
-	s, err := parse.Dir(t.dir)
+	s, err := parse.DirWith(t.dir, parse.Options{NoHash: true})
 	if err != nil {
 		return nil, fmt.Errorf("linting %s: %w", t.dir, err)
 	}

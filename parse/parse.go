@@ -29,8 +29,19 @@ import (
 // is reported and skipped, so a stray dump cannot exhaust memory.
 const MaxFileSize = 16 << 20
 
+// Options tune a parse.
+type Options struct {
+	// NoHash leaves Skill.Hash empty and does not read the files that are
+	// not markdown: a linter has no use for the content hash that a run
+	// checks on resume, and reading every data file costs time.
+	NoHash bool
+}
+
 // Dir parses the skill folder dir.
-func Dir(dir string) (*plan.Skill, error) {
+func Dir(dir string) (*plan.Skill, error) { return DirWith(dir, Options{}) }
+
+// DirWith parses the skill folder dir with options.
+func DirWith(dir string, opts Options) (*plan.Skill, error) {
 	info, err := os.Stat(dir)
 	if err != nil {
 		return nil, fmt.Errorf("reading skill: %w", err)
@@ -42,7 +53,7 @@ func Dir(dir string) (*plan.Skill, error) {
 	if abs, err := filepath.Abs(dir); err == nil {
 		s.Name = filepath.Base(abs)
 	}
-	r := &reader{skill: s, fsys: os.DirFS(dir)}
+	r := &reader{skill: s, fsys: os.DirFS(dir), noHash: opts.NoHash}
 	if err := r.walk(); err != nil {
 		return nil, fmt.Errorf("reading skill %s: %w", dir, err)
 	}
@@ -54,7 +65,8 @@ type reader struct {
 	skill *plan.Skill
 	fsys  fs.FS
 	// docs maps a markdown file to its parse, for the role readers.
-	docs map[string]*md
+	docs   map[string]*md
+	noHash bool
 }
 
 // skipDir reports folders that are never part of a skill.
@@ -88,19 +100,27 @@ func (r *reader) walk() error {
 				return nil
 			}
 		}
+		isMarkdown := strings.EqualFold(path.Ext(p), ".md")
+		if r.noHash && !isMarkdown {
+			return nil
+		}
 		data, err := r.read(p, d)
 		if err != nil {
 			r.diag(plan.Pos{File: p}, plan.SevError, "file-unreadable", err.Error())
 			return nil
 		}
-		fmt.Fprintf(h, "%s\x00%d\x00", p, len(data))
-		h.Write(data)
-		if strings.EqualFold(path.Ext(p), ".md") {
+		if !r.noHash {
+			fmt.Fprintf(h, "%s\x00%d\x00", p, len(data))
+			h.Write(data)
+		}
+		if isMarkdown {
 			r.readDoc(p, data)
 		}
 		return nil
 	})
-	r.skill.Hash = "sha256:" + hex.EncodeToString(h.Sum(nil))
+	if !r.noHash {
+		r.skill.Hash = "sha256:" + hex.EncodeToString(h.Sum(nil))
+	}
 	return err
 }
 
