@@ -35,7 +35,7 @@ const Off = "off"
 // file (hooks, …) belong to other parts of skillkit and are left alone.
 type Config struct {
 	// Profile is the front matter profile; empty means the default.
-	Profile string `yaml:"profile"`
+	Profile string `yaml:"profile" jsonschema:"enum=claude-code,enum=agentskills"`
 	// Rules maps a rule id to off, error, warning or info.
 	Rules map[string]string `yaml:"rules"`
 	// Ignore holds globs of files whose findings are dropped, relative to

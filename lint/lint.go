@@ -250,6 +250,3 @@ func relPath(base, p string) string {
 	}
 	return filepath.ToSlash(rel)
 }
-
-// severities in order, most serious first.
-var severities = []plan.Severity{plan.SevError, plan.SevWarning, plan.SevInfo}

@@ -186,7 +186,7 @@ func (n *schemaNav) lookup(fields []string) (bad int, sub map[string]any) {
 	s := n.root
 	for i, f := range fields {
 		s = n.resolve(s)
-		if s == nil || len(s) == 0 {
+		if len(s) == 0 {
 			return -1, nil
 		}
 		if !isObjectSchema(s) {

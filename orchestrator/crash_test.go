@@ -4,18 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/skillkit/skillkit/engine"
+	"github.com/skillkit/skillkit/internal/crashtest"
 	"github.com/skillkit/skillkit/parse"
 	"github.com/skillkit/skillkit/sequential"
 	"github.com/skillkit/skillkit/store"
@@ -96,49 +94,30 @@ func TestCrashResume(t *testing.T) {
 	if testing.Short() {
 		t.Skip("kills 20 child processes")
 	}
-	seed := uint64(time.Now().UnixNano())
-	if s := os.Getenv("SKILLKIT_CRASH_SEED"); s != "" {
-		seed, _ = strconv.ParseUint(s, 10, 64)
-	}
-	t.Logf("seed %d (replay with SKILLKIT_CRASH_SEED=%d)", seed, seed)
-	rng := rand.New(rand.NewPCG(seed, 0))
+	k := crashtest.NewKiller(t)
 	skillDir := crashSkill(t)
 	midRun, reran := 0, 0
 	for i := range 20 {
 		dir := filepath.Join(t.TempDir(), "run")
-		cmd := helper(skillDir, "HELPER_WORKDIR="+dir)
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		after := time.Duration(20+rng.IntN(280)) * time.Millisecond
-		time.Sleep(after)
-		cmd.Process.Signal(syscall.SIGKILL)
-		cmd.Wait()
+		after := k.Kill(t, helper(skillDir, "HELPER_WORKDIR="+dir), 20*time.Millisecond, 280*time.Millisecond)
+		what := fmt.Sprintf("kill %d after %v", i, after)
 
 		var doneBefore []string
-		p, perr := store.ReadProgress(dir)
-		if perr == nil {
+		if p, err := store.ReadProgress(dir); err == nil {
 			data, err := os.ReadFile(filepath.Join(dir, store.StateFile))
 			var st map[string]any
 			if err != nil || json.Unmarshal(data, &st) != nil {
-				t.Fatalf("kill %d after %v: state.json is not valid JSON (%v): %q", i, after, err, data)
+				t.Fatalf("%s: state.json is not valid JSON (%v): %q", what, err, data)
 			}
 			doneBefore = strs(st["done"])
 			if !store.Terminal(p.RunState) {
 				midRun++
 			}
 		}
-		if perr != nil || p.RunState != store.RunCompleted {
-			resume := helper(skillDir, "HELPER_RESUME="+dir)
-			if perr != nil {
-				// Killed before the run existed: start it anew.
-				resume = helper(skillDir, "HELPER_WORKDIR="+dir)
-			}
-			if out, err := resume.CombinedOutput(); err != nil {
-				t.Fatalf("kill %d after %v: resume failed: %v\n%s", i, after, err, out)
-			}
-		}
-		reran += checkCrashRun(t, fmt.Sprintf("kill %d after %v", i, after), dir, doneBefore)
+		crashtest.Finish(t, what, dir,
+			func() *exec.Cmd { return helper(skillDir, "HELPER_RESUME="+dir) },
+			func() *exec.Cmd { return helper(skillDir, "HELPER_WORKDIR="+dir) })
+		reran += checkCrashRun(t, what, dir, doneBefore)
 	}
 	t.Logf("%d of 20 kills landed in the middle of a run; %d in-flight actions ran again on resume", midRun, reran)
 }
@@ -162,24 +141,8 @@ func checkCrashRun(t *testing.T, what, dir string, doneBefore []string) int {
 	if len(acts) != crashItems+2 || acts[0] != "action-init" || acts[len(acts)-1] != "action-complete" {
 		t.Fatalf("%s: completed_actions = %v", what, acts)
 	}
-	counts := map[string]int{}
-	for _, l := range strings.Fields(readFile(t, filepath.Join(dir, "actions.log"))) {
-		counts[l]++
-	}
-	twice := 0
-	for _, item := range want {
-		switch n := counts[item]; {
-		case n == 1:
-		case n == 2 && !slices.Contains(doneBefore, item):
-			twice++
-		default:
-			t.Fatalf("%s: %s ran %d times (completed before the kill: %v)", what, item, n, slices.Contains(doneBefore, item))
-		}
-	}
-	if twice > 1 {
-		t.Fatalf("%s: %d actions ran twice; only the one in flight may", what, twice)
-	}
-	return twice
+	return crashtest.CountRuns(t, what, filepath.Join(dir, "actions.log"), want,
+		func(item string) bool { return slices.Contains(doneBefore, item) })
 }
 
 func strs(v any) []string {

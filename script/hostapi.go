@@ -3,7 +3,6 @@ package script
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -94,44 +93,48 @@ func (ev *evaluation) path(fn, p string) string {
 	return abs
 }
 
-// read: Read(path) → the file's content. A relative path missing from the
-// work dir is looked up in the skill folder, then the project: skills read
-// their own specs ('specs/rules.json') and the project ('package.json')
-// by relative paths.
+// read: Read(path) → the file's content, the path found by lookup.
 func (ev *evaluation) read(call goja.FunctionCall) goja.Value {
 	a := ev.args(call, []string{"file_path", "path"})
-	p := ev.str("Read", a[0], "a path")
-	candidates := []string{p}
-	if !filepath.IsAbs(p) {
-		for _, dir := range []string{ev.h.opts.SkillDir, ev.h.opts.ProjectDir} {
-			if dir != "" {
-				candidates = append(candidates, filepath.Join(dir, p))
-			}
-		}
+	data, err := os.ReadFile(ev.lookup("Read", ev.str("Read", a[0], "a path")))
+	if err != nil {
+		ev.throw("Read", err)
 	}
-	var firstErr error
-	for _, c := range candidates {
-		data, err := ev.readFile(c)
-		if err == nil {
-			return ev.vm.ToValue(string(data))
-		}
-		if firstErr == nil {
-			firstErr = err
-		}
-		if !errors.Is(err, fs.ErrNotExist) {
-			break
-		}
-	}
-	ev.throw("Read", firstErr)
-	return nil
+	return ev.vm.ToValue(string(data))
 }
 
-func (ev *evaluation) readFile(p string) ([]byte, error) {
-	abs, err := ev.h.roots.resolve(p)
-	if err != nil {
-		return nil, err
+// readBases are where a relative path to read is looked for, in order: the
+// work dir, then the skill folder, then the project. Skills read their own
+// specs ('specs/rules.json') and the project ('src/**/*.ts') by relative
+// paths, and what Glob finds there must be readable by Read and Grep.
+func (ev *evaluation) readBases() []string {
+	bases := []string{ev.h.opts.WorkDir}
+	for _, d := range []string{ev.h.opts.SkillDir, ev.h.opts.ProjectDir} {
+		if d != "" {
+			bases = append(bases, d)
+		}
 	}
-	return os.ReadFile(abs)
+	return bases
+}
+
+// lookup resolves a path to read: an absolute path as it is, a relative
+// one in the first of readBases where it exists (else in the work dir, so
+// the error names that). Every candidate is confined to the roots.
+func (ev *evaluation) lookup(fn, p string) string {
+	if filepath.IsAbs(p) {
+		return ev.path(fn, p)
+	}
+	var first string
+	for _, base := range ev.readBases() {
+		abs := ev.path(fn, filepath.Join(base, p))
+		if first == "" {
+			first = abs
+		}
+		if _, err := os.Stat(abs); err == nil {
+			return abs
+		}
+	}
+	return first
 }
 
 // write: Write(path, content); parent directories are created. A
@@ -213,18 +216,12 @@ func (ev *evaluation) glob(call goja.FunctionCall) goja.Value {
 		a[1] = opts["cwd"]
 	}
 	abs := strings.HasPrefix(pattern, "/") || filepath.IsAbs(filepath.FromSlash(pattern))
-	bases := []string{ev.h.opts.WorkDir}
+	bases := ev.readBases()
 	switch cwd, _ := a[1].(string); {
 	case abs:
 		bases = []string{string(filepath.Separator)}
 	case cwd != "":
 		bases = []string{ev.path("Glob", cwd)}
-	default:
-		for _, d := range []string{ev.h.opts.SkillDir, ev.h.opts.ProjectDir} {
-			if d != "" {
-				bases = append(bases, d)
-			}
-		}
 	}
 	segs := segments(pattern)
 	lit := 0
@@ -294,13 +291,14 @@ func (ev *evaluation) grep(call goja.FunctionCall) goja.Value {
 	}
 	filter, _ := a[2].(string)
 	mode, _ := a[3].(string)
-	var files []string
+	var files []grepFile
 	for _, t := range targets {
 		files = append(files, ev.grepFiles(t, filter)...)
 	}
 	var out []any
-	for _, f := range files {
-		data, err := os.ReadFile(ev.path("Grep", f))
+	for _, gf := range files {
+		f := gf.show
+		data, err := os.ReadFile(gf.abs)
 		if err != nil || bytes.IndexByte(data[:min(len(data), 8000)], 0) >= 0 {
 			continue // unreadable or binary
 		}
@@ -328,18 +326,22 @@ func (ev *evaluation) grep(call goja.FunctionCall) goja.Value {
 	return ev.vm.ToValue(out)
 }
 
-// grepFiles lists the files to search under target, as paths in the form
-// target was given.
-func (ev *evaluation) grepFiles(target, filter string) []string {
-	abs := ev.path("Grep", target)
+// grepFile is a file to search: its path as the caller wrote it (for the
+// results) and where it is.
+type grepFile struct{ show, abs string }
+
+// grepFiles lists the files to search under target, found as Read finds
+// a path.
+func (ev *evaluation) grepFiles(target, filter string) []grepFile {
+	abs := ev.lookup("Grep", target)
 	info, err := os.Stat(abs)
 	if err != nil {
 		ev.throw("Grep", err)
 	}
 	if !info.IsDir() {
-		return []string{target}
+		return []grepFile{{target, abs}}
 	}
-	var files []string
+	var files []grepFile
 	_ = filepath.WalkDir(abs, func(p string, d fs.DirEntry, err error) error {
 		switch {
 		case err != nil:
@@ -360,7 +362,11 @@ func (ev *evaluation) grepFiles(target, filter string) []string {
 				return nil
 			}
 		}
-		files = append(files, filepath.ToSlash(filepath.Join(target, rel)))
+		// A link inside the folder may point out of the roots: skip it
+		// rather than read outside them.
+		if confined, err := ev.h.roots.resolve(p); err == nil {
+			files = append(files, grepFile{filepath.ToSlash(filepath.Join(target, rel)), confined})
+		}
 		return nil
 	})
 	return files

@@ -6,17 +6,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/skillkit/skillkit/engine"
+	"github.com/skillkit/skillkit/internal/crashtest"
 	"github.com/skillkit/skillkit/plan"
 	"github.com/skillkit/skillkit/store"
 )
@@ -77,31 +75,19 @@ func TestCrashResume(t *testing.T) {
 	if testing.Short() {
 		t.Skip("kills 20 child processes")
 	}
-	seed := uint64(time.Now().UnixNano())
-	if s := os.Getenv("SKILLKIT_CRASH_SEED"); s != "" {
-		seed, _ = strconv.ParseUint(s, 10, 64)
-	}
-	t.Logf("seed %d (replay with SKILLKIT_CRASH_SEED=%d)", seed, seed)
-	rng := rand.New(rand.NewPCG(seed, 0))
+	k := crashtest.NewKiller(t)
 	skillDir := t.TempDir()
 	midRun, reran := 0, 0
 	for i := range 20 {
 		dir := filepath.Join(t.TempDir(), "run")
-		cmd := helper(t, skillDir, "0.01", "HELPER_WORKDIR="+dir)
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		after := time.Duration(rng.IntN(250)) * time.Millisecond
-		time.Sleep(after)
-		cmd.Process.Signal(syscall.SIGKILL)
-		cmd.Wait()
+		after := k.Kill(t, helper(t, skillDir, "0.01", "HELPER_WORKDIR="+dir), 0, 250*time.Millisecond)
+		what := fmt.Sprintf("kill %d after %v", i, after)
 
 		done := map[string]bool{}
-		p, perr := store.ReadProgress(dir)
-		if perr == nil {
+		if p, err := store.ReadProgress(dir); err == nil {
 			data, err := os.ReadFile(filepath.Join(dir, store.StateFile))
 			if err != nil || !json.Valid(data) {
-				t.Fatalf("kill %d after %v: state.json is not valid JSON (%v): %q", i, after, err, data)
+				t.Fatalf("%s: state.json is not valid JSON (%v): %q", what, err, data)
 			}
 			for _, s := range p.CompletedSteps {
 				done[s.Step] = true
@@ -110,39 +96,18 @@ func TestCrashResume(t *testing.T) {
 				midRun++
 			}
 		}
-		if perr != nil || p.RunState != store.RunCompleted {
-			resume := helper(t, skillDir, "0.01", "HELPER_RESUME="+dir)
-			if perr != nil {
-				// Killed before the run existed: start it anew.
-				resume = helper(t, skillDir, "0.01", "HELPER_WORKDIR="+dir)
-			}
-			if out, err := resume.CombinedOutput(); err != nil {
-				t.Fatalf("kill %d after %v: resume failed: %v\n%s", i, after, err, out)
-			}
-		}
+		crashtest.Finish(t, what, dir,
+			func() *exec.Cmd { return helper(t, skillDir, "0.01", "HELPER_RESUME="+dir) },
+			func() *exec.Cmd { return helper(t, skillDir, "0.01", "HELPER_WORKDIR="+dir) })
 		final := progress(t, dir)
 		if final.RunState != store.RunCompleted || len(final.CompletedSteps) != 10 {
-			t.Fatalf("kill %d after %v: run ended %s with %d steps", i, after, final.RunState, len(final.CompletedSteps))
+			t.Fatalf("%s: run ended %s with %d steps", what, final.RunState, len(final.CompletedSteps))
 		}
-		counts := map[string]int{}
-		log, _ := os.ReadFile(filepath.Join(dir, "steps.log"))
-		for _, l := range strings.Fields(string(log)) {
-			counts[l]++
-		}
-		twice := 0
+		var ids []string
 		for _, s := range final.CompletedSteps {
-			switch n := counts[s.Step]; {
-			case n == 1:
-			case n == 2 && !done[s.Step]:
-				twice++
-			default:
-				t.Fatalf("kill %d after %v: step %s ran %d times (completed before the kill: %v)", i, after, s.Step, n, done[s.Step])
-			}
+			ids = append(ids, s.Step)
 		}
-		reran += twice
-		if twice > 1 {
-			t.Fatalf("kill %d after %v: %d steps ran twice; only the one in flight may", i, after, twice)
-		}
+		reran += crashtest.CountRuns(t, what, filepath.Join(dir, "steps.log"), ids, func(id string) bool { return done[id] })
 	}
 	t.Logf("%d of 20 kills landed in the middle of a run; %d in-flight steps ran again on resume", midRun, reran)
 }

@@ -74,14 +74,6 @@ func progress(t testing.TB, dir string) *store.Progress {
 	return p
 }
 
-func statuses(p *store.Progress) map[string]string {
-	out := map[string]string{}
-	for _, s := range p.CompletedSteps {
-		out[s.Step] = s.Status
-	}
-	return out
-}
-
 func readFile(t testing.TB, path string) string {
 	t.Helper()
 	data, err := os.ReadFile(path)

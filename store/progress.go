@@ -41,8 +41,8 @@ type Progress struct {
 	TotalSteps     int          `yaml:"totalSteps" json:"totalSteps"`
 	CompletedSteps []StepRecord `yaml:"completedSteps" json:"completedSteps"`
 	LastAction     string       `yaml:"lastAction" json:"lastAction"`
-	Error          *RunError    `yaml:"error" json:"error"`
-	CompletedAt    *time.Time   `yaml:"completedAt" json:"completedAt"`
+	Error          *RunError    `yaml:"error" json:"error" jsonschema:"nullable"`
+	CompletedAt    *time.Time   `yaml:"completedAt" json:"completedAt" jsonschema:"nullable"`
 
 	RunState  string `yaml:"runState" json:"runState"`
 	SkillHash string `yaml:"skillHash" json:"skillHash"`

@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/skillkit/skillkit/internal/corpus"
@@ -14,11 +15,13 @@ var update = flag.Bool("update", false, "rewrite generated and golden files")
 // corpusDir is the shared corpus of real skills.
 var corpusDir = corpus.Root()
 
+// repoRoot is the repository root, found from this file's place so that
+// tests which change folder still find it.
 func repoRoot(t testing.TB) string {
 	t.Helper()
-	abs, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
+	_, file, _, ok := runtime.Caller(0)
+	if !ok {
+		t.Fatal("cannot find the test's source file")
 	}
-	return abs
+	return filepath.Join(filepath.Dir(file), "..", "..")
 }

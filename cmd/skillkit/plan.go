@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 
@@ -39,10 +38,7 @@ the folder itself cannot be read.`,
 				fmt.Fprintln(c.ErrOrStderr(), l)
 			}
 			if asJSON {
-				enc := json.NewEncoder(c.OutOrStdout())
-				enc.SetIndent("", "  ")
-				enc.SetEscapeHTML(false)
-				return enc.Encode(s)
+				return writeJSON(c.OutOrStdout(), s)
 			}
 			if err := s.WriteSummary(c.OutOrStdout()); err != nil {
 				return fmt.Errorf("writing plan: %w", err)

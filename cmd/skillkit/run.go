@@ -56,7 +56,8 @@ Exit codes: 0 completed, 1 failed or aborted, 2 invalid skill or usage,
 		Example: `  skillkit run examples/sequential --input dir="$PWD/docs"
   skillkit run my-skill --agent 'claude -p' --answers answers.yaml
   skillkit run my-skill --dry-run
-  skillkit run my-skill --resume 20261121-101500-ab12`,
+  skillkit run my-skill --resume 20261121-101500-ab12
+  skillkit run my-skill --resume last --agent 'claude -p'`,
 		Args: cobra.ExactArgs(1),
 		RunE: runE(func(c *cobra.Command, args []string) error {
 			return runSkill(c, s, o, args[0])
@@ -69,7 +70,7 @@ Exit codes: 0 completed, 1 failed or aborted, 2 invalid skill or usage,
 	f.BoolVar(&o.yes, "yes", false, "answer yes to every confirmation")
 	f.StringVar(&o.answers, "answers", "", "YAML or JSON file of answers: question header → option label")
 	f.BoolVar(&o.dryRun, "dry-run", false, "show what would run and what would go to the agent; write nothing")
-	f.StringVar(&o.resume, "resume", "", "resume the run with this id or directory")
+	f.StringVar(&o.resume, "resume", "", "resume the run with this id or directory; \"last\" is this skill's newest run")
 	f.BoolVar(&o.force, "force", false, "with --resume: resume although the skill changed since the run started")
 	f.IntVar(&o.maxIter, "max-iterations", 0, "actions the orchestrator loop may start before it fails with no progress (default 100)")
 	f.IntVar(&o.retries, "retries", 0, "extra attempts for a failed action of the loop")
@@ -89,6 +90,11 @@ func runSkill(c *cobra.Command, s Streams, o *runOptions, dir string) error {
 	cwd, err := os.Getwd()
 	if err != nil {
 		return fmt.Errorf("finding the current folder: %w", err)
+	}
+	if o.resume == "last" {
+		if o.resume, err = lastRun(cwd, skill.Name); err != nil {
+			return usageErr(err)
+		}
 	}
 	opts := orchestrator.Options{MaxIterations: o.maxIter, Retries: o.retries, Options: sequential.Options{
 		Skill: skill, Base: cwd, WorkDir: o.workDir, Resume: o.resume, Force: o.force,
@@ -141,6 +147,20 @@ func runSkill(c *cobra.Command, s Streams, o *runOptions, dir string) error {
 		return &exitError{code: engine.ExitCode(err), err: err}
 	}
 	return nil
+}
+
+// lastRun is the folder of the newest run of the named skill.
+func lastRun(base, skill string) (string, error) {
+	runs, err := store.List(store.RunsRoot(base))
+	if err != nil {
+		return "", err
+	}
+	for _, r := range runs {
+		if r.Skill == skill {
+			return r.Dir, nil
+		}
+	}
+	return "", fmt.Errorf("--resume last: no run of %s under %s", skill, store.RunsRoot(base))
 }
 
 // parseInputs reads --input key=value pairs.

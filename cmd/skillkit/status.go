@@ -1,8 +1,6 @@
 package main
 
 import (
-	"encoding/json"
-
 	"github.com/spf13/cobra"
 
 	"github.com/skillkit/skillkit/store"
@@ -33,9 +31,7 @@ it, the newest run under .skillkit/runs.`,
 				return usageErr(err)
 			}
 			if asJSON {
-				enc := json.NewEncoder(c.OutOrStdout())
-				enc.SetIndent("", "  ")
-				return enc.Encode(s)
+				return writeJSON(c.OutOrStdout(), s)
 			}
 			return store.WriteStatus(c.OutOrStdout(), s)
 		}),

@@ -1,0 +1,95 @@
+// Package crashtest holds what the runners' crash tests share: killing a
+// child run with SIGKILL at seeded random moments, finishing it by resume,
+// and counting, from a log the skill appends to, that completed work ran
+// exactly once and only the work in flight at the kill ran again.
+package crashtest
+
+import (
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/skillkit/skillkit/store"
+)
+
+// Killer kills child runs at random moments from one seed.
+type Killer struct {
+	rng *rand.Rand
+}
+
+// NewKiller seeds from SKILLKIT_CRASH_SEED when set, else the clock, and
+// logs the seed so that a failure can be replayed.
+func NewKiller(t testing.TB) *Killer {
+	seed := uint64(time.Now().UnixNano())
+	if s := os.Getenv("SKILLKIT_CRASH_SEED"); s != "" {
+		var err error
+		if seed, err = strconv.ParseUint(s, 10, 64); err != nil {
+			t.Fatalf("SKILLKIT_CRASH_SEED=%q: %v", s, err)
+		}
+	}
+	t.Logf("seed %d (replay with SKILLKIT_CRASH_SEED=%d)", seed, seed)
+	return &Killer{rng: rand.New(rand.NewPCG(seed, 0))}
+}
+
+// Kill starts cmd, kills it with SIGKILL after a random wait in
+// [least, least+span) and reaps it. It returns the wait.
+func (k *Killer) Kill(t testing.TB, cmd *exec.Cmd, least, span time.Duration) time.Duration {
+	t.Helper()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	after := least + time.Duration(k.rng.Int64N(int64(span)))
+	time.Sleep(after)
+	_ = cmd.Process.Signal(syscall.SIGKILL)
+	_ = cmd.Wait()
+	return after
+}
+
+// Finish completes a killed run in dir: nothing if it completed anyway,
+// restart when the kill came before the run existed, else resume.
+func Finish(t testing.TB, what, dir string, resume, restart func() *exec.Cmd) {
+	t.Helper()
+	p, err := store.ReadProgress(dir)
+	if err == nil && p.RunState == store.RunCompleted {
+		return
+	}
+	cmd := resume()
+	if err != nil {
+		cmd = restart()
+	}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s: resume failed: %v\n%s", what, err, out)
+	}
+}
+
+// CountRuns reads the words of log (one per unit of work that ran) and
+// checks that each id ran once, except at most one that had not completed
+// before the kill, which may have run twice. It returns how many ran
+// twice (0 or 1).
+func CountRuns(t testing.TB, what, log string, ids []string, doneBefore func(id string) bool) int {
+	t.Helper()
+	data, _ := os.ReadFile(log)
+	counts := map[string]int{}
+	for _, w := range strings.Fields(string(data)) {
+		counts[w]++
+	}
+	twice := 0
+	for _, id := range ids {
+		switch n := counts[id]; {
+		case n == 1:
+		case n == 2 && !doneBefore(id):
+			twice++
+		default:
+			t.Fatalf("%s: %s ran %d times (completed before the kill: %v)", what, id, n, doneBefore(id))
+		}
+	}
+	if twice > 1 {
+		t.Fatalf("%s: %d units ran twice; only the one in flight may", what, twice)
+	}
+	return twice
+}
