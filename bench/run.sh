@@ -275,7 +275,12 @@ reads() {
 }
 version() {
   case $1 in
-    skillkit) echo "$(git -C "$repo" describe --always --dirty 2>/dev/null || echo devel)" ;;
+    # The commit measured; "-dirty" when files other than RESULTS.md differ.
+    skillkit)
+      local v dirty
+      v=$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo devel)
+      dirty=$(git -C "$repo" status --porcelain -- . ':!bench/RESULTS.md' 2>/dev/null | head -1)
+      echo "$v${dirty:+-dirty}" ;;
     floor|floor1) go list -m -f '{{.Version}}' github.com/yuin/goldmark 2>/dev/null | sed 's/^/goldmark /' ;;
     skill-check|skills-ref|markdownlint-cli2)
       node -p "require('$npmdir/node_modules/$1/package.json').version" 2>/dev/null || echo "?" ;;
