@@ -95,9 +95,13 @@ func TestReturnsBecomeEdges(t *testing.T) {
 }
 
 // TestDotAcceptedByGraphviz runs Graphviz's dot on the graph of every
-// corpus skill.
+// corpus skill and every example.
 func TestDotAcceptedByGraphviz(t *testing.T) {
 	dirs := corpusSkills(t)
+	examples, _ := filepath.Glob("../examples/*/SKILL.md")
+	for _, e := range examples {
+		dirs = append(dirs, filepath.Dir(e))
+	}
 	dot, err := exec.LookPath("dot")
 	if err != nil {
 		t.Skip("Graphviz dot not installed: skipping (apt-get install graphviz)")

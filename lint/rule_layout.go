@@ -40,6 +40,10 @@ func checkModeUnknown(p *Pass) {
 		return
 	}
 	for _, f := range s.Files {
+		if f == "phases" {
+			p.Report(plan.Pos{File: "phases"}, "phases is a file, not a folder: skillkit looks for phase files (01-name.md), orchestrator.md and actions/ inside a phases/ folder")
+			return
+		}
 		if strings.HasPrefix(f, "phases/") {
 			p.Report(plan.Pos{File: "phases"}, "phases/ holds no numbered phase file (01-name.md), no orchestrator.md and no actions/: skillkit cannot tell how to run this skill")
 			return

@@ -251,7 +251,7 @@ var badCases = map[string]badCase{
 	"orchestrator-select-loops":   {lintWarn(`action-unreachable`), planned, runFails(`orchestrator.md:6:1: evaluation timed out after 5s`)},
 	"output-missing":              {clean, planned, runFails(`01-a.md:11:3: output report.json: not found`)},
 	"output-not-json":             {clean, planned, runFails(`01-a.md:11:3: output report.json: not valid JSON`)},
-	"phases-is-file":              {clean, planned, nothingRun},
+	"phases-is-file":              {lintErr(`phases: error: phases is a file, not a folder`), planned, refused(`mode-unknown`)},
 	"skill-md-is-a-folder":        {clean, planned, completes},
 	"state-schema-self-reference": {lintWarn(`state-schema.md:5:13: info: type Loop is defined in terms of itself`), planned, completes},
 	"steps-100000":                {clean, planned, outcome{1, `01-a.md:5:1: step 01-a#1 is prose for the agent`}},

@@ -54,3 +54,21 @@ func TestCommandDocsCurrent(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryCommandHasExamples: --help teaches by example, for every
+// command skillkit defines (cobra's own help and completion aside).
+func TestEveryCommandHasExamples(t *testing.T) {
+	var visit func(c *cobra.Command)
+	visit = func(c *cobra.Command) {
+		if c.Name() == "help" || c.Name() == "completion" {
+			return
+		}
+		if c.Runnable() && strings.TrimSpace(c.Example) == "" {
+			t.Errorf("skillkit %s has no examples in --help", c.CommandPath())
+		}
+		for _, sub := range c.Commands() {
+			visit(sub)
+		}
+	}
+	visit(newRootCmd(Streams{In: strings.NewReader(""), Out: &bytes.Buffer{}, Err: &bytes.Buffer{}}))
+}

@@ -132,9 +132,10 @@ durable state, resume, retries and an embedded JavaScript engine.`,
 
 func newVersionCmd() *cobra.Command {
 	return &cobra.Command{
-		Use:   "version",
-		Short: "Print skillkit's version",
-		Args:  cobra.NoArgs,
+		Use:     "version",
+		Short:   "Print skillkit's version",
+		Example: "  skillkit version",
+		Args:    cobra.NoArgs,
 		RunE: runE(func(c *cobra.Command, _ []string) error {
 			_, err := fmt.Fprintf(c.OutOrStdout(), "skillkit %s\n", version)
 			return err

@@ -45,7 +45,9 @@ func newRunsCmd() *cobra.Command {
 		Use:   "runs",
 		Short: "List the runs under .skillkit/runs",
 		Long:  "runs lists the runs of every skill under .skillkit/runs in the current folder, newest first, with their state.",
-		Args:  cobra.NoArgs,
+		Example: `  skillkit runs
+  skillkit status $(skillkit runs | awk 'NR==2 {print $1}')`,
+		Args: cobra.NoArgs,
 		RunE: runE(func(c *cobra.Command, _ []string) error {
 			runs, err := store.List(store.RunsRoot("."))
 			if err != nil {
