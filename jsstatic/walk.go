@@ -1,6 +1,10 @@
 package jsstatic
 
-import "github.com/dop251/goja/ast"
+import (
+	"reflect"
+
+	"github.com/dop251/goja/ast"
+)
 
 // Inspect walks the AST below n depth-first, calling f for each node; when
 // f returns false the node's children are skipped. goja's ast package has
@@ -13,25 +17,10 @@ func Inspect(n ast.Node, f func(ast.Node) bool) {
 }
 
 // isNilNode catches typed nil pointers stored in interfaces (an absent
-// Initializer, Alternate, Label …).
+// Initializer, Alternate, Label …), whatever the node type.
 func isNilNode(n ast.Node) bool {
-	switch n := n.(type) {
-	case *ast.BlockStatement:
-		return n == nil
-	case *ast.Identifier:
-		return n == nil
-	case *ast.FunctionLiteral:
-		return n == nil
-	case *ast.ClassLiteral:
-		return n == nil
-	case *ast.CatchStatement:
-		return n == nil
-	case *ast.ParameterList:
-		return n == nil
-	case *ast.Binding:
-		return n == nil
-	}
-	return false
+	v := reflect.ValueOf(n)
+	return v.Kind() == reflect.Pointer && v.IsNil()
 }
 
 func visitList[T ast.Node](f func(ast.Node), list []T) {
