@@ -57,7 +57,37 @@ func Plan(o Options) (*sequential.DryRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	return sequential.Plan(so)
+	d, err := sequential.Plan(so)
+	if err != nil || o.Skill.Mode == plan.ModeSequential {
+		return d, err
+	}
+	d.Loop = dryLoop(o.Skill)
+	return d, nil
+}
+
+// dryLoop describes the loop for a dry run: the selection, and every
+// action with its kind, its preconditions and what an agent action sends.
+func dryLoop(s *plan.Skill) *sequential.DryLoop {
+	l := &sequential.DryLoop{Selection: "the first action, in catalog order and by Priority, whose preconditions hold"}
+	if o := s.Orchestrator; o != nil && o.Decision != nil {
+		l.Selection = "selectNextAction at " + o.Decision.Pos.String()
+	}
+	for _, a := range s.Actions {
+		da := &sequential.DryAction{ID: a.ID, Pos: a.Execution.Pos, Kind: a.Execution.Kind}
+		if a.Execution.Kind == plan.ExecProse {
+			da.Kind = "agent"
+			da.Prompt = a.Execution.Text
+		}
+		for _, p := range a.Preconditions {
+			if p.Checkable() {
+				da.Preconditions = append(da.Preconditions, p.JS)
+			} else {
+				da.Preconditions = append(da.Preconditions, "(prose, not checked) "+p.Text)
+			}
+		}
+		l.Actions = append(l.Actions, da)
+	}
+	return l
 }
 
 // sequential turns the options into the sequential runner's: for a skill

@@ -55,3 +55,39 @@ func TestPlanShowsTheLoop(t *testing.T) {
 		t.Errorf("dry run output:\n%s", &out)
 	}
 }
+
+// TestPlanListsTheActions: a dry run of a loop names its selection and
+// every action with its kind and preconditions, and shows what an agent
+// action would be sent.
+func TestPlanListsTheActions(t *testing.T) {
+	d, err := Plan(options(t, load(t, "../examples/agent-driven")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Loop == nil || len(d.Loop.Actions) != 3 || !strings.HasPrefix(d.Loop.Selection, "selectNextAction at phases/orchestrator.md:") {
+		t.Fatalf("loop = %+v", d.Loop)
+	}
+	for _, a := range d.Loop.Actions {
+		if a.Kind != "agent" || a.Prompt == "" || len(a.Preconditions) == 0 {
+			t.Errorf("action %+v: want an agent action with its prompt and preconditions", a)
+		}
+	}
+	var out bytes.Buffer
+	if err := d.Write(&out, false); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"  action action-outline: agent\n    when: state.outline === null\n    needs an agent (--agent CMD); it would be sent:\n", "      | Choose three to five section titles"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("dry run output lacks %q:\n%s", want, &out)
+		}
+	}
+	a, err := Plan(options(t, load(t, "../examples/autonomous")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, act := range a.Loop.Actions {
+		if act.Kind != "js" || act.Prompt != "" {
+			t.Errorf("autonomous example action %+v: want js with no prompt", act)
+		}
+	}
+}

@@ -20,6 +20,31 @@ type DryRun struct {
 	// Resume is the run a resume would continue, empty for a new run.
 	Resume string      `json:"resume,omitempty"`
 	Phases []*DryPhase `json:"phases"`
+	// Loop is the orchestrator loop of an autonomous or hybrid skill,
+	// filled by the orchestrator package; nil for a sequential skill.
+	Loop *DryLoop `json:"loop,omitempty"`
+}
+
+// DryLoop is the orchestrator loop of a dry run: how it selects, and every
+// action it may run. Which ones run, and how often, depends on the state,
+// so a dry run lists them all.
+type DryLoop struct {
+	Selection string       `json:"selection"`
+	Actions   []*DryAction `json:"actions"`
+}
+
+// DryAction is one action the loop may run.
+type DryAction struct {
+	ID  string   `json:"id"`
+	Pos plan.Pos `json:"pos"`
+	// Kind is "js", "bash" or "agent".
+	Kind string `json:"kind"`
+	// Preconditions are the checkable ones as JavaScript, the others
+	// marked as prose.
+	Preconditions []string `json:"preconditions,omitempty"`
+	// Prompt is the action's text an agent action hands the agent (with
+	// the state of the moment, which a dry run cannot know).
+	Prompt string `json:"prompt,omitempty"`
 }
 
 // DryPhase is one phase of a dry run.
@@ -154,6 +179,9 @@ func (d *DryRun) Write(w io.Writer, hasAgent bool) error {
 		fmt.Fprintf(&b, "\nphase %d/%d %s: %s%s\n", i+1, len(d.Phases), ph.ID, ph.Title, mark)
 		if ph.IsOrchestrator {
 			b.WriteString("  runs the orchestrator (autonomous loop)\n")
+			if d.Loop != nil {
+				d.Loop.write(&b, hasAgent)
+			}
 		}
 		if len(ph.Steps) == 0 && !ph.IsOrchestrator {
 			b.WriteString("  no steps\n")
@@ -169,16 +197,7 @@ func (d *DryRun) Write(w io.Writer, hasAgent bool) error {
 					fmt.Fprintf(&b, "    %s: %s\n", attr[0], attr[1])
 				}
 			}
-			if st.Prompt != "" {
-				if !hasAgent {
-					b.WriteString("    needs an agent (--agent CMD); it would be sent:\n")
-				} else {
-					b.WriteString("    to the agent:\n")
-				}
-				for _, l := range strings.Split(strings.TrimRight(st.Prompt, "\n"), "\n") {
-					fmt.Fprintf(&b, "      | %s\n", l)
-				}
-			}
+			writePrompt(&b, st.Prompt, hasAgent)
 		}
 		for _, o := range ph.Outputs {
 			desc := o.File
@@ -193,4 +212,31 @@ func (d *DryRun) Write(w io.Writer, hasAgent bool) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+func (l *DryLoop) write(b *strings.Builder, hasAgent bool) {
+	fmt.Fprintf(b, "  selection: %s\n", l.Selection)
+	for _, a := range l.Actions {
+		fmt.Fprintf(b, "  action %s: %s\n", a.ID, a.Kind)
+		for _, p := range a.Preconditions {
+			fmt.Fprintf(b, "    when: %s\n", p)
+		}
+		writePrompt(b, a.Prompt, hasAgent)
+	}
+}
+
+// writePrompt shows what would go to the agent, and says so when there is
+// no agent to send it to.
+func writePrompt(b *strings.Builder, prompt string, hasAgent bool) {
+	if prompt == "" {
+		return
+	}
+	if !hasAgent {
+		b.WriteString("    needs an agent (--agent CMD); it would be sent:\n")
+	} else {
+		b.WriteString("    to the agent:\n")
+	}
+	for _, l := range strings.Split(strings.TrimRight(prompt, "\n"), "\n") {
+		fmt.Fprintf(b, "      | %s\n", l)
+	}
 }
