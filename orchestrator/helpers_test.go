@@ -100,8 +100,10 @@ type skillFiles struct {
 	decision string
 	catalog  string
 	acts     map[string]string
-	fields   string
-	initial  string
+	// attrs are attribute lines under an action's Execution heading.
+	attrs   map[string]string
+	fields  string
+	initial string
 }
 
 func (f skillFiles) write(t testing.TB) *plan.Skill {
@@ -118,7 +120,11 @@ func (f skillFiles) write(t testing.TB) *plan.Skill {
 	}
 	files["phases/orchestrator.md"] = orch
 	for id, body := range f.acts {
-		files["phases/actions/"+id+".md"] = "# Action: " + id + "\n\n## Execution\n\n```javascript\nasync function execute(state, workDir) {\n" + body + "\n}\n```\n"
+		attrs := ""
+		if a := f.attrs[id]; a != "" {
+			attrs = a + "\n\n"
+		}
+		files["phases/actions/"+id+".md"] = "# Action: " + id + "\n\n## Execution\n\n" + attrs + "```javascript\nasync function execute(state, workDir) {\n" + body + "\n}\n```\n"
 	}
 	initial := f.initial
 	if initial == "" {

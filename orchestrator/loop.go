@@ -163,10 +163,23 @@ func (l *loop) action(ctx context.Context, a *plan.Action) error {
 		return err
 	}
 	var updates map[string]any
+	retries, backoff := l.retries, l.backoff
+	if oe := a.Attrs.OnError; oe != nil && oe.Policy == plan.OnErrorRetry {
+		// The action's own On error outweighs the run-wide --retries.
+		retries = oe.Retries
+		if oe.Backoff > 0 {
+			backoff = oe.Backoff
+		}
+	}
 	err := l.r.RunUnit(ctx, engine.UnitSpec{
 		Kind: store.KindAction, ID: a.ID, Title: a.Title,
-		Retries: l.retries, Backoff: l.backoff,
+		Retries: retries, Backoff: backoff,
 		Execute: func(ctx context.Context) (err error) {
+			if t := a.Attrs.Timeout; t != nil {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, t.Duration)
+				defer cancel()
+			}
 			updates, err = l.execute(ctx, a)
 			return err
 		},

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/skillkit/skillkit/engine"
 	"github.com/skillkit/skillkit/store"
@@ -145,18 +146,22 @@ return { stateUpdates: { done: true } };`
 	tests := []struct {
 		name      string
 		retries   int
+		attr      string // the action's own On error line
 		wantState string
 		wantErrs  int
 	}{
-		{"retries suffice", 2, store.RunCompleted, 2},
-		{"retries run out", 1, store.RunFailed, 2},
-		{"no retries", 0, store.RunFailed, 1},
+		{"retries suffice", 2, "", store.RunCompleted, 2},
+		{"retries run out", 1, "", store.RunFailed, 2},
+		{"no retries", 0, "", store.RunFailed, 1},
+		{"the action's own retry", 0, "- **On error**: retry 2 backoff 1ms", store.RunCompleted, 2},
+		{"the action's retry outweighs --retries", 5, "- **On error**: retry 1", store.RunFailed, 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := skillFiles{
 				decision: "function selectNextAction(state) { return state.done ? null : 'action-flaky'; }",
 				acts:     map[string]string{"action-flaky": flaky},
+				attrs:    map[string]string{"action-flaky": tt.attr},
 				fields:   "  done?: boolean;",
 			}.write(t)
 			o := options(t, s)
@@ -182,6 +187,28 @@ return { stateUpdates: { done: true } };`
 				t.Errorf("err = %v", err)
 			}
 		})
+	}
+}
+
+// An action's Timeout ends it: the action fails with the time named, and
+// the run with it.
+func TestActionTimeout(t *testing.T) {
+	s := skillFiles{
+		decision: "function selectNextAction(state) { return state.done ? null : 'action-slow'; }",
+		acts:     map[string]string{"action-slow": "Bash('sleep 5');\nreturn { stateUpdates: { done: true } };"},
+		attrs:    map[string]string{"action-slow": "- **Timeout**: 200ms"},
+		fields:   "  done?: boolean;",
+	}.write(t)
+	start := time.Now()
+	res, err := run(t, options(t, s))
+	if res.State != store.RunFailed || err == nil {
+		t.Fatalf("run %s: %v", res.State, err)
+	}
+	if took := time.Since(start); took > 3*time.Second {
+		t.Errorf("the run took %v; the action's timeout is 200ms", took)
+	}
+	if msg := errorMessage(state(t, res.Dir), 0); !strings.Contains(msg, "action-slow.md:") {
+		t.Errorf("errors[0].message = %q", msg)
 	}
 }
 

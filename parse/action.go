@@ -19,6 +19,9 @@ func readAction(m *md, id string) *plan.Action {
 		a.Preconditions = readPreconditions(m, m.listsIn(s.Pos.Line, s.EndLine))
 	}
 	a.Execution = readExecution(m)
+	if s := m.section(plan.SecExecution); s != nil {
+		readAttrs(m, &a.Attrs, s.Pos.Line, s.EndLine)
+	}
 	if s := m.section(plan.SecStateUpdates); s != nil {
 		for _, c := range m.codeIn(s.Pos.Line, s.EndLine) {
 			if c.Kind() == plan.LangJS {

@@ -105,8 +105,12 @@ func readSteps(m *md) []*plan.Step {
 
 func fillStep(m *md, st *plan.Step, from, to int) {
 	st.Code = m.codeIn(from, to)
-	// Attributes are a bold-key list right under the heading: the first
-	// non-blank line after it must start the list.
+	readAttrs(m, &st.Attrs, from, to)
+}
+
+// readAttrs reads the bold-key attribute list right under the heading at
+// line from: the first non-blank line after it must start the list.
+func readAttrs(m *md, attrs *plan.StepAttrs, from, to int) {
 	first := from + 1
 	for first <= to && strings.TrimSpace(m.line(first)) == "" {
 		first++
@@ -115,7 +119,7 @@ func fillStep(m *md, st *plan.Step, from, to int) {
 		if it.line > first && !attrListContinues(m, first, it.line) {
 			break
 		}
-		if !readAttr(m, st, it) {
+		if !readAttr(m, attrs, it) {
 			break
 		}
 		first = it.line
@@ -139,7 +143,7 @@ var boldKey = regexp.MustCompile(`^\*\*([^*:：]+?)\s*[:：]?\*\*\s*[:：]?\s*(.
 
 // readAttr reads one attribute line into the step; false when the line is
 // not an attribute, which ends the attribute list.
-func readAttr(m *md, st *plan.Step, it *listItem) bool {
+func readAttr(m *md, attrs *plan.StepAttrs, it *listItem) bool {
 	mm := boldKey.FindStringSubmatch(it.text)
 	if mm == nil {
 		return false
@@ -149,18 +153,18 @@ func readAttr(m *md, st *plan.Step, it *listItem) bool {
 	p := m.at(it.line, it.col)
 	switch key {
 	case "condition":
-		st.Attrs.Condition = &plan.Expr{Text: val, JS: toJS(val), Pos: p}
+		attrs.Condition = &plan.Expr{Text: val, JS: toJS(val), Pos: p}
 	case "confirm":
-		st.Attrs.Confirm = readConfirm(m, val, p)
+		attrs.Confirm = readConfirm(m, val, p)
 	case "on error", "on-error", "onerror":
-		st.Attrs.OnError = readOnError(m, val, p)
+		attrs.OnError = readOnError(m, val, p)
 	case "timeout":
 		d, err := time.ParseDuration(strings.Trim(val, "`"))
 		if err != nil || d <= 0 {
 			m.diag(p, plan.SevError, "step-attribute", "Timeout "+strconv.Quote(val)+" is not a Go duration such as 30s or 2m")
 			return true
 		}
-		st.Attrs.Timeout = &plan.Timeout{Duration: d, Pos: p}
+		attrs.Timeout = &plan.Timeout{Duration: d, Pos: p}
 	default:
 		return false
 	}

@@ -429,6 +429,10 @@ type Action struct {
 	Purpose       string          `json:"purpose,omitempty"`
 	Preconditions []*Precondition `json:"preconditions,omitempty"`
 	Execution     Execution       `json:"execution"`
+	// Attrs are the bold-key attributes right under the Execution heading.
+	// On error and Timeout apply to the action as to a step; Condition and
+	// Confirm are not read for actions (preconditions select an action).
+	Attrs StepAttrs `json:"attrs"`
 	// StateUpdates is the first JS block of the State Updates section.
 	StateUpdates *CodeBlock `json:"stateUpdates,omitempty"`
 	Hints        []*Hint    `json:"hints,omitempty"`
