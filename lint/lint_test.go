@@ -261,3 +261,24 @@ func TestSplitAndNormalize(t *testing.T) {
 		}
 	}
 }
+
+// A key set twice inside a front matter mapping (metadata here) is found
+// at its second place, as a top-level one is.
+func TestNestedDuplicateKeys(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{"s/SKILL.md": "---\nname: s\ndescription: d\nmetadata:\n  owner: a\n  tier: x\n  owner: b\n---\n\n# S\n"})
+	res, err := Lint([]string{filepath.Join(dir, "s")}, Options{Base: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range res.Findings {
+		if f.Rule == "frontmatter-duplicate-key" {
+			got = append(got, f.String())
+		}
+	}
+	want := `s/SKILL.md:7:3: error: key "owner" under metadata is already set at line 5 [frontmatter-duplicate-key]`
+	if len(got) != 1 || got[0] != want {
+		t.Errorf("findings %q, want %q", got, want)
+	}
+}

@@ -108,6 +108,9 @@ func checkDuplicateKeys(p *Pass) {
 	}
 	first := map[string]*plan.Field{}
 	for _, f := range fm.Fields {
+		for _, d := range f.Duplicates {
+			p.ReportRange(d.Pos, d.Pos.Col+len(d.Key), "key %q under %s is already set at line %d", d.Key, f.Key, d.FirstLine)
+		}
 		if prev, ok := first[f.Key]; ok {
 			p.ReportRange(f.Pos, f.Pos.Col+len(f.Key), "key %q is already set at line %d", f.Key, prev.Pos.Line)
 			continue

@@ -104,8 +104,9 @@ func readFields(fm *plan.FrontMatter, rel string, end int) {
 		}
 		fm.Fields = append(fm.Fields, &plan.Field{
 			Key: k.Value, Value: jsonable(val),
-			Pos:      plan.Pos{File: rel, Line: line(k.Line), Col: k.Column},
-			ValuePos: plan.Pos{File: rel, Line: line(v.Line), Col: v.Column},
+			Pos:        plan.Pos{File: rel, Line: line(k.Line), Col: k.Column},
+			ValuePos:   plan.Pos{File: rel, Line: line(v.Line), Col: v.Column},
+			Duplicates: nestedDuplicates(v, rel, line),
 		})
 	}
 }
@@ -132,4 +133,33 @@ func jsonable(v any) any {
 		return v
 	}
 	return v
+}
+
+// nestedDuplicates finds keys set twice in the mappings inside a value
+// (metadata, hooks …): yaml.v3 refuses to decode such a value, and readers
+// disagree on which setting wins.
+func nestedDuplicates(n *yaml.Node, rel string, line func(int) int) []plan.DuplicateKey {
+	var out []plan.DuplicateKey
+	var walk func(n *yaml.Node)
+	walk = func(n *yaml.Node) {
+		switch n.Kind {
+		case yaml.MappingNode:
+			first := map[string]int{}
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				k := n.Content[i]
+				if at, ok := first[k.Value]; ok {
+					out = append(out, plan.DuplicateKey{Key: k.Value, Pos: plan.Pos{File: rel, Line: line(k.Line), Col: k.Column}, FirstLine: at})
+				} else {
+					first[k.Value] = line(k.Line)
+				}
+				walk(n.Content[i+1])
+			}
+		case yaml.SequenceNode:
+			for _, c := range n.Content {
+				walk(c)
+			}
+		}
+	}
+	walk(n)
+	return out
 }

@@ -136,6 +136,17 @@ type Field struct {
 	Value    any    `json:"value"`
 	Pos      Pos    `json:"pos"`
 	ValuePos Pos    `json:"valuePos"`
+	// Duplicates are keys set twice in mappings inside the value; a
+	// top-level key set twice is a second Field instead.
+	Duplicates []DuplicateKey `json:"duplicates,omitempty"`
+}
+
+// DuplicateKey is a key set a second time, at Pos, in a front matter
+// mapping whose first setting is at FirstLine.
+type DuplicateKey struct {
+	Key       string `json:"key"`
+	Pos       Pos    `json:"pos"`
+	FirstLine int    `json:"firstLine"`
 }
 
 // Get returns the first field with the key, or nil.
