@@ -63,7 +63,7 @@ func TestGolden(t *testing.T) {
 }
 
 func TestPhaseFlowFollowsOrder(t *testing.T) {
-	g := Build(mustParse(t, filepath.Join(corpusDir, "catlog22__Claude-Code-Workflow/.claude/skills/spec-generator")), nil)
+	g := Build(mustParse(t, corpus.Skill(t, "catlog22__Claude-Code-Workflow/.claude/skills/spec-generator")), nil)
 	var flow []string
 	for _, e := range g.Flow {
 		link := ""
