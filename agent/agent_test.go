@@ -3,11 +3,12 @@ package agent
 import (
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/skillkit/skillkit/internal/testfs"
 )
 
 // fakeAgent returns an Agent running testdata/fake-agent.sh in a fresh work
@@ -32,15 +33,6 @@ func fakeAgent(t *testing.T, mode string) *Agent {
 	}
 }
 
-func readFile(t *testing.T, path string) string {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(data)
-}
-
 func TestAskRoundTrip(t *testing.T) {
 	a := fakeAgent(t, "ok")
 	prompt, err := ActionPrompt(Context{Skill: "review-code", WorkDir: a.Dir, State: map[string]any{"status": "pending"}}, testAction())
@@ -51,11 +43,11 @@ func TestAskRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := readFile(t, filepath.Join(a.Dir, "prompt.txt")); got != prompt {
+	if got := testfs.ReadFile(t, filepath.Join(a.Dir, "prompt.txt")); got != prompt {
 		t.Errorf("the agent read %q on stdin, want the prompt %q", got, prompt)
 	}
 	wantEnv := "request=action\nworkdir=" + a.Dir + "\nrun=run-1\ninput_target=src\n"
-	if got := readFile(t, filepath.Join(a.Dir, "env.txt")); got != wantEnv {
+	if got := testfs.ReadFile(t, filepath.Join(a.Dir, "env.txt")); got != wantEnv {
 		t.Errorf("environment:\n%s\nwant:\n%s", got, wantEnv)
 	}
 	updates, err := ParseStateUpdates(reply)

@@ -6,21 +6,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
-)
 
-// writeTree writes files (slash paths → content) under dir.
-func writeTree(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	for p, content := range files {
-		full := filepath.Join(dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
+	"github.com/skillkit/skillkit/internal/testfs"
+)
 
 const brokenLinkSkill = "---\nname: %s\ndescription: d\n---\n\n# S\n\nSee [gone](gone.md).\n"
 
@@ -50,7 +38,7 @@ func TestDiscovery(t *testing.T) {
 	files["codex/c/orchestrator.md"] = "# C\n"
 	files["codex/c/phases/01-x.md"] = "# Phase 1: X\n\n## Execution\n\nDo it.\n"
 	files["node_modules/d/SKILL.md"] = "# d\n"
-	writeTree(t, dir, files)
+	testfs.WriteTree(t, dir, files)
 	res, err := Lint([]string{dir}, Options{Base: dir})
 	if err != nil {
 		t.Fatal(err)
@@ -68,7 +56,7 @@ func TestLintOneFile(t *testing.T) {
 	dir := t.TempDir()
 	files := skillFiles("s")
 	files["s/phases/01-x.md"] = "# Phase 1: X\n\nSee [gone](gone.md).\n"
-	writeTree(t, dir, files)
+	testfs.WriteTree(t, dir, files)
 	res, err := Lint([]string{filepath.Join(dir, "s", "phases", "01-x.md")}, Options{Base: dir})
 	if err != nil {
 		t.Fatal(err)
@@ -81,7 +69,7 @@ func TestLintOneFile(t *testing.T) {
 
 func TestLintUsageErrors(t *testing.T) {
 	dir := t.TempDir()
-	writeTree(t, dir, map[string]string{"notes/readme.md": "# hi\n", "bad.yaml": "rules:\n  no-such-rule: off\n"})
+	testfs.WriteTree(t, dir, map[string]string{"notes/readme.md": "# hi\n", "bad.yaml": "rules:\n  no-such-rule: off\n"})
 	for name, tc := range map[string]struct {
 		paths []string
 		opts  Options
@@ -109,7 +97,7 @@ func TestConfig(t *testing.T) {
 	files["s/specs/old.md"] = "See [gone](gone.md).\n"
 	files["s/specs/keep.md"] = "See [gone](gone.md).\n"
 	files["skillkit.yaml"] = "profile: agentskills\nrules:\n  link-broken: warning\nignore:\n  - old.md\n"
-	writeTree(t, dir, files)
+	testfs.WriteTree(t, dir, files)
 	res, err := Lint([]string{dir}, Options{Base: dir})
 	if err != nil {
 		t.Fatal(err)
@@ -125,7 +113,7 @@ func TestConfig(t *testing.T) {
 	if got := rulesOf(res); !slices.Equal(got, []string{"s/SKILL.md:link-broken", "s/specs/keep.md:link-broken"}) {
 		t.Errorf("findings %v", got)
 	}
-	writeTree(t, dir, map[string]string{"skillkit.yaml": "rules:\n  link-broken: off\n"})
+	testfs.WriteTree(t, dir, map[string]string{"skillkit.yaml": "rules:\n  link-broken: off\n"})
 	if res, _ := Lint([]string{dir}, Options{Base: dir}); len(res.Findings) != 0 {
 		t.Errorf("rule turned off still reports: %v", rulesOf(res))
 	}
@@ -169,7 +157,7 @@ func TestMatchIgnore(t *testing.T) {
 
 func TestDirectives(t *testing.T) {
 	dir := t.TempDir()
-	writeTree(t, dir, map[string]string{
+	testfs.WriteTree(t, dir, map[string]string{
 		"s/SKILL.md": "---\nname: s\ndescription: d\n---\n\n<!-- skillkit-disable-next-line link-broken -->\nSee [a](a.md).\nSee [b](b.md).\n\n" +
 			"<!-- skillkit-disable-next-line -->\nSee [c](c.md).\n",
 		"s/specs/x.md": "<!-- skillkit-disable link-broken, fence-unclosed -->\n\nSee [d](d.md).\n\n```text\nopen\n",
@@ -207,7 +195,7 @@ func TestRuleIDsUniqueAndDocumented(t *testing.T) {
 func TestLintHasNoSideEffects(t *testing.T) {
 	dir := t.TempDir()
 	skill := filepath.Join(dir, "s")
-	writeTree(t, dir, map[string]string{
+	testfs.WriteTree(t, dir, map[string]string{
 		"s/SKILL.md": "---\nname: s\ndescription: d\n---\n\n# S\n",
 		"s/phases/01-make.md": "# Phase 1: Make\n\n## Execution\n\n### Step 1: Touch\n\n```bash\ntouch created-by-bash.txt\nmkdir made-dir\necho hi > \"$SKILL_DIR/created-in-skill.txt\"\n```\n\n" +
 			"### Step 2: Write\n\n```javascript\nWrite('created-by-js.txt', 'x')\nBash('touch created-by-js-bash.txt')\n```\n",
@@ -266,7 +254,7 @@ func TestSplitAndNormalize(t *testing.T) {
 // at its second place, as a top-level one is.
 func TestNestedDuplicateKeys(t *testing.T) {
 	dir := t.TempDir()
-	writeTree(t, dir, map[string]string{"s/SKILL.md": "---\nname: s\ndescription: d\nmetadata:\n  owner: a\n  tier: x\n  owner: b\n---\n\n# S\n"})
+	testfs.WriteTree(t, dir, map[string]string{"s/SKILL.md": "---\nname: s\ndescription: d\nmetadata:\n  owner: a\n  tier: x\n  owner: b\n---\n\n# S\n"})
 	res, err := Lint([]string{filepath.Join(dir, "s")}, Options{Base: dir})
 	if err != nil {
 		t.Fatal(err)

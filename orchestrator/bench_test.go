@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/skillkit/skillkit/internal/testfs"
 	"github.com/skillkit/skillkit/sequential"
 )
 
@@ -15,7 +16,7 @@ func noopOptions(b *testing.B, n int) Options {
 	src := load(b, "testdata/noop-loop")
 	files := map[string]string{}
 	for _, f := range src.Files {
-		files[f] = readFile(b, src.Dir+"/"+f)
+		files[f] = testfs.ReadFile(b, src.Dir+"/"+f)
 		if f == "phases/state-schema.md" {
 			files[f] = strings.Replace(files[f], `"limit": 1000`, `"limit": `+strconv.Itoa(n), 1)
 		}

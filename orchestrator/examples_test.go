@@ -9,6 +9,7 @@ import (
 
 	"github.com/skillkit/skillkit/agent"
 	"github.com/skillkit/skillkit/engine"
+	"github.com/skillkit/skillkit/internal/testfs"
 	"github.com/skillkit/skillkit/store"
 )
 
@@ -30,10 +31,10 @@ func TestExampleAutonomous(t *testing.T) {
 		t.Errorf("state = %v", st)
 	}
 	want := "# Notes\n\n- [red](notes/red.md) (8 words)\n- [green](notes/green.md) (8 words)\n- [blue](notes/blue.md) (8 words)\n"
-	if got := readFile(t, filepath.Join(res.Dir, "index.md")); got != want {
+	if got := testfs.ReadFile(t, filepath.Join(res.Dir, "index.md")); got != want {
 		t.Errorf("index.md = %q, want %q", got, want)
 	}
-	if got := readFile(t, filepath.Join(res.Dir, "notes", "green.md")); got != "# green\n\ngreen is item 2 of 3.\n" {
+	if got := testfs.ReadFile(t, filepath.Join(res.Dir, "notes", "green.md")); got != "# green\n\ngreen is item 2 of 3.\n" {
 		t.Errorf("notes/green.md = %q", got)
 	}
 	l := progress(t, res.Dir).Loop
@@ -59,7 +60,7 @@ func TestExampleHybrid(t *testing.T) {
 		t.Errorf("completed_actions = %q, want %q", got, counts)
 	}
 	want := "# Word frequencies\n\n9 words, 6 distinct.\n\n| word | count |\n|---|---|\n| the | 3 |\n| cat | 2 |\n| and | 1 |\n| dog | 1 |\n| other | 1 |\n| saw | 1 |\n"
-	if got := readFile(t, filepath.Join(res.Dir, "report.md")); got != want {
+	if got := testfs.ReadFile(t, filepath.Join(res.Dir, "report.md")); got != want {
 		t.Errorf("report.md = %q, want %q", got, want)
 	}
 	if st["status"] != "completed" {
@@ -98,10 +99,10 @@ func TestExampleAgentDriven(t *testing.T) {
 	if st["draft_file"] != "note.md" || review["verdict"] != "ok" || st["status"] != "completed" || fmt.Sprint(st["outline"]) != "[Why How What next]" {
 		t.Errorf("the agent's stateUpdates were not applied: %v", st)
 	}
-	if note := readFile(t, filepath.Join(res.Dir, "note.md")); !strings.HasPrefix(note, "# Resumable runs\n") {
+	if note := testfs.ReadFile(t, filepath.Join(res.Dir, "note.md")); !strings.HasPrefix(note, "# Resumable runs\n") {
 		t.Errorf("note.md = %q: the agent did not see SKILL_INPUT_TOPIC", note)
 	}
-	prompts := strings.Split(readFile(t, filepath.Join(res.Dir, "agent-prompts.log")), "=== ")[1:]
+	prompts := strings.Split(testfs.ReadFile(t, filepath.Join(res.Dir, "agent-prompts.log")), "=== ")[1:]
 	if len(prompts) != 3 {
 		t.Fatalf("the agent got %d prompts, want 3", len(prompts))
 	}

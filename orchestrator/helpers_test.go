@@ -2,11 +2,11 @@ package orchestrator
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/skillkit/skillkit/internal/testfs"
 	"github.com/skillkit/skillkit/parse"
 	"github.com/skillkit/skillkit/plan"
 	"github.com/skillkit/skillkit/sequential"
@@ -28,29 +28,8 @@ func load(t testing.TB, dir string) *plan.Skill {
 func writeSkill(t testing.TB, name string, files map[string]string) *plan.Skill {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), name)
-	for p, content := range files {
-		writeFile(t, filepath.Join(dir, p), content)
-	}
+	testfs.WriteTree(t, dir, files)
 	return load(t, dir)
-}
-
-func writeFile(t testing.TB, path, content string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func readFile(t testing.TB, path string) string {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(data)
 }
 
 // options are those of a test run of s with the real JS host, in a fresh

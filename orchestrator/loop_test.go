@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/skillkit/skillkit/engine"
+	"github.com/skillkit/skillkit/internal/testfs"
 	"github.com/skillkit/skillkit/store"
 )
 
@@ -234,8 +235,8 @@ func TestBashActionAndHooks(t *testing.T) {
 		acts:   map[string]string{"action-broken": "throw new Error('no');"},
 		fields: "  listed?: boolean;\n  files?: number;",
 	}.write(t)
-	writeFile(t, s.Dir+"/phases/actions/action-list.md", "# Action: List\n\n## Execution\n\n```bash\nprintf 'a\\nb\\n' > list.txt\necho '{\"stateUpdates\": {\"listed\": true, \"files\": '$(wc -l < list.txt)'}}'\n```\n")
-	writeFile(t, s.Dir+"/skillkit.yaml", "hooks:\n  post_action: echo \"done $SKILL_UNIT_KIND $SKILL_UNIT\" >> hooks.txt\n  on_error: echo \"error $SKILL_UNIT\" >> hooks.txt\n")
+	testfs.WriteFile(t, s.Dir+"/phases/actions/action-list.md", "# Action: List\n\n## Execution\n\n```bash\nprintf 'a\\nb\\n' > list.txt\necho '{\"stateUpdates\": {\"listed\": true, \"files\": '$(wc -l < list.txt)'}}'\n```\n")
+	testfs.WriteFile(t, s.Dir+"/skillkit.yaml", "hooks:\n  post_action: echo \"done $SKILL_UNIT_KIND $SKILL_UNIT\" >> hooks.txt\n  on_error: echo \"error $SKILL_UNIT\" >> hooks.txt\n")
 	res, err := run(t, options(t, load(t, s.Dir)))
 	if err != nil {
 		t.Fatal(err)
@@ -244,7 +245,7 @@ func TestBashActionAndHooks(t *testing.T) {
 	if st["listed"] != true || st["files"] != 2.0 {
 		t.Errorf("state = %v", st)
 	}
-	if got := readFile(t, res.Dir+"/hooks.txt"); got != "done action action-list\nerror action-broken\n" {
+	if got := testfs.ReadFile(t, res.Dir+"/hooks.txt"); got != "done action action-list\nerror action-broken\n" {
 		t.Errorf("hooks.txt = %q", got)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/skillkit/skillkit/engine"
+	"github.com/skillkit/skillkit/internal/testfs"
 	"github.com/skillkit/skillkit/store"
 )
 
@@ -57,7 +58,7 @@ func TestDeclarativeSelection(t *testing.T) {
 			}
 			s := f.write(t)
 			for id, pre := range tt.pre {
-				writeFile(t, s.Dir+"/phases/actions/"+id+".md", "# Action: "+id+"\n\n## Preconditions\n\n- [ ] `"+pre+"`\n\n## Execution\n\n```javascript\nasync function execute(state) {\n"+f.acts[id]+"\n}\n```\n")
+				testfs.WriteFile(t, s.Dir+"/phases/actions/"+id+".md", "# Action: "+id+"\n\n## Preconditions\n\n- [ ] `"+pre+"`\n\n## Execution\n\n```javascript\nasync function execute(state) {\n"+f.acts[id]+"\n}\n```\n")
 			}
 			s = load(t, s.Dir)
 			res, err := run(t, options(t, s))

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/skillkit/skillkit/engine"
+	"github.com/skillkit/skillkit/internal/testfs"
 	"github.com/skillkit/skillkit/store"
 )
 
@@ -57,7 +58,7 @@ func TestStatusShowsLoop(t *testing.T) {
 	if p := progress(t, res.Dir); p.Loop.CurrentAction != "action-wait" || p.RunState != store.RunInterrupted {
 		t.Errorf("after the interrupt: %s, loop %+v", p.RunState, p.Loop)
 	}
-	writeFile(t, s.Dir+"/phases/actions/action-wait.md", "# Action: action-wait\n\n## Execution\n\n```javascript\nfunction execute(state) { return { status: 'completed' }; }\n```\n")
+	testfs.WriteFile(t, s.Dir+"/phases/actions/action-wait.md", "# Action: action-wait\n\n## Execution\n\n```javascript\nfunction execute(state) { return { status: 'completed' }; }\n```\n")
 	o.Skill = load(t, s.Dir)
 	o.Resume, o.Force, o.Observe = res.ID, true, nil
 	if res, err = run(t, o); err != nil {

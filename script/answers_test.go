@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skillkit/skillkit/internal/testfs"
 	"github.com/skillkit/skillkit/plan"
 )
 
@@ -21,9 +22,9 @@ var questions = []Question{
 func TestAnswerers(t *testing.T) {
 	dir := t.TempDir()
 	yamlFile := filepath.Join(dir, "answers.yaml")
-	writeFile(t, yamlFile, "Target: lib/\nChecks: [lint, bench]\n\"Overwrite report?\": skip\n")
+	testfs.WriteFile(t, yamlFile, "Target: lib/\nChecks: [lint, bench]\n\"Overwrite report?\": skip\n")
 	jsonFile := filepath.Join(dir, "answers.json")
-	writeFile(t, jsonFile, `{"Which target?": "src/", "Checks": "test", "Overwrite report?": true}`)
+	testfs.WriteFile(t, jsonFile, `{"Which target?": "src/", "Checks": "test", "Overwrite report?": true}`)
 	fromYAML, err := LoadAnswers(yamlFile)
 	if err != nil {
 		t.Fatal(err)
@@ -74,7 +75,7 @@ func TestNoAnswers(t *testing.T) {
 		t.Errorf("Confirm = %q, %v; want the default", c, err)
 	}
 	file := filepath.Join(t.TempDir(), "a.yaml")
-	writeFile(t, file, "Other: x\n")
+	testfs.WriteFile(t, file, "Other: x\n")
 	fa, err := LoadAnswers(file)
 	if err != nil {
 		t.Fatal(err)

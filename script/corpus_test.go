@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/skillkit/skillkit/internal/testfs"
 	"github.com/skillkit/skillkit/parse"
 	"github.com/skillkit/skillkit/plan"
 )
@@ -42,7 +43,7 @@ func TestReviewCodeCorpus(t *testing.T) {
 	}
 	work := t.TempDir()
 	answersFile := filepath.Join(work, "answers.yaml")
-	writeFile(t, answersFile, "审查目标: src/\n")
+	testfs.WriteFile(t, answersFile, "审查目标: src/\n")
 	answers, err := LoadAnswers(answersFile)
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/skillkit/skillkit/internal/testfs"
 	"github.com/skillkit/skillkit/plan"
 )
 
@@ -36,18 +37,8 @@ func newFixture(t *testing.T) fixture {
 			t.Fatal(err)
 		}
 	}
-	writeFile(t, filepath.Join(f.outside, "secret.txt"), "secret")
+	testfs.WriteFile(t, filepath.Join(f.outside, "secret.txt"), "secret")
 	return f
-}
-
-func writeFile(t *testing.T, path, content string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
 }
 
 func (f fixture) host(t *testing.T, mod func(*Options)) *Host {

@@ -12,19 +12,20 @@ import (
 	"time"
 
 	"github.com/skillkit/skillkit/agent"
+	"github.com/skillkit/skillkit/internal/testfs"
 	"github.com/skillkit/skillkit/plan"
 )
 
 func TestHostFunctions(t *testing.T) {
 	f := newFixture(t)
-	writeFile(t, filepath.Join(f.work, "notes.txt"), "alpha\nbeta\ngamma beta\n")
-	writeFile(t, filepath.Join(f.work, "src", "a.ts"), "export const x = 1 // TODO\n")
-	writeFile(t, filepath.Join(f.work, "src", "deep", "b.js"), "function b() {}\n")
-	writeFile(t, filepath.Join(f.work, "src", "c.md"), "# c\n")
-	writeFile(t, filepath.Join(f.skill, "specs", "rules.json"), `{"max": 3}`)
-	writeFile(t, filepath.Join(f.project, "package.json"), `{"name": "demo"}`)
-	writeFile(t, filepath.Join(f.skill, "scripts", "count.sh"), "echo \"args: $*\" >&2\necho '{\"count\": 2, \"run\": \"'$SKILL_RUN_ID'\"}'\n")
-	writeFile(t, filepath.Join(f.skill, "scripts", "fail.sh"), "echo broken >&2\nexit 4\n")
+	testfs.WriteFile(t, filepath.Join(f.work, "notes.txt"), "alpha\nbeta\ngamma beta\n")
+	testfs.WriteFile(t, filepath.Join(f.work, "src", "a.ts"), "export const x = 1 // TODO\n")
+	testfs.WriteFile(t, filepath.Join(f.work, "src", "deep", "b.js"), "function b() {}\n")
+	testfs.WriteFile(t, filepath.Join(f.work, "src", "c.md"), "# c\n")
+	testfs.WriteFile(t, filepath.Join(f.skill, "specs", "rules.json"), `{"max": 3}`)
+	testfs.WriteFile(t, filepath.Join(f.project, "package.json"), `{"name": "demo"}`)
+	testfs.WriteFile(t, filepath.Join(f.skill, "scripts", "count.sh"), "echo \"args: $*\" >&2\necho '{\"count\": 2, \"run\": \"'$SKILL_RUN_ID'\"}'\n")
+	testfs.WriteFile(t, filepath.Join(f.skill, "scripts", "fail.sh"), "echo broken >&2\nexit 4\n")
 
 	tests := []struct {
 		name string
@@ -79,12 +80,12 @@ func TestHostFunctions(t *testing.T) {
 func TestPathConfinement(t *testing.T) {
 	f := newFixture(t)
 	allowed := filepath.Join(f.root, "allowed")
-	writeFile(t, filepath.Join(allowed, "ok.txt"), "ok")
+	testfs.WriteFile(t, filepath.Join(allowed, "ok.txt"), "ok")
 	mustSymlink(t, f.outside, filepath.Join(f.work, "link-out"))
 	mustSymlink(t, filepath.Join(f.outside, "secret.txt"), filepath.Join(f.work, "secret-link.txt"))
 	mustSymlink(t, filepath.Join(f.outside, "new.txt"), filepath.Join(f.work, "dangling.txt"))
 	mustSymlink(t, filepath.Join(f.project), filepath.Join(f.work, "link-in"))
-	writeFile(t, filepath.Join(f.project, "in.txt"), "in")
+	testfs.WriteFile(t, filepath.Join(f.project, "in.txt"), "in")
 
 	refused := []struct{ name, src string }{
 		{"relative escape", `Read('../../../outside/secret.txt')`},
@@ -261,7 +262,7 @@ func TestRunActionKinds(t *testing.T) {
 func fakeAgent(t *testing.T, f fixture, reply string) *agent.Agent {
 	t.Helper()
 	path := filepath.Join(f.root, "agent.sh")
-	writeFile(t, path, "#!/bin/sh\ncat > prompt.txt\nenv | grep -E '^(SKILL|SKILLKIT)_' | sort > env.txt\ncat <<'EOF'\n"+reply+"\nEOF\n")
+	testfs.WriteFile(t, path, "#!/bin/sh\ncat > prompt.txt\nenv | grep -E '^(SKILL|SKILLKIT)_' | sort > env.txt\ncat <<'EOF'\n"+reply+"\nEOF\n")
 	if err := os.Chmod(path, 0o755); err != nil {
 		t.Fatal(err)
 	}

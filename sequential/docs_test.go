@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skillkit/skillkit/internal/testfs"
 	"github.com/skillkit/skillkit/parse"
 	"github.com/skillkit/skillkit/store"
 )
@@ -63,7 +64,7 @@ func TestRuntimeDocExamples(t *testing.T) {
 	n := 0
 	for _, re := range docFiles {
 		for _, m := range re.FindAllStringSubmatch(doc, -1) {
-			writeFile(t, filepath.Join(skillDir, m[1]), m[2]+"\n")
+			testfs.WriteFile(t, filepath.Join(skillDir, m[1]), m[2]+"\n")
 			n++
 		}
 	}
@@ -87,19 +88,19 @@ func TestRuntimeDocExamples(t *testing.T) {
 			t.Errorf("docs/runtime.md under %q shows:\n%s\nthe run wrote:\n%s", heading, want, got)
 		}
 	}
-	check("### skill-state.yaml", readFile(t, filepath.Join(res.Dir, "skill-state.yaml")))
-	check("### state.json", readFile(t, filepath.Join(res.Dir, "state.json")))
-	check("### events.jsonl", readFile(t, filepath.Join(res.Dir, "events.jsonl")))
-	metrics := readFile(t, filepath.Join(res.Dir, "metrics.jsonl"))
+	check("### skill-state.yaml", testfs.ReadFile(t, filepath.Join(res.Dir, "skill-state.yaml")))
+	check("### state.json", testfs.ReadFile(t, filepath.Join(res.Dir, "state.json")))
+	check("### events.jsonl", testfs.ReadFile(t, filepath.Join(res.Dir, "events.jsonl")))
+	metrics := testfs.ReadFile(t, filepath.Join(res.Dir, "metrics.jsonl"))
 	check("### metrics.jsonl", strings.SplitAfter(metrics, "\n")[0])
 	claimExample(t, doc)
-	if got := readFile(t, filepath.Join(res.Dir, "hooks.log")); !strings.Contains(doc, "```\n"+got+"```\n") {
+	if got := testfs.ReadFile(t, filepath.Join(res.Dir, "hooks.log")); !strings.Contains(doc, "```\n"+got+"```\n") {
 		t.Errorf("hooks.log holds %q, not shown on the page", got)
 	}
 
 	// The output error the page shows: a greeting that breaks the schema.
 	phase := filepath.Join(skillDir, "phases", "01-greet.md")
-	writeFile(t, phase, strings.Replace(readFile(t, phase), "Hello, %s!", "Bye, %s!", 1))
+	testfs.WriteFile(t, phase, strings.Replace(testfs.ReadFile(t, phase), "Hello, %s!", "Bye, %s!", 1))
 	if s, err = parse.Dir(skillDir); err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/skillkit/skillkit/internal/corpus"
+	"github.com/skillkit/skillkit/internal/testfs"
 	"github.com/skillkit/skillkit/parse"
 	"github.com/skillkit/skillkit/plan"
 	"github.com/skillkit/skillkit/store"
@@ -22,8 +23,8 @@ func TestExampleSequential(t *testing.T) {
 		t.Fatal(err)
 	}
 	docs := t.TempDir()
-	writeFile(t, filepath.Join(docs, "a.md"), "one two three\n")
-	writeFile(t, filepath.Join(docs, "sub", "b.md"), "four five\n")
+	testfs.WriteFile(t, filepath.Join(docs, "a.md"), "one two three\n")
+	testfs.WriteFile(t, filepath.Join(docs, "sub", "b.md"), "four five\n")
 	o := opts(t, s)
 	o.Inputs = map[string]string{"dir": docs}
 	var out strings.Builder
@@ -33,10 +34,10 @@ func TestExampleSequential(t *testing.T) {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
 	var summary struct{ Total int }
-	if err := json.Unmarshal([]byte(readFile(t, filepath.Join(res.Dir, "summary.json"))), &summary); err != nil || summary.Total != 5 {
+	if err := json.Unmarshal([]byte(testfs.ReadFile(t, filepath.Join(res.Dir, "summary.json"))), &summary); err != nil || summary.Total != 5 {
 		t.Fatalf("summary.json: total %d, %v", summary.Total, err)
 	}
-	if report := readFile(t, filepath.Join(res.Dir, "report.md")); !strings.Contains(report, "Total: 5 words in 2 files.") {
+	if report := testfs.ReadFile(t, filepath.Join(res.Dir, "report.md")); !strings.Contains(report, "Total: 5 words in 2 files.") {
 		t.Errorf("report.md:\n%s", report)
 	}
 	p := progress(t, res.Dir)

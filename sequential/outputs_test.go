@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/skillkit/skillkit/internal/testfs"
 	"github.com/skillkit/skillkit/plan"
 	"github.com/skillkit/skillkit/store"
 )
@@ -42,7 +43,7 @@ func TestOutputVerification(t *testing.T) {
 			out.Pos = plan.Pos{File: "phases/01-x.md", Line: 9, Col: 3}
 			ph.Outputs = []*plan.Output{&out}
 			s := newSkill(t, ph)
-			writeFile(t, s.Dir+"/schemas/count.json", countSchema)
+			testfs.WriteFile(t, s.Dir+"/schemas/count.json", countSchema)
 			res, err := Run(context.Background(), opts(t, s))
 			if tt.wantErr == "" {
 				if err != nil {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/skillkit/skillkit/engine"
+	"github.com/skillkit/skillkit/internal/testfs"
 	"github.com/skillkit/skillkit/plan"
 	"github.com/skillkit/skillkit/store"
 )
@@ -158,7 +159,7 @@ func TestFailureDiagnostics(t *testing.T) {
 	if !strings.HasPrefix(e.Message, "phases/x.md:5:1: step 01-x#1: bash: exit status 1") {
 		t.Errorf("message %q does not start with the block's position", e.Message)
 	}
-	if log := readFile(t, filepath.Join(res.Dir, "logs", "01-x-1.log")); !strings.Contains(log, "real cause") {
+	if log := testfs.ReadFile(t, filepath.Join(res.Dir, "logs", "01-x-1.log")); !strings.Contains(log, "real cause") {
 		t.Errorf("step log lacks stderr:\n%s", log)
 	}
 }
@@ -184,7 +185,7 @@ func TestTimeoutKillsProcessGroup(t *testing.T) {
 	if err == nil {
 		t.Fatal("want the step to time out")
 	}
-	pid, perr := strconv.Atoi(strings.TrimSpace(readFile(t, filepath.Join(res.Dir, "child.pid"))))
+	pid, perr := strconv.Atoi(strings.TrimSpace(testfs.ReadFile(t, filepath.Join(res.Dir, "child.pid"))))
 	if perr != nil {
 		t.Fatal(perr)
 	}
@@ -269,7 +270,7 @@ func TestHooks(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := newSkill(t, phase("01-x.md", tt.steps...))
-			writeFile(t, filepath.Join(s.Dir, "skillkit.yaml"), tt.config)
+			testfs.WriteFile(t, filepath.Join(s.Dir, "skillkit.yaml"), tt.config)
 			res, _ := Run(context.Background(), opts(t, s))
 			if res.State != tt.wantState {
 				t.Fatalf("state = %s, want %s", res.State, tt.wantState)
@@ -284,7 +285,7 @@ func TestHooks(t *testing.T) {
 
 func TestBadHooksAreInvalid(t *testing.T) {
 	s := newSkill(t, phase("01-x.md", bashStep("a", "true")))
-	writeFile(t, filepath.Join(s.Dir, "skillkit.yaml"), "rules: {}\nhooks:\n  after_everything: true\n")
+	testfs.WriteFile(t, filepath.Join(s.Dir, "skillkit.yaml"), "rules: {}\nhooks:\n  after_everything: true\n")
 	_, err := Run(context.Background(), opts(t, s))
 	if engine.ExitCode(err) != engine.ExitInvalid || !strings.Contains(err.Error(), "skillkit.yaml:3:3: hooks.after_everything: unknown hook point") {
 		t.Fatalf("err = %v (exit %d)", err, engine.ExitCode(err))
@@ -320,7 +321,7 @@ func TestResume(t *testing.T) {
 	if res2.Dir != res.Dir || res2.State != store.RunCompleted {
 		t.Fatalf("resume: %+v", res2)
 	}
-	if out := readFile(t, filepath.Join(res.Dir, "out.txt")); out != "a\nb\n" {
+	if out := testfs.ReadFile(t, filepath.Join(res.Dir, "out.txt")); out != "a\nb\n" {
 		t.Errorf("out.txt = %q: a completed step ran again or one was lost", out)
 	}
 	_, err = Run(context.Background(), o)
@@ -391,7 +392,7 @@ func TestCancelLeavesRunResumable(t *testing.T) {
 	if _, err := Run(context.Background(), o); err != nil {
 		t.Fatal(err)
 	}
-	if out := readFile(t, filepath.Join(res.Dir, "out.txt")); out != "a\nslow\nb\n" {
+	if out := testfs.ReadFile(t, filepath.Join(res.Dir, "out.txt")); out != "a\nslow\nb\n" {
 		t.Errorf("out.txt = %q", out)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skillkit/skillkit/internal/testfs"
 	"github.com/skillkit/skillkit/store"
 )
 
@@ -20,20 +21,6 @@ import (
 // big, binary, or impossible to commit) go through plan and run: each
 // command must end within its time limit, never panic, exit with its
 // documented code and, where the input has one, name the position.
-
-// writeSkill writes files (path → content) under dir.
-func writeSkill(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	for name, content := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
 
 func frontMatter(name string) string {
 	return "---\nname: " + name + "\ndescription: A malformed skill for skillkit's tests.\n---\n\n# " + name + "\n"
@@ -49,17 +36,17 @@ var generated = map[string]func(t *testing.T, dir string){
 		for i := range junk {
 			junk[i] = byte(r.IntN(256))
 		}
-		writeSkill(t, dir, map[string]string{"SKILL.md": frontMatter("binary-junk"), "phases/01-a.md": string(junk)})
+		testfs.WriteTree(t, dir, map[string]string{"SKILL.md": frontMatter("binary-junk"), "phases/01-a.md": string(junk)})
 	},
 	"nul-in-skill-md": func(t *testing.T, dir string) {
-		writeSkill(t, dir, map[string]string{"SKILL.md": frontMatter("nul-in-skill-md") + "\x00\x00\x00", "phases/01-a.md": truePhase})
+		testfs.WriteTree(t, dir, map[string]string{"SKILL.md": frontMatter("nul-in-skill-md") + "\x00\x00\x00", "phases/01-a.md": truePhase})
 	},
 	"line-10mb": func(t *testing.T, dir string) {
-		writeSkill(t, dir, map[string]string{"SKILL.md": frontMatter("line-10mb"),
+		testfs.WriteTree(t, dir, map[string]string{"SKILL.md": frontMatter("line-10mb"),
 			"phases/01-a.md": "# Phase 1: Long\n\n" + strings.Repeat("word ", 2<<20) + "\n\n## Execution\n\n```bash\ntrue\n```\n"})
 	},
 	"file-over-16mb": func(t *testing.T, dir string) {
-		writeSkill(t, dir, map[string]string{"SKILL.md": frontMatter("file-over-16mb"),
+		testfs.WriteTree(t, dir, map[string]string{"SKILL.md": frontMatter("file-over-16mb"),
 			"phases/01-a.md": truePhase + strings.Repeat("filler line of a stray dump\n", 17<<20/28)})
 	},
 	"catalog-1000-actions": func(t *testing.T, dir string) {
@@ -68,7 +55,7 @@ var generated = map[string]func(t *testing.T, dir string){
 		for i := range 1000 {
 			fmt.Fprintf(&b, "| [action-%d](../phases/actions/action-%d.md) | `status=running`, n<%d |\n", i, i, i)
 		}
-		writeSkill(t, dir, map[string]string{"SKILL.md": frontMatter("catalog-1000-actions"), "specs/action-catalog.md": b.String(),
+		testfs.WriteTree(t, dir, map[string]string{"SKILL.md": frontMatter("catalog-1000-actions"), "specs/action-catalog.md": b.String(),
 			"phases/orchestrator.md": "# Orchestrator\n\n## Decision Logic\n\n```javascript\nfunction selectNextAction(state) { return null; }\n```\n"})
 	},
 	"actions-1000-files": func(t *testing.T, dir string) {
@@ -77,7 +64,7 @@ var generated = map[string]func(t *testing.T, dir string){
 		for i := range 1000 {
 			files[fmt.Sprintf("phases/actions/action-%d.md", i)] = fmt.Sprintf("# Action: %d\n\n## Preconditions\n\n- [ ] n<%d\n\n## Execution\n\n```javascript\nfunction execute(state) { return {}; }\n```\n", i, i)
 		}
-		writeSkill(t, dir, files)
+		testfs.WriteTree(t, dir, files)
 	},
 	"mermaid-10000-edges": func(t *testing.T, dir string) {
 		var b strings.Builder
@@ -86,7 +73,7 @@ var generated = map[string]func(t *testing.T, dir string){
 			fmt.Fprintf(&b, "  A%d[action-%d] --> A%d[action-%d]\n", i, i%100, i+1, (i+1)%100)
 		}
 		b.WriteString("```\n\n## Decision Logic\n\n```javascript\nfunction selectNextAction(state) { return null; }\n```\n")
-		writeSkill(t, dir, map[string]string{"SKILL.md": frontMatter("mermaid-10000-edges"), "phases/orchestrator.md": b.String()})
+		testfs.WriteTree(t, dir, map[string]string{"SKILL.md": frontMatter("mermaid-10000-edges"), "phases/orchestrator.md": b.String()})
 	},
 	"nested-lists-1000": func(t *testing.T, dir string) {
 		var b strings.Builder
@@ -95,10 +82,10 @@ var generated = map[string]func(t *testing.T, dir string){
 			b.WriteString(strings.Repeat("  ", i) + "- level\n")
 		}
 		b.WriteString("\n## Execution\n\n```bash\ntrue\n```\n")
-		writeSkill(t, dir, map[string]string{"SKILL.md": frontMatter("nested-lists-1000"), "phases/01-a.md": b.String()})
+		testfs.WriteTree(t, dir, map[string]string{"SKILL.md": frontMatter("nested-lists-1000"), "phases/01-a.md": b.String()})
 	},
 	"nested-quotes-100000": func(t *testing.T, dir string) {
-		writeSkill(t, dir, map[string]string{"SKILL.md": frontMatter("nested-quotes-100000"),
+		testfs.WriteTree(t, dir, map[string]string{"SKILL.md": frontMatter("nested-quotes-100000"),
 			"phases/01-a.md": truePhase + "\n" + strings.Repeat(">", 100000) + " deep\n"})
 	},
 	"steps-100000": func(t *testing.T, dir string) {
@@ -107,14 +94,14 @@ var generated = map[string]func(t *testing.T, dir string){
 		for i := range 100000 {
 			fmt.Fprintf(&b, "### Step %d: s\n- **Timeout**: 1s\n", i+1)
 		}
-		writeSkill(t, dir, map[string]string{"SKILL.md": frontMatter("steps-100000"), "phases/01-a.md": b.String()})
+		testfs.WriteTree(t, dir, map[string]string{"SKILL.md": frontMatter("steps-100000"), "phases/01-a.md": b.String()})
 	},
 	"condition-100000-parens": func(t *testing.T, dir string) {
-		writeSkill(t, dir, map[string]string{"SKILL.md": frontMatter("condition-100000-parens"),
+		testfs.WriteTree(t, dir, map[string]string{"SKILL.md": frontMatter("condition-100000-parens"),
 			"phases/01-a.md": "# Phase 1: Deep\n\n## Execution Steps\n\n### Step 1: s\n- **Condition**: " + strings.Repeat("(", 100000) + "state.x" + strings.Repeat(")", 100000) + "\n\n```bash\ntrue\n```\n"})
 	},
 	"symlink-loop": func(t *testing.T, dir string) {
-		writeSkill(t, dir, map[string]string{"SKILL.md": frontMatter("symlink-loop"), "phases/01-a.md": truePhase})
+		testfs.WriteTree(t, dir, map[string]string{"SKILL.md": frontMatter("symlink-loop"), "phases/01-a.md": truePhase})
 		for _, l := range [][2]string{{"02-b.md", "03-c.md"}, {"03-c.md", "02-b.md"}, {"self", "self"}} {
 			if err := os.Symlink(l[1], filepath.Join(dir, "phases", l[0])); err != nil {
 				t.Skip("no symlinks here:", err)
@@ -122,7 +109,7 @@ var generated = map[string]func(t *testing.T, dir string){
 		}
 	},
 	"unreadable-phase": func(t *testing.T, dir string) {
-		writeSkill(t, dir, map[string]string{"SKILL.md": frontMatter("unreadable-phase"), "phases/01-a.md": truePhase, "phases/02-b.md": truePhase})
+		testfs.WriteTree(t, dir, map[string]string{"SKILL.md": frontMatter("unreadable-phase"), "phases/01-a.md": truePhase, "phases/02-b.md": truePhase})
 		p := filepath.Join(dir, "phases", "02-b.md")
 		os.Chmod(p, 0)
 		t.Cleanup(func() { os.Chmod(p, 0o644) })
@@ -131,7 +118,7 @@ var generated = map[string]func(t *testing.T, dir string){
 		}
 	},
 	"skill-md-is-a-folder": func(t *testing.T, dir string) {
-		writeSkill(t, dir, map[string]string{"SKILL.md/x": "x", "phases/01-a.md": truePhase})
+		testfs.WriteTree(t, dir, map[string]string{"SKILL.md/x": "x", "phases/01-a.md": truePhase})
 	},
 }
 
@@ -319,7 +306,7 @@ func TestBadSkills(t *testing.T) {
 // each way of resumeCases and resumes it.
 func TestDamagedRunDirs(t *testing.T) {
 	skill := filepath.Join(t.TempDir(), "resumable")
-	writeSkill(t, skill, map[string]string{
+	testfs.WriteTree(t, skill, map[string]string{
 		"SKILL.md":       frontMatter("resumable"),
 		"phases/01-a.md": truePhase,
 		// Phase 2 is agent work: without --agent the run stops there,
@@ -361,7 +348,7 @@ func trunc(s string) string {
 // whole after the action, so the run completes with every update.
 func TestStateDeletedBetweenIterations(t *testing.T) {
 	skill := filepath.Join(t.TempDir(), "deleter")
-	writeSkill(t, skill, map[string]string{
+	testfs.WriteTree(t, skill, map[string]string{
 		"SKILL.md": frontMatter("deleter"),
 		"phases/orchestrator.md": "# Orchestrator\n\n## Decision Logic\n\n```javascript\nfunction selectNextAction(state) {\n" +
 			"  if (!state.a) return 'action-a';\n  if (!state.b) return 'action-b';\n  return null;\n}\n```\n",
