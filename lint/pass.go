@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/skillkit/skillkit/jsstatic"
+	"github.com/skillkit/skillkit/internal/jsstatic"
 	"github.com/skillkit/skillkit/plan"
 )
 

@@ -17,9 +17,9 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v5"
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/skillkit/skillkit/internal/script"
 	"github.com/skillkit/skillkit/parse"
 	"github.com/skillkit/skillkit/plan"
-	"github.com/skillkit/skillkit/script"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden trees in testdata/golden")

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skillkit/skillkit/internal/runstore"
 	"github.com/skillkit/skillkit/internal/testfs"
-	"github.com/skillkit/skillkit/store"
 )
 
 // The malformed skills of testdata/bad/ and those made at test time (too
@@ -125,15 +125,15 @@ var generated = map[string]func(t *testing.T, dir string){
 // resumeCases damage the run directory of an interrupted run of a good
 // skill before `run --resume`.
 var resumeCases = map[string]func(t *testing.T, runDir string){
-	"state-not-json": func(t *testing.T, d string) { write(t, d, store.StateFile, "{\n  \"status\": running\n}\n") },
+	"state-not-json": func(t *testing.T, d string) { write(t, d, runstore.StateFile, "{\n  \"status\": running\n}\n") },
 	"state-truncated": func(t *testing.T, d string) {
-		write(t, d, store.StateFile, "{\n  \"status\": \"running\",\n  \"items\": [1, 2")
+		write(t, d, runstore.StateFile, "{\n  \"status\": \"running\",\n  \"items\": [1, 2")
 	},
-	"state-deleted":           func(t *testing.T, d string) { os.Remove(filepath.Join(d, store.StateFile)) },
-	"progress-not-yaml":       func(t *testing.T, d string) { write(t, d, store.ProgressFile, "runId: x\n\tskill: [\n") },
-	"progress-deleted":        func(t *testing.T, d string) { os.Remove(filepath.Join(d, store.ProgressFile)) },
-	"claim-garbage":           func(t *testing.T, d string) { write(t, d, store.ClaimFile, "\x00\x01 not a claim") },
-	"events-garbage":          func(t *testing.T, d string) { write(t, d, store.EventsFile, "garbage\n{\"to\":") },
+	"state-deleted":           func(t *testing.T, d string) { os.Remove(filepath.Join(d, runstore.StateFile)) },
+	"progress-not-yaml":       func(t *testing.T, d string) { write(t, d, runstore.ProgressFile, "runId: x\n\tskill: [\n") },
+	"progress-deleted":        func(t *testing.T, d string) { os.Remove(filepath.Join(d, runstore.ProgressFile)) },
+	"claim-garbage":           func(t *testing.T, d string) { write(t, d, runstore.ClaimFile, "\x00\x01 not a claim") },
+	"events-garbage":          func(t *testing.T, d string) { write(t, d, runstore.EventsFile, "garbage\n{\"to\":") },
 	"run-dir-is-not-a-folder": func(t *testing.T, d string) { os.RemoveAll(d); write(t, filepath.Dir(d), filepath.Base(d), "x") },
 }
 
@@ -357,7 +357,7 @@ func TestStateDeletedBetweenIterations(t *testing.T) {
 	})
 	run := filepath.Join(t.TempDir(), "run")
 	check(t, completes, "run", skill, "--workdir", run)
-	st, err := store.ReadState(run)
+	st, err := runstore.ReadState(run)
 	if err != nil {
 		t.Fatal(err)
 	}

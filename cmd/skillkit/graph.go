@@ -7,7 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/skillkit/skillkit/graph"
-	"github.com/skillkit/skillkit/jsstatic"
+	"github.com/skillkit/skillkit/internal/jsstatic"
 	"github.com/skillkit/skillkit/parse"
 	"github.com/skillkit/skillkit/plan"
 )

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/spf13/pflag"
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // TestProblemMatcher checks that the problem matcher for GitHub reads the

@@ -6,8 +6,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/skillkit/skillkit/internal/runstore"
 	"github.com/skillkit/skillkit/plan"
-	"github.com/skillkit/skillkit/store"
 )
 
 // progress draws one live status line on a terminal (phase i/n, step,
@@ -56,7 +56,7 @@ func phaseKey(ph *plan.Phase) string {
 	return f[:len(f)-len(".md")]
 }
 
-func (p *progress) observe(e store.Event) {
+func (p *progress) observe(e runstore.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	switch {

@@ -10,15 +10,15 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/skillkit/skillkit/agent"
-	"github.com/skillkit/skillkit/engine"
+	"github.com/skillkit/skillkit/internal/agent"
+	"github.com/skillkit/skillkit/internal/engine"
+	"github.com/skillkit/skillkit/internal/orchestrator"
+	"github.com/skillkit/skillkit/internal/runstore"
+	"github.com/skillkit/skillkit/internal/script"
+	"github.com/skillkit/skillkit/internal/sequential"
 	"github.com/skillkit/skillkit/lint"
-	"github.com/skillkit/skillkit/orchestrator"
 	"github.com/skillkit/skillkit/parse"
 	"github.com/skillkit/skillkit/plan"
-	"github.com/skillkit/skillkit/script"
-	"github.com/skillkit/skillkit/sequential"
-	"github.com/skillkit/skillkit/store"
 )
 
 type runOptions struct {
@@ -141,7 +141,7 @@ func runSkill(c *cobra.Command, s Streams, o *runOptions, dir string) error {
 	defer stop()
 	res, err := orchestrator.Run(ctx, opts)
 	if err != nil {
-		if (ctx.Err() != nil || errors.Is(err, store.ErrWrite)) && res != nil {
+		if (ctx.Err() != nil || errors.Is(err, runstore.ErrWrite)) && res != nil {
 			err = fmt.Errorf("%w; resume with: skillkit run %s --resume %s", err, dir, res.ID)
 		}
 		return &exitError{code: engine.ExitCode(err), err: err}
@@ -151,7 +151,7 @@ func runSkill(c *cobra.Command, s Streams, o *runOptions, dir string) error {
 
 // lastRun is the folder of the newest run of the named skill.
 func lastRun(base, skill string) (string, error) {
-	runs, err := store.List(store.RunsRoot(base))
+	runs, err := runstore.List(runstore.RunsRoot(base))
 	if err != nil {
 		return "", err
 	}
@@ -160,7 +160,7 @@ func lastRun(base, skill string) (string, error) {
 			return r.Dir, nil
 		}
 	}
-	return "", fmt.Errorf("--resume last: no run of %s under %s", skill, store.RunsRoot(base))
+	return "", fmt.Errorf("--resume last: no run of %s under %s", skill, runstore.RunsRoot(base))
 }
 
 // parseInputs reads --input key=value pairs.

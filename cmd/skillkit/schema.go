@@ -10,10 +10,10 @@ import (
 	"github.com/invopop/jsonschema"
 	"github.com/spf13/cobra"
 
+	"github.com/skillkit/skillkit/internal/runstore"
 	"github.com/skillkit/skillkit/lint"
 	"github.com/skillkit/skillkit/parse"
 	"github.com/skillkit/skillkit/plan"
-	"github.com/skillkit/skillkit/store"
 )
 
 // schemas are the JSON Schemas of skillkit's own formats, by name, each
@@ -23,7 +23,7 @@ var schemas = map[string]func() *jsonschema.Schema{
 		return reflectSchema(&plan.Skill{}, "plan", "json", false, "The output of skillkit plan --json.")
 	},
 	"run": func() *jsonschema.Schema {
-		return reflectSchema(&store.Progress{}, "run", "json", false, "skill-state.yaml in a run directory (YAML, same fields).")
+		return reflectSchema(&runstore.Progress{}, "run", "json", false, "skill-state.yaml in a run directory (YAML, same fields).")
 	},
 	"config": func() *jsonschema.Schema {
 		return reflectSchema(&lint.Config{}, "config", "yaml", false, "skillkit.yaml: lint rule severities, ignore globs, profile.")

@@ -3,7 +3,7 @@ package main
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/skillkit/skillkit/store"
+	"github.com/skillkit/skillkit/internal/runstore"
 )
 
 func newStatusCmd() *cobra.Command {
@@ -22,18 +22,18 @@ it, the newest run under .skillkit/runs.`,
 			if len(args) == 1 {
 				ref = args[0]
 			}
-			dir, err := store.Locate(".", ref)
+			dir, err := runstore.Locate(".", ref)
 			if err != nil {
 				return usageErr(err)
 			}
-			s, err := store.Status(dir)
+			s, err := runstore.Status(dir)
 			if err != nil {
 				return usageErr(err)
 			}
 			if asJSON {
 				return writeJSON(c.OutOrStdout(), s)
 			}
-			return store.WriteStatus(c.OutOrStdout(), s)
+			return runstore.WriteStatus(c.OutOrStdout(), s)
 		}),
 	}
 	c.Flags().BoolVar(&asJSON, "json", false, "print the status as JSON")
@@ -49,11 +49,11 @@ func newRunsCmd() *cobra.Command {
   skillkit status $(skillkit runs | awk 'NR==2 {print $1}')`,
 		Args: cobra.NoArgs,
 		RunE: runE(func(c *cobra.Command, _ []string) error {
-			runs, err := store.List(store.RunsRoot("."))
+			runs, err := runstore.List(runstore.RunsRoot("."))
 			if err != nil {
 				return err
 			}
-			return store.WriteRuns(c.OutOrStdout(), runs)
+			return runstore.WriteRuns(c.OutOrStdout(), runs)
 		}),
 	}
 }

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/skillkit/skillkit/store"
+	"github.com/skillkit/skillkit/internal/runstore"
 )
 
 // Killer kills child runs at random moments from one seed.
@@ -54,8 +54,8 @@ func (k *Killer) Kill(t testing.TB, cmd *exec.Cmd, least, span time.Duration) ti
 // restart when the kill came before the run existed, else resume.
 func Finish(t testing.TB, what, dir string, resume, restart func() *exec.Cmd) {
 	t.Helper()
-	p, err := store.ReadProgress(dir)
-	if err == nil && p.RunState == store.RunCompleted {
+	p, err := runstore.ReadProgress(dir)
+	if err == nil && p.RunState == runstore.RunCompleted {
 		return
 	}
 	cmd := resume()

@@ -1,0 +1,177 @@
+// Package engine is the step machinery both runners share (the sequential
+// phase runner and the autonomous loop): the lifecycle of a unit of work (a
+// phase or an action) with its hooks, and the lifecycle of a step with its
+// condition, confirmation, execution (bash, JS or the agent), error policy
+// and timeout. Every transition is an event in the run's events.jsonl.
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/skillkit/skillkit/internal/agent"
+	"github.com/skillkit/skillkit/internal/proc"
+	"github.com/skillkit/skillkit/internal/runstore"
+	"github.com/skillkit/skillkit/internal/script"
+	"github.com/skillkit/skillkit/plan"
+)
+
+// Script is what the engine needs of the JS host; *script.Host is one.
+type Script interface {
+	// RunStep runs a JS block with the state and returns the new state.
+	RunStep(ctx context.Context, block *plan.CodeBlock, state map[string]any) (map[string]any, error)
+	// Shell runs a shell block in the work dir with the run's environment;
+	// a non-zero exit is in the result, not an error.
+	Shell(ctx context.Context, text string) (proc.Result, error)
+}
+
+// Agent is the agent command; *agent.Agent is one.
+type Agent interface {
+	Ask(ctx context.Context, req agent.Request, prompt string) (string, error)
+}
+
+// Confirmer answers a step's confirmation question with one of the
+// plan.Confirm* answers; every script.Answerer is one.
+type Confirmer interface {
+	Confirm(ctx context.Context, c *plan.Confirm) (string, error)
+}
+
+// ErrNeedsAgent is returned when a run reaches agent work and has no agent.
+// The run is left resumable.
+var ErrNeedsAgent = errors.New("this needs an agent: pass --agent CMD (for example --agent 'claude -p') or set SKILLKIT_AGENT")
+
+// ErrAborted is returned when a confirmation was answered abort.
+var ErrAborted = errors.New("aborted at a confirmation")
+
+// StepError is a step that failed for good: its policy was abort, or its
+// retries ran out.
+type StepError struct {
+	Step string
+	Pos  plan.Pos
+	Err  error
+	// Diagnostics are the last lines of the step's stderr and output.
+	Diagnostics []string
+}
+
+func (e *StepError) Error() string {
+	if e.Pos.IsValid() {
+		return fmt.Sprintf("%s: step %s: %v", e.Pos, e.Step, e.Err)
+	}
+	return fmt.Sprintf("step %s: %v", e.Step, e.Err)
+}
+
+func (e *StepError) Unwrap() error { return e.Err }
+
+// interrupted reports whether an error stops the run without failing it:
+// the user stopped it, or there is nobody to do agent work. A resume picks
+// the run up where it stopped.
+func interrupted(ctx context.Context, err error) bool {
+	return ctx.Err() != nil || errors.Is(err, context.Canceled) || errors.Is(err, ErrNeedsAgent) ||
+		errors.Is(err, script.ErrNoAgent) || errors.Is(err, agent.ErrNoCommand)
+}
+
+// permanent reports whether an error must not be retried.
+func permanent(ctx context.Context, err error) bool {
+	return interrupted(ctx, err) || errors.Is(err, ErrAborted)
+}
+
+// DefaultBackoff is the first wait of `retry N` without a backoff; each
+// further retry waits twice as long as the one before.
+const DefaultBackoff = time.Second
+
+// maxBackoff caps the doubling.
+const maxBackoff = time.Minute
+
+// Runner runs units and steps of one run. Only one goroutine may use it.
+type Runner struct {
+	Run   *runstore.Run
+	Skill *plan.Skill
+	// Inputs are the --input values.
+	Inputs map[string]string
+	// State is the skill's state; the runner keeps state.json in step with
+	// it (SetState, Update).
+	State map[string]any
+
+	// Script runs JS and shell blocks. Required.
+	Script Script
+	// Agent does agent work; nil stops the run there with ErrNeedsAgent.
+	Agent Agent
+	// Confirm answers confirmation questions; nil applies their defaults.
+	Confirm Confirmer
+	// Yes answers yes to every confirmation.
+	Yes bool
+	// Env is added to the environment of hook commands: the SKILL_*
+	// variables of script.Env (the Script gives them to steps itself).
+	Env []string
+	// Hooks are the skill's own hook commands (LoadHooks).
+	Hooks Hooks
+	// Backoff is the first retry wait when a step gives none; zero means
+	// DefaultBackoff.
+	Backoff time.Duration
+	// Out receives one plain progress line per finished step and unit;
+	// nil discards them.
+	Out io.Writer
+	// Observe, when set, sees every event as it is written: a live
+	// display follows the run with it.
+	Observe func(runstore.Event)
+}
+
+// Event writes one transition to events.jsonl and shows it to the
+// observer. The time and run id are filled in when zero.
+func (r *Runner) Event(e runstore.Event) error {
+	if e.Time.IsZero() {
+		e.Time = time.Now()
+	}
+	err := r.Run.Event(e)
+	if r.Observe != nil {
+		if e.Run == "" {
+			e.Run = r.Run.ID()
+		}
+		r.Observe(e)
+	}
+	return err
+}
+
+// RunEvent records a transition of the run itself (DESIGN §3.1: pending →
+// validating → ready → running → completed | failed).
+func (r *Runner) RunEvent(from, to, detail string) error {
+	return r.Event(runstore.Event{From: from, To: to, Detail: detail})
+}
+
+func (r *Runner) printf(format string, args ...any) {
+	if r.Out != nil {
+		fmt.Fprintf(r.Out, format, args...)
+	}
+}
+
+// agentContext is what every agent prompt says about the run.
+func (r *Runner) agentContext() agent.Context {
+	return agent.Context{Skill: r.Skill.Name, WorkDir: r.Run.Dir, Inputs: r.Inputs, State: r.State}
+}
+
+// SetState replaces the state and writes state.json, stamping updated_at
+// (a base state field the runtime maintains).
+func (r *Runner) SetState(state map[string]any) error {
+	if state == nil {
+		state = map[string]any{}
+	}
+	state["updated_at"] = time.Now().UTC().Format(time.RFC3339Nano)
+	r.State = state
+	return r.Run.SaveState(state)
+}
+
+// Update applies state updates (dotted keys set nested fields, see
+// script.ApplyUpdates) and writes state.json.
+func (r *Runner) Update(updates map[string]any) error {
+	if len(updates) == 0 {
+		return nil
+	}
+	next, err := script.ApplyUpdates(r.State, updates)
+	if err != nil {
+		return err
+	}
+	return r.SetState(next)
+}

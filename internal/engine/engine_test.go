@@ -1,0 +1,160 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/skillkit/skillkit/internal/runstore"
+	"github.com/skillkit/skillkit/internal/script"
+	"github.com/skillkit/skillkit/plan"
+)
+
+func TestBackoff(t *testing.T) {
+	tests := []struct {
+		given, fallback time.Duration
+		n               int
+		want            time.Duration
+	}{
+		{2 * time.Second, 0, 1, 2 * time.Second},
+		{2 * time.Second, 0, 3, 8 * time.Second},
+		{0, 0, 2, 2 * DefaultBackoff},
+		{0, time.Millisecond, 1, time.Millisecond},
+		{10 * time.Second, 0, 10, maxBackoff},
+	}
+	for _, tt := range tests {
+		if got := backoff(tt.given, tt.fallback, tt.n); got != tt.want {
+			t.Errorf("backoff(%v, %v, %d) = %v, want %v", tt.given, tt.fallback, tt.n, got, tt.want)
+		}
+	}
+}
+
+func TestLoadHooksFromFrontMatter(t *testing.T) {
+	pos := plan.Pos{File: "SKILL.md", Line: 4, Col: 3}
+	meta := func(v any) *plan.Skill {
+		return &plan.Skill{Dir: t.TempDir(), FrontMatter: &plan.FrontMatter{Fields: []*plan.Field{{Key: "metadata", Value: v, ValuePos: pos}}}}
+	}
+	h, err := LoadHooks(meta(map[string]any{"hooks": map[string]any{"post_phase": "a", "on_error": []any{"b", "c"}}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(h[HookPostPhase]) != 1 || len(h[HookOnError]) != 2 || h[HookOnError][1].Command != "c" || h[HookOnError][1].Pos != pos {
+		t.Errorf("hooks = %+v", h)
+	}
+	for _, bad := range []any{
+		map[string]any{"hooks": "echo"},
+		map[string]any{"hooks": map[string]any{"before_all": "x"}},
+		map[string]any{"hooks": map[string]any{"post_run": 3}},
+	} {
+		if _, err := LoadHooks(meta(bad)); err == nil || !strings.HasPrefix(err.Error(), "SKILL.md:4:3: ") {
+			t.Errorf("LoadHooks(%v) err = %v, want one at SKILL.md:4:3", bad, err)
+		}
+	}
+}
+
+func newRunner(t *testing.T) *Runner {
+	t.Helper()
+	dir := t.TempDir()
+	run, err := runstore.Create(dir, runstore.Progress{RunID: "r"}, nil, runstore.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { run.Close() })
+	host, err := script.NewHost(script.Options{WorkDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Runner{Run: run, Skill: &plan.Skill{Name: "s"}, State: map[string]any{}, Script: host, Backoff: time.Millisecond}
+}
+
+// A unit with retries runs Execute and Verify again after an error, logs
+// each error, and fails for good when they run out.
+func TestRunUnitRetries(t *testing.T) {
+	tests := []struct {
+		name      string
+		retries   int
+		failTimes int
+		wantErr   bool
+		wantRuns  int
+	}{
+		{"passes first time", 2, 0, false, 1},
+		{"passes on the last retry", 2, 2, false, 3},
+		{"retries run out", 1, 5, true, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newRunner(t)
+			runs, done := 0, false
+			err := r.RunUnit(context.Background(), UnitSpec{
+				Kind: runstore.KindAction, ID: "action-x", Retries: tt.retries,
+				Execute: func(context.Context) error { runs++; return nil },
+				Verify: func(context.Context) error {
+					if runs <= tt.failTimes {
+						return errors.New("bad update")
+					}
+					return nil
+				},
+				Done: func() error { done = true; return nil },
+			})
+			if (err != nil) != tt.wantErr || runs != tt.wantRuns || done == tt.wantErr {
+				t.Fatalf("err %v, runs %d, done %v", err, runs, done)
+			}
+			if n, _ := r.State["error_count"].(float64); int(n) != min(tt.failTimes, tt.wantRuns) {
+				t.Errorf("error_count = %v", r.State["error_count"])
+			}
+			events, _ := runstore.ReadEvents(r.Run.Dir)
+			last := events[len(events)-1]
+			want := UnitCompleted
+			if tt.wantErr {
+				want = UnitFailed
+			}
+			if last.Action != "action-x" || last.To != want {
+				t.Errorf("last event %+v, want action-x → %s", last, want)
+			}
+		})
+	}
+}
+
+// Ctrl-C during a unit is no error of the unit: no error hooks, no failed
+// transition, nothing in errors[].
+func TestRunUnitInterrupted(t *testing.T) {
+	r := newRunner(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	err := r.RunUnit(ctx, UnitSpec{Kind: runstore.KindPhase, ID: "01-x", Retries: 3,
+		Execute: func(context.Context) error { cancel(); return context.Canceled }})
+	if !errors.Is(err, context.Canceled) || ExitCode(err) != ExitInterrupted {
+		t.Fatalf("err = %v", err)
+	}
+	if r.State["errors"] != nil {
+		t.Errorf("an interruption was logged as an error: %v", r.State["errors"])
+	}
+	events, _ := runstore.ReadEvents(r.Run.Dir)
+	for _, e := range events {
+		if e.To == UnitFailed || e.To == UnitError || e.To == UnitRetrying {
+			t.Errorf("event %s → %s after an interruption", e.From, e.To)
+		}
+	}
+}
+
+func TestExitCode(t *testing.T) {
+	tests := []struct {
+		err  error
+		want int
+	}{
+		{nil, ExitOK},
+		{&RunError{State: runstore.RunFailed, Err: errors.New("x")}, ExitFailed},
+		{&RunError{State: runstore.RunInterrupted, Err: context.Canceled}, ExitInterrupted},
+		{&RunError{State: runstore.RunInterrupted, Err: ErrNeedsAgent}, ExitFailed},
+		{errors.Join(ErrInvalid, errors.New("lint")), ExitInvalid},
+		{&runstore.ClaimedError{}, ExitFailed},
+		{runstore.ErrTerminal, ExitInvalid},
+		{errors.New("disk full"), ExitInternal},
+	}
+	for _, tt := range tests {
+		if got := ExitCode(tt.err); got != tt.want {
+			t.Errorf("ExitCode(%v) = %d, want %d", tt.err, got, tt.want)
+		}
+	}
+}

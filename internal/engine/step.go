@@ -1,0 +1,368 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/skillkit/skillkit/internal/agent"
+	"github.com/skillkit/skillkit/internal/runstore"
+	"github.com/skillkit/skillkit/internal/script"
+	"github.com/skillkit/skillkit/plan"
+)
+
+// Step states (DESIGN §3.1): pending → (checking_condition) →
+// (confirming) → executing → completed | failed → retrying | skipped |
+// aborted.
+const (
+	StepPending   = "pending"
+	StepChecking  = "checking_condition"
+	StepConfirm   = "confirming"
+	StepExecuting = "executing"
+	StepCompleted = "completed"
+	StepFailed    = "failed"
+	StepRetrying  = "retrying"
+	StepSkipped   = "skipped"
+	StepAborted   = "aborted"
+)
+
+// StepID names the step at index i (0-based) of a phase: "02-analyze#1".
+// It is the position, not the number written in the heading, so that it is
+// unique even when an author numbers two steps alike.
+func StepID(phase string, i int) string { return fmt.Sprintf("%s#%d", phase, i+1) }
+
+// step is a step being run.
+type stepRun struct {
+	r     *Runner
+	unit  string
+	id    string
+	step  *plan.Step
+	state string
+	start time.Time
+}
+
+func (s *stepRun) to(state, detail string) error {
+	err := s.r.Event(runstore.Event{Phase: s.unit, Step: s.id, From: s.state, To: state, Detail: detail})
+	s.state = state
+	return err
+}
+
+// RunStep runs one step of a phase through its lifecycle and records how
+// it ended in skill-state.yaml: its condition, its confirmation, then its
+// blocks (or the agent), with its On error policy and Timeout. It returns
+// the recorded status (runstore.StepCompleted, StepSkipped, or StepFailed for
+// a failure its policy continues past). The error is set when the phase
+// must stop: a *StepError, ErrAborted, ErrNeedsAgent or the context's.
+func (r *Runner) RunStep(ctx context.Context, unit, id string, step *plan.Step) (string, error) {
+	s := &stepRun{r: r, unit: unit, id: id, step: step, start: time.Now()}
+	if err := r.Run.Note(func(p *runstore.Progress) { p.CurrentPhase, p.CurrentStep = unit, id }); err != nil {
+		return "", err
+	}
+	if err := s.to(StepPending, step.Title); err != nil {
+		return "", err
+	}
+	if c := step.Attrs.Condition; c.Checkable() {
+		if err := s.to(StepChecking, c.JS); err != nil {
+			return "", err
+		}
+		ok, err := script.EvalExpr(ctx, c, script.PureEnv{State: r.State, Inputs: r.Inputs})
+		if err != nil {
+			err = fmt.Errorf("condition %s: %w", c.Text, err)
+			return s.fail(ctx, 0, err, nil)
+		}
+		if !ok {
+			return s.finish(runstore.StepSkipped, StepSkipped, "condition is false", 0, false)
+		}
+	}
+	if c := step.Attrs.Confirm; c != nil {
+		if err := s.to(StepConfirm, c.Question); err != nil {
+			return "", err
+		}
+		answer, how, err := r.confirm(ctx, step)
+		if err != nil {
+			return "", &StepError{Step: id, Pos: c.Pos, Err: err}
+		}
+		switch answer {
+		case plan.ConfirmSkip:
+			return s.finish(runstore.StepSkipped, StepSkipped, "confirmation: skip ("+how+")", 0, false)
+		case plan.ConfirmAbort:
+			s.to(StepAborted, "confirmation: abort ("+how+")")
+			r.printf("  step %s %s: aborted (%s)\n", id, step.Title, how)
+			return "", &StepError{Step: id, Pos: c.Pos, Err: ErrAborted}
+		}
+	}
+	policy := step.Attrs.OnError
+	if policy == nil {
+		policy = &plan.OnError{Policy: plan.OnErrorAbort}
+	}
+	for attempt := 1; ; attempt++ {
+		if err := s.to(StepExecuting, ""); err != nil {
+			return "", err
+		}
+		res, err := r.execStep(ctx, s)
+		if err == nil {
+			return s.finish(runstore.StepCompleted, StepCompleted, "", attempt, res.evidence)
+		}
+		if interrupted(ctx, err) {
+			return "", err
+		}
+		if policy.Policy != plan.OnErrorRetry || attempt > policy.Retries {
+			return s.fail(ctx, attempt, err, res)
+		}
+		wait := backoff(policy.Backoff, r.Backoff, attempt)
+		s.to(StepFailed, err.Error())
+		if err := s.to(StepRetrying, fmt.Sprintf("attempt %d of %d in %v", attempt+1, policy.Retries+1, wait)); err != nil {
+			return "", err
+		}
+		if err := sleep(ctx, wait); err != nil {
+			return "", err
+		}
+	}
+}
+
+// fail ends a failed step: with On error continue it is recorded as failed
+// and the phase goes on; otherwise the error stops the phase.
+func (s *stepRun) fail(ctx context.Context, attempts int, err error, res *execResult) (string, error) {
+	diag := res.diagnostics()
+	if p := s.step.Attrs.OnError; p != nil && p.Policy == plan.OnErrorContinue {
+		s.to(StepFailed, err.Error()+" (on error: continue)")
+		return s.finish(runstore.StepFailed, "", "", attempts, res != nil && res.evidence)
+	}
+	s.to(StepFailed, err.Error())
+	s.r.Run.Metric(runstore.Metric{Kind: runstore.KindStep, Phase: s.unit, Step: s.id, DurationMS: ms(time.Since(s.start)), Attempts: attempts, Outcome: StepFailed})
+	s.r.printf("  step %s %s: failed: %v\n", s.id, s.step.Title, err)
+	pos := s.step.Pos
+	if res != nil && res.pos.IsValid() {
+		pos = res.pos
+	}
+	return "", &StepError{Step: s.id, Pos: pos, Err: err, Diagnostics: diag}
+}
+
+// finish records the step in completedSteps: from here on a resume never
+// runs it again.
+func (s *stepRun) finish(status, to, detail string, attempts int, evidence bool) (string, error) {
+	now := time.Now()
+	err := s.r.Run.Update(func(p *runstore.Progress) {
+		p.CompletedSteps = append(p.CompletedSteps, runstore.StepRecord{Step: s.id, Status: status, EvidenceCaptured: evidence, Timestamp: now.UTC()})
+		p.LastAction = fmt.Sprintf("step %s %s: %s", s.id, s.step.Title, status)
+	})
+	if err != nil {
+		return "", err
+	}
+	if to != "" {
+		s.to(to, detail)
+	}
+	s.r.Run.Metric(runstore.Metric{Kind: runstore.KindStep, Phase: s.unit, Step: s.id, DurationMS: ms(now.Sub(s.start)), Attempts: attempts, Outcome: status})
+	note := ""
+	if detail != "" {
+		note = ", " + detail
+	}
+	s.r.printf("  step %s %s: %s (%v%s)\n", s.id, s.step.Title, status, since(s.start), note)
+	return status, nil
+}
+
+// confirm answers a step's confirmation: --yes, else the Confirmer, else
+// the question's default; "agent" (as an answer or a default) lets the
+// agent decide between yes and skip. how says where the answer came from.
+func (r *Runner) confirm(ctx context.Context, step *plan.Step) (answer, how string, err error) {
+	c := step.Attrs.Confirm
+	switch {
+	case r.Yes:
+		answer, how = plan.ConfirmYes, "--yes"
+	case r.Confirm != nil:
+		// The Confirmer applies the question's timeout itself.
+		answer, err = r.Confirm.Confirm(ctx, c)
+		how = "answered"
+		if err != nil {
+			if ctx.Err() != nil {
+				return "", "", ctx.Err()
+			}
+			answer, how = c.Default, "default: "+err.Error()
+		}
+	default:
+		answer, how = c.Default, "default"
+	}
+	if answer == "" {
+		answer = plan.ConfirmYes
+	}
+	if answer != plan.ConfirmAgent {
+		return answer, how, nil
+	}
+	if r.Agent == nil {
+		return "", "", fmt.Errorf("confirmation %q is left to the agent: %w", c.Question, ErrNeedsAgent)
+	}
+	prompt, err := agent.ConfirmPrompt(r.agentContext(), c.Question, step)
+	if err != nil {
+		return "", "", err
+	}
+	reply, err := r.Agent.Ask(ctx, agent.RequestConfirm, prompt)
+	if err != nil {
+		return "", "", fmt.Errorf("asking the agent to confirm: %w", err)
+	}
+	yes, err := agent.ParseConfirm(reply)
+	if err != nil {
+		return "", "", err
+	}
+	if yes {
+		return plan.ConfirmYes, "agent", nil
+	}
+	return plan.ConfirmSkip, "agent", nil
+}
+
+// execResult is what one attempt of a step left: the tails of its output
+// for diagnostics, and whether its log has anything.
+type execResult struct {
+	stdout, stderr string
+	evidence       bool
+	// pos is the block that failed, or the step for agent work.
+	pos plan.Pos
+}
+
+// diagLines is how many lines of stderr (and of stdout) go into a run's
+// error diagnostics.
+const diagLines = 10
+
+func (res *execResult) diagnostics() []string {
+	if res == nil {
+		return nil
+	}
+	var out []string
+	for _, l := range lastLines(res.stderr, diagLines) {
+		out = append(out, "stderr: "+l)
+	}
+	for _, l := range lastLines(res.stdout, diagLines/2) {
+		out = append(out, "stdout: "+l)
+	}
+	return out
+}
+
+// execStep runs the step's blocks in order, or hands it to the agent, in
+// one attempt bounded by the step's timeout.
+func (r *Runner) execStep(ctx context.Context, s *stepRun) (*execResult, error) {
+	if t := s.step.Attrs.Timeout; t != nil && t.Duration > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, t.Duration, errTimeout{t.Duration})
+		defer cancel()
+	}
+	res := &execResult{}
+	err := r.execBlocks(ctx, s, res)
+	if err != nil && ctx.Err() != nil {
+		if cause := context.Cause(ctx); errors.As(cause, new(errTimeout)) {
+			err = cause
+		}
+	}
+	return res, err
+}
+
+// errTimeout is a step that ran past its Timeout.
+type errTimeout struct{ d time.Duration }
+
+func (e errTimeout) Error() string { return fmt.Sprintf("timed out after %v", e.d) }
+
+func (r *Runner) execBlocks(ctx context.Context, s *stepRun, res *execResult) error {
+	logName := strings.ReplaceAll(s.id, "#", "-")
+	blocks := s.step.Runnable()
+	if len(blocks) == 0 {
+		res.pos = s.step.Pos
+		if r.Agent == nil {
+			return fmt.Errorf("%s: step %s is prose for the agent: %w", s.step.Pos, s.id, ErrNeedsAgent)
+		}
+		prompt, err := agent.StepPrompt(r.agentContext(), s.unit, s.step)
+		if err != nil {
+			return err
+		}
+		reply, err := r.Agent.Ask(ctx, agent.RequestStep, prompt)
+		res.stdout = reply
+		var aerr *agent.Error
+		if errors.As(err, &aerr) {
+			res.stderr = aerr.Stderr
+		}
+		res.evidence = r.log(logName, "# agent\n"+reply)
+		if err != nil {
+			return err
+		}
+		if updates, perr := agent.ParseStateUpdates(reply); perr == nil {
+			return r.Update(updates)
+		}
+		return nil
+	}
+	for _, b := range blocks {
+		res.pos = b.Pos
+		switch b.Kind() {
+		case plan.LangBash:
+			out, err := r.Script.Shell(ctx, b.Text)
+			res.stdout, res.stderr = out.Stdout, out.Stderr
+			if r.log(logName, fmt.Sprintf("# bash %s\n%s%s", b.Pos, out.Stdout, out.Stderr)) {
+				res.evidence = true
+			}
+			if err == nil && out.ExitCode != 0 {
+				err = fmt.Errorf("exit status %d%s", out.ExitCode, tailNote(out.Stderr))
+			}
+			if err != nil {
+				return fmt.Errorf("bash: %w", err)
+			}
+		case plan.LangJS:
+			state, err := r.Script.RunStep(ctx, b, r.State)
+			if err != nil {
+				res.stderr = err.Error()
+				r.log(logName, fmt.Sprintf("# js %s\n%v\n", b.Pos, err))
+				return err
+			}
+			if err := r.SetState(state); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// log appends text, a header line and a body, to logs/<name>.log and
+// reports whether it logged anything: an empty body is not logged. A
+// failure to log is not a failure of the step.
+func (r *Runner) log(name, text string) bool {
+	if _, body, _ := strings.Cut(text, "\n"); strings.TrimSpace(body) == "" {
+		return false
+	}
+	dir := filepath.Join(r.Run.Dir, runstore.LogsDir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return false
+	}
+	f, err := os.OpenFile(filepath.Join(dir, name+".log"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if !strings.HasSuffix(text, "\n") {
+		text += "\n"
+	}
+	_, err = f.WriteString(text)
+	return err == nil
+}
+
+// lastLines returns the last n non-empty lines of s.
+func lastLines(s string, n int) []string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	var out []string
+	for _, l := range lines {
+		if strings.TrimSpace(l) != "" {
+			out = append(out, l)
+		}
+	}
+	if len(out) > n {
+		out = out[len(out)-n:]
+	}
+	return out
+}
+
+// tailNote is ": <last lines of stderr>" for an error message, or "".
+func tailNote(stderr string) string {
+	lines := lastLines(stderr, 3)
+	if len(lines) == 0 {
+		return ""
+	}
+	return ": " + strings.Join(lines, " | ")
+}

@@ -1,0 +1,261 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"time"
+
+	"github.com/skillkit/skillkit/internal/runstore"
+)
+
+// Unit states (DESIGN §3.1): a phase or an action goes loading → planning
+// → executing → verifying → post_hook → completed, or to error, then
+// retrying or failed.
+const (
+	UnitLoading   = "loading"
+	UnitPlanning  = "planning"
+	UnitExecuting = "executing"
+	UnitVerifying = "verifying"
+	UnitPostHook  = "post_hook"
+	UnitCompleted = "completed"
+	UnitError     = "error"
+	UnitRetrying  = "retrying"
+	UnitFailed    = "failed"
+)
+
+// Built-in hooks (DESIGN §3.2).
+const (
+	HookAutoCheckpoint       = "auto_checkpoint"
+	HookLogMetrics           = "log_metrics"
+	HookLogError             = "log_error"
+	HookCheckpointErrorState = "checkpoint_error_state"
+)
+
+// UnitSpec is one phase or action to run through the unit lifecycle.
+type UnitSpec struct {
+	// Kind is runstore.KindPhase or runstore.KindAction.
+	Kind  string
+	ID    string
+	Title string
+	// Retries is how many more times the unit is tried after an error,
+	// Backoff the first wait (doubling).
+	Retries int
+	Backoff time.Duration
+	// Plan, Execute and Verify do the work of their states; nil skips one.
+	// A retry runs Execute and Verify again.
+	Plan    func(ctx context.Context) error
+	Execute func(ctx context.Context) error
+	Verify  func(ctx context.Context) error
+	// Done records the unit as finished for good, after its hooks and
+	// before the completed transition, so that a resume after a kill at
+	// any point re-runs at most the hooks.
+	Done func() error
+}
+
+// unit is a unit being run.
+type unit struct {
+	r     *Runner
+	spec  *UnitSpec
+	state string
+}
+
+func (u *unit) to(state, detail string) error {
+	e := runstore.Event{From: u.state, To: state, Detail: detail}
+	if u.spec.Kind == runstore.KindAction {
+		e.Action = u.spec.ID
+	} else {
+		e.Phase = u.spec.ID
+	}
+	u.state = state
+	return u.r.Event(e)
+}
+
+// RunUnit runs a phase or an action through its lifecycle, with the
+// built-in hooks and the skill's own: after success auto_checkpoint,
+// log_metrics and the post_phase / post_action commands; after an error
+// log_error, checkpoint_error_state and the on_error commands. It returns
+// the unit's error once its retries are spent.
+func (r *Runner) RunUnit(ctx context.Context, spec UnitSpec) error {
+	u := &unit{r: r, spec: &spec}
+	start := time.Now()
+	if err := u.to(UnitLoading, spec.Title); err != nil {
+		return err
+	}
+	attempts := 0
+	err := u.step(ctx, UnitPlanning, spec.Plan)
+	for err == nil {
+		attempts++
+		if err = u.step(ctx, UnitExecuting, spec.Execute); err == nil {
+			err = u.step(ctx, UnitVerifying, spec.Verify)
+		}
+		if err == nil {
+			break
+		}
+		r.unitError(ctx, u, start, attempts, err)
+		if attempts > spec.Retries || permanent(ctx, err) {
+			break
+		}
+		wait := backoff(spec.Backoff, r.Backoff, attempts)
+		if terr := u.to(UnitRetrying, fmt.Sprintf("attempt %d of %d in %v", attempts+1, spec.Retries+1, wait)); terr != nil {
+			return terr
+		}
+		if serr := sleep(ctx, wait); serr != nil {
+			err = serr
+			break
+		}
+		err = nil
+	}
+	if err != nil {
+		if attempts == 0 {
+			r.unitError(ctx, u, start, attempts, err)
+		}
+		if !interrupted(ctx, err) {
+			// An interrupted unit is not failed: a resume runs it again.
+			u.to(UnitFailed, err.Error())
+		}
+		return err
+	}
+	if err := u.to(UnitPostHook, ""); err != nil {
+		return err
+	}
+	if err := r.postHooks(ctx, u, start, attempts); err != nil {
+		r.unitError(ctx, u, start, attempts, err)
+		u.to(UnitFailed, err.Error())
+		return err
+	}
+	if spec.Done != nil {
+		if err := spec.Done(); err != nil {
+			return err
+		}
+	}
+	r.printf("%s %s: completed (%v)\n", spec.Kind, spec.ID, since(start))
+	return u.to(UnitCompleted, "")
+}
+
+// step moves to state and runs fn there.
+func (u *unit) step(ctx context.Context, state string, fn func(context.Context) error) error {
+	if err := u.to(state, ""); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if fn == nil {
+		return nil
+	}
+	return fn(ctx)
+}
+
+// postHooks runs the success hooks: auto_checkpoint, log_metrics, then the
+// skill's post_phase or post_action commands (whose failure fails the unit:
+// they are gates).
+func (r *Runner) postHooks(ctx context.Context, u *unit, start time.Time, attempts int) error {
+	now := time.Now()
+	if _, err := r.Run.Checkpoint(runstore.Checkpoint{
+		Hook: HookAutoCheckpoint, State: r.State,
+		Worker: runstore.Worker{ID: u.spec.ID, Skill: r.Skill.Name, State: UnitCompleted, StartedAt: start, CompletedAt: &now},
+	}); err != nil {
+		return fmt.Errorf("%s hook: %w", HookAutoCheckpoint, err)
+	}
+	if err := r.Run.Metric(u.metric(time.Since(start), attempts, UnitCompleted)); err != nil {
+		return fmt.Errorf("%s hook: %w", HookLogMetrics, err)
+	}
+	point := HookPostPhase
+	if u.spec.Kind == runstore.KindAction {
+		point = HookPostAction
+	}
+	return r.runHooks(ctx, point, u.spec, nil)
+}
+
+// unitError runs the error hooks: log_error (into state.json's errors[] and
+// error_count, and metrics.jsonl), checkpoint_error_state (threads/), and
+// the skill's on_error commands. Their own failures are reported on Out
+// only: the unit's error is what matters.
+// An interruption is not an error of the unit and runs none of this.
+func (r *Runner) unitError(ctx context.Context, u *unit, start time.Time, attempts int, err error) {
+	if interrupted(ctx, err) {
+		return
+	}
+	u.to(UnitError, err.Error())
+	now := time.Now()
+	errs := []error{r.Run.Metric(u.metric(now.Sub(start), attempts, UnitError))}
+	// An action that failed inside a phase (the loop) was logged then.
+	if u.spec.Kind == runstore.KindAction || !errors.As(err, new(*ActionError)) {
+		errs = append(errs, r.logError(u.spec.ID, err, now))
+	}
+	msg := err.Error()
+	_, cerr := r.Run.Checkpoint(runstore.Checkpoint{
+		Hook: HookCheckpointErrorState, State: r.State,
+		Worker: runstore.Worker{ID: u.spec.ID, Skill: r.Skill.Name, State: UnitError, StartedAt: start, Error: &msg},
+	})
+	errs = append(errs, cerr)
+	errs = append(errs, r.runHooks(ctx, HookOnError, u.spec, err))
+	if herr := errors.Join(errs...); herr != nil {
+		r.printf("warning: error hooks of %s: %v\n", u.spec.ID, herr)
+	}
+}
+
+// logError appends to the base state's errors[] and counts error_count.
+func (r *Runner) logError(id string, err error, now time.Time) error {
+	state := maps.Clone(r.State)
+	list, _ := state["errors"].([]any)
+	state["errors"] = append(list, map[string]any{
+		"action": id, "message": err.Error(), "timestamp": now.UTC().Format(time.RFC3339Nano),
+	})
+	n, _ := state["error_count"].(float64)
+	if i, ok := state["error_count"].(int); ok {
+		n = float64(i)
+	}
+	state["error_count"] = n + 1
+	return r.SetState(state)
+}
+
+// metric is the metrics.jsonl line of the finished unit.
+func (u *unit) metric(d time.Duration, attempts int, outcome string) runstore.Metric {
+	m := runstore.Metric{Kind: u.spec.Kind, DurationMS: ms(d), Attempts: attempts, Outcome: outcome}
+	if u.spec.Kind == runstore.KindAction {
+		m.Action = u.spec.ID
+	} else {
+		m.Phase = u.spec.ID
+	}
+	return m
+}
+
+// backoff is the wait before retry number n (1-based): the given first
+// wait, doubled each time, capped.
+func backoff(given, fallback time.Duration, n int) time.Duration {
+	d := given
+	if d <= 0 {
+		d = fallback
+	}
+	if d <= 0 {
+		d = DefaultBackoff
+	}
+	for i := 1; i < n && d < maxBackoff; i++ {
+		d *= 2
+	}
+	return min(d, maxBackoff)
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+func since(t time.Time) time.Duration {
+	d := time.Since(t)
+	if d < time.Second {
+		return d.Round(time.Millisecond)
+	}
+	return d.Round(10 * time.Millisecond)
+}

@@ -1,0 +1,72 @@
+package orchestrator
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/skillkit/skillkit/internal/sequential"
+	"github.com/skillkit/skillkit/internal/testfs"
+)
+
+// noopOptions are the options of a durable run (fsyncs on) of the no-op
+// loop skill with a limit of n actions.
+func noopOptions(b *testing.B, n int) Options {
+	src := load(b, "testdata/noop-loop")
+	files := map[string]string{}
+	for _, f := range src.Files {
+		files[f] = testfs.ReadFile(b, src.Dir+"/"+f)
+		if f == "phases/state-schema.md" {
+			files[f] = strings.Replace(files[f], `"limit": 1000`, `"limit": `+strconv.Itoa(n), 1)
+		}
+	}
+	s := writeSkill(b, "noop-loop", files)
+	base := b.TempDir()
+	return Options{
+		Options: sequential.Options{
+			Skill: s, Base: base, ProjectDir: base,
+		},
+		MaxIterations: n,
+	}
+}
+
+// BenchmarkLoopIteration is the loop's own cost per iteration: selection,
+// a no-op JS action through the unit lifecycle (events, checkpoint,
+// metrics), state.json written before and after, skill-state.yaml once.
+// One op is one iteration of a single run of b.N actions; "durable" has
+// the fsyncs on (as runs do), "nosync" shows the cost without them.
+func BenchmarkLoopIteration(b *testing.B) {
+	for _, sync := range []bool{true, false} {
+		name := "durable"
+		if !sync {
+			name = "nosync"
+		}
+		b.Run(name, func(b *testing.B) {
+			o := noopOptions(b, b.N)
+			o.NoSync = !sync
+			b.ResetTimer()
+			res, err := Run(context.Background(), o)
+			b.StopTimer()
+			if err != nil {
+				b.Fatal(err)
+			}
+			if got := len(completed(state(b, res.Dir))); got != b.N {
+				b.Fatalf("%d actions ran, want %d", got, b.N)
+			}
+		})
+	}
+}
+
+// BenchmarkLoop1000 runs testdata/noop-loop, 1,000 no-op actions, durable:
+// one op is a whole run, claim to completion.
+func BenchmarkLoop1000(b *testing.B) {
+	for range b.N {
+		b.StopTimer()
+		o := noopOptions(b, 1000)
+		b.StartTimer()
+		if _, err := Run(context.Background(), o); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,118 @@
+package orchestrator
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/skillkit/skillkit/internal/runstore"
+	"github.com/skillkit/skillkit/internal/sequential"
+	"github.com/skillkit/skillkit/internal/testfs"
+	"github.com/skillkit/skillkit/parse"
+	"github.com/skillkit/skillkit/plan"
+)
+
+// load parses a skill folder.
+func load(t testing.TB, dir string) *plan.Skill {
+	t.Helper()
+	s, err := parse.Dir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// writeSkill writes files (path → content) into a fresh folder named
+// name and parses it.
+func writeSkill(t testing.TB, name string, files map[string]string) *plan.Skill {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), name)
+	testfs.WriteTree(t, dir, files)
+	return load(t, dir)
+}
+
+// options are those of a test run of s with the real JS host, in a fresh
+// base folder, without fsyncs.
+func options(t testing.TB, s *plan.Skill) Options {
+	base := t.TempDir()
+	return Options{Options: sequential.Options{
+		Skill: s, Base: base, ProjectDir: base, NoSync: true, Backoff: 1,
+	}}
+}
+
+func run(t testing.TB, o Options) (*sequential.Result, error) {
+	t.Helper()
+	res, err := Run(context.Background(), o)
+	if res == nil && err != nil {
+		t.Fatalf("no run: %v", err)
+	}
+	return res, err
+}
+
+func state(t testing.TB, dir string) map[string]any {
+	t.Helper()
+	st, err := runstore.ReadState(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+func progress(t testing.TB, dir string) *runstore.Progress {
+	t.Helper()
+	p, err := runstore.ReadProgress(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// actions is the state's completed_actions joined by spaces.
+func actions(st map[string]any) string { return strings.Join(completed(st), " ") }
+
+// skillFiles are the files of a small autonomous test skill: an
+// orchestrator with the given Decision Logic (none when empty), a catalog
+// (when given), one JS action per entry of acts (id → execute body), and
+// the base state schema with the given extra TypeScript fields.
+type skillFiles struct {
+	decision string
+	catalog  string
+	acts     map[string]string
+	// attrs are attribute lines under an action's Execution heading.
+	attrs   map[string]string
+	fields  string
+	initial string
+}
+
+func (f skillFiles) write(t testing.TB) *plan.Skill {
+	t.Helper()
+	files := map[string]string{
+		"SKILL.md": "---\nname: loop\ndescription: A test skill.\n---\n# Loop\n",
+	}
+	orch := "# Orchestrator\n\n"
+	if f.decision != "" {
+		orch += "## Decision Logic\n\n```javascript\n" + f.decision + "\n```\n\n"
+	}
+	if f.catalog != "" {
+		orch += "## Action Catalog\n\n" + f.catalog + "\n"
+	}
+	files["phases/orchestrator.md"] = orch
+	for id, body := range f.acts {
+		attrs := ""
+		if a := f.attrs[id]; a != "" {
+			attrs = a + "\n\n"
+		}
+		files["phases/actions/"+id+".md"] = "# Action: " + id + "\n\n## Execution\n\n" + attrs + "```javascript\nasync function execute(state, workDir) {\n" + body + "\n}\n```\n"
+	}
+	initial := f.initial
+	if initial == "" {
+		initial = `{"status": "running", "current_action": null, "completed_actions": [], "errors": [], "error_count": 0}`
+	}
+	files["phases/state-schema.md"] = "# State\n\n```typescript\ninterface LoopState {\n" +
+		"  status: 'pending' | 'running' | 'completed' | 'failed';\n" +
+		"  started_at?: string;\n  updated_at?: string;\n  current_action: string | null;\n" +
+		"  completed_actions: string[];\n  errors: Array<{ action: string; message: string; timestamp: string }>;\n" +
+		"  error_count: number;\n" + f.fields + "\n}\n```\n\n## Initial State\n\n```json\n" + initial + "\n```\n"
+	return writeSkill(t, "loop", files)
+}

@@ -1,0 +1,331 @@
+package orchestrator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/skillkit/skillkit/internal/agent"
+	"github.com/skillkit/skillkit/internal/engine"
+	"github.com/skillkit/skillkit/internal/runstore"
+	"github.com/skillkit/skillkit/internal/script"
+	"github.com/skillkit/skillkit/plan"
+)
+
+// ActionRunner runs the Execution of a JS or bash action and returns its
+// state updates: the run's JS host (engine.Script, a *script.Host) does.
+// Prose actions go to the engine's agent instead.
+type ActionRunner interface {
+	RunAction(ctx context.Context, a *plan.Action, state map[string]any) (map[string]any, error)
+}
+
+// ErrNoProgress fails a run whose loop reached its iteration limit.
+var ErrNoProgress = errors.New("no progress")
+
+// ErrSkillFailed fails a run whose skill set state.status to failed.
+var ErrSkillFailed = errors.New("the skill set state.status to failed")
+
+// loop is the autonomous loop of one run (DESIGN §3.5).
+type loop struct {
+	r       *engine.Runner
+	skill   *plan.Skill
+	sel     *selector
+	schema  *stateSchema
+	max     int
+	retries int
+	backoff time.Duration
+	// handles is set when the skill reacts to failed actions itself (its
+	// selection reads error_count or errors): a failed action is recorded
+	// and the loop goes on. Otherwise a failed action fails the run.
+	handles bool
+}
+
+func newLoop(r *engine.Runner, s *plan.Skill, max, retries int, backoff time.Duration) (*loop, error) {
+	sel, err := newSelector(s)
+	if err != nil {
+		return nil, err
+	}
+	schema, err := compileSchema(s.StateSchema)
+	if err != nil {
+		return nil, err
+	}
+	return &loop{r: r, skill: s, sel: sel, schema: schema, max: max, retries: retries, backoff: backoff, handles: handlesFailures(s)}, nil
+}
+
+// errorFields finds the base state's error fields in JS.
+var errorFields = regexp.MustCompile(`\berror_count\b|\.errors\b`)
+
+// handlesFailures reports whether the skill's selection looks at failed
+// actions: its Decision Logic, the orchestrator's declarations or a
+// precondition reads error_count or state.errors (the common
+// `if (state.error_count >= 3) return 'action-abort'`).
+func handlesFailures(s *plan.Skill) bool {
+	if o := s.Orchestrator; o != nil {
+		for _, b := range append(slices.Clone(o.Declarations), o.Decision) {
+			if b != nil && errorFields.MatchString(b.Text) {
+				return true
+			}
+		}
+	}
+	var pre func(ps []*plan.Precondition) bool
+	pre = func(ps []*plan.Precondition) bool {
+		for _, p := range ps {
+			if errorFields.MatchString(p.JS) || pre(p.AnyOf) {
+				return true
+			}
+		}
+		return false
+	}
+	if s.Catalog != nil {
+		for _, row := range s.Catalog.Rows {
+			if pre(row.Preconditions) {
+				return true
+			}
+		}
+	}
+	for _, a := range s.Actions {
+		if pre(a.Preconditions) {
+			return true
+		}
+	}
+	return false
+}
+
+// run loops until the selection ends, the skill's status is final, or an
+// action fails for good.
+func (l *loop) run(ctx context.Context) error {
+	if err := l.progress(func(lp *runstore.Loop) {}); err != nil {
+		return err
+	}
+	err := l.loop(ctx)
+	if ctx.Err() == nil {
+		// The record lags one action behind until here. An action that
+		// stopped the loop stays current: status names it.
+		perr := l.progress(func(lp *runstore.Loop) {
+			if err == nil {
+				lp.CurrentAction = ""
+			}
+		})
+		if err == nil {
+			err = perr
+		}
+	}
+	return err
+}
+
+func (l *loop) loop(ctx context.Context) error {
+	for {
+		switch l.r.State["status"] {
+		case "completed":
+			return nil
+		case "failed":
+			return l.skillFailed()
+		}
+		a, err := l.sel.next(ctx, l.r.State, l.r.Inputs)
+		if err != nil {
+			return err
+		}
+		if a == nil {
+			return nil
+		}
+		if err := l.action(ctx, a); err != nil {
+			if ctx.Err() != nil || errors.Is(err, engine.ErrNeedsAgent) || errors.Is(err, ErrNoProgress) || !l.handles {
+				return err
+			}
+			// The skill handles failures: the error is in errors[] and
+			// error_count, and the selection decides what comes next.
+		}
+	}
+}
+
+// action runs one iteration: it records the action as current (state.json,
+// then skill-state.yaml with the iteration), runs it through the unit
+// lifecycle of the engine (retries, hooks, events, metrics), and records
+// it as completed in the same write of state.json as its state updates. A
+// kill before that write makes a resume run the action again; after it,
+// never. (A kill between that write and the end of the action's hooks
+// loses the hooks' checkpoint and metric line of that action, not the
+// action.)
+func (l *loop) action(ctx context.Context, a *plan.Action) error {
+	if p := l.r.Run.Progress(); p.Loop != nil && p.Loop.Iteration >= l.max {
+		return l.noProgress()
+	}
+	st := clone(l.r.State)
+	st["current_action"] = a.ID
+	if err := l.r.SetState(st); err != nil {
+		return err
+	}
+	if err := l.progress(func(lp *runstore.Loop) { lp.Iteration++; lp.CurrentAction = a.ID }); err != nil {
+		return err
+	}
+	var updates map[string]any
+	retries, backoff := l.retries, l.backoff
+	if oe := a.Attrs.OnError; oe != nil && oe.Policy == plan.OnErrorRetry {
+		// The action's own On error outweighs the run-wide --retries.
+		retries = oe.Retries
+		if oe.Backoff > 0 {
+			backoff = oe.Backoff
+		}
+	}
+	err := l.r.RunUnit(ctx, engine.UnitSpec{
+		Kind: runstore.KindAction, ID: a.ID, Title: a.Title,
+		Retries: retries, Backoff: backoff,
+		Execute: func(ctx context.Context) (err error) {
+			if t := a.Attrs.Timeout; t != nil {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, t.Duration)
+				defer cancel()
+			}
+			updates, err = l.execute(ctx, a)
+			return err
+		},
+		Verify: func(context.Context) error { return l.apply(a, updates) },
+	})
+	if err != nil {
+		var ae *engine.ActionError
+		if !errors.As(err, &ae) {
+			err = &engine.ActionError{Action: a.ID, Err: err}
+		}
+		return err
+	}
+	return nil
+}
+
+// execute runs the action once and returns its state updates.
+func (l *loop) execute(ctx context.Context, a *plan.Action) (map[string]any, error) {
+	if a.Execution.Kind == plan.ExecProse {
+		return l.ask(ctx, a)
+	}
+	ar, ok := l.r.Script.(ActionRunner)
+	if !ok {
+		return nil, &engine.ActionError{Action: a.ID, Pos: a.Execution.Pos, Err: errors.New("the run's JS host cannot run actions")}
+	}
+	return ar.RunAction(ctx, a, l.r.State)
+}
+
+// ask hands a prose action to the agent, whose reply must hold
+// stateUpdates. Without an agent the run stops there, resumable.
+func (l *loop) ask(ctx context.Context, a *plan.Action) (map[string]any, error) {
+	if l.r.Agent == nil {
+		return nil, &engine.ActionError{Action: a.ID, Pos: a.Execution.Pos, Err: fmt.Errorf("the action is prose for the agent: %w", engine.ErrNeedsAgent)}
+	}
+	actx := agent.Context{Skill: l.skill.Name, WorkDir: l.r.Run.Dir, Inputs: l.r.Inputs, State: l.r.State}
+	prompt, err := agent.ActionPrompt(actx, a)
+	if err != nil {
+		return nil, err
+	}
+	reply, err := l.r.Agent.Ask(ctx, agent.RequestAction, prompt)
+	l.r.Log(a.ID, "# agent\n"+reply)
+	if err != nil {
+		return nil, err
+	}
+	updates, err := agent.ParseStateUpdates(reply)
+	if err != nil {
+		return nil, &engine.ActionError{Action: a.ID, Pos: a.Execution.Pos, Err: fmt.Errorf("the agent's reply: %w", err)}
+	}
+	return updates, nil
+}
+
+// apply applies an action's updates with the loop's own (current_action
+// cleared, the action appended to completed_actions), validates the
+// result against the state schema and writes state.json once. A refused
+// update leaves state.json as it was.
+func (l *loop) apply(a *plan.Action, updates map[string]any) error {
+	next, err := script.ApplyUpdates(l.r.State, updates)
+	if err != nil {
+		return &engine.ActionError{Action: a.ID, Pos: resultPos(a), Err: err}
+	}
+	next["current_action"] = nil
+	done, _ := next["completed_actions"].([]any)
+	next["completed_actions"] = append(slices.Clip(done), a.ID)
+	if err := l.schema.check(next, updates); err != nil {
+		return &engine.ActionError{Action: a.ID, Pos: resultPos(a), Err: err}
+	}
+	return l.r.SetState(next)
+}
+
+// resultPos is where an action's result comes from: its Execution block,
+// or its section for prose.
+func resultPos(a *plan.Action) plan.Pos {
+	if c := a.Execution.Code; c != nil {
+		return c.Pos
+	}
+	return a.Execution.Pos
+}
+
+// progress changes the loop's record in skill-state.yaml with fn, after
+// bringing the facts state.json holds up to date. The write is atomic but
+// not synced: state.json is what a resume relies on, and a power loss may
+// at worst forget an iteration of the count.
+func (l *loop) progress(fn func(lp *runstore.Loop)) error {
+	return l.r.Run.Note(func(p *runstore.Progress) {
+		if p.Loop == nil {
+			p.Loop = &runstore.Loop{}
+		}
+		done := completed(l.r.State)
+		p.Loop.MaxIterations = l.max
+		p.Loop.Completed = len(done)
+		if len(done) > 0 {
+			p.Loop.LastAction = done[len(done)-1]
+		}
+		p.Loop.ErrorCount = errorCount(l.r.State)
+		fn(p.Loop)
+	})
+}
+
+func (l *loop) noProgress() error {
+	last := completed(l.r.State)
+	if len(last) > 6 {
+		last = last[len(last)-6:]
+	}
+	how := "the selection"
+	pos := plan.Pos{}
+	if o := l.skill.Orchestrator; o != nil && o.Decision != nil {
+		how, pos = "selectNextAction", o.Decision.Pos
+	}
+	msg := fmt.Errorf("%w: the loop started %d actions and %s never ended it (last completed: %s); make it return null when the work is done, or raise the limit (--max-iterations)",
+		ErrNoProgress, l.max, how, strings.Join(last, ", "))
+	if pos.IsValid() {
+		return fmt.Errorf("%s: %w", pos, msg)
+	}
+	return msg
+}
+
+// skillFailed is the error of a run whose skill set status failed: it
+// names the last error in the state, and is the error of the action that
+// set it (so that it counts once, as that action's).
+func (l *loop) skillFailed() error {
+	err := ErrSkillFailed
+	list, _ := l.r.State["errors"].([]any)
+	if len(list) > 0 {
+		if e, ok := list[len(list)-1].(map[string]any); ok {
+			err = fmt.Errorf("%w (last error, in %v: %v)", ErrSkillFailed, e["action"], e["message"])
+		}
+	}
+	if done := completed(l.r.State); len(done) > 0 {
+		return &engine.ActionError{Action: done[len(done)-1], Err: err}
+	}
+	return err
+}
+
+func errorCount(state map[string]any) int {
+	switch n := state["error_count"].(type) {
+	case float64:
+		return int(n)
+	case int:
+		return n
+	}
+	return 0
+}
+
+func clone(m map[string]any) map[string]any {
+	out := make(map[string]any, len(m)+1)
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}

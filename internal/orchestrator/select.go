@@ -1,0 +1,138 @@
+package orchestrator
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/skillkit/skillkit/internal/script"
+	"github.com/skillkit/skillkit/plan"
+)
+
+// selector picks the next action from the state (DESIGN §1.3):
+// selectNextAction when the orchestrator has Decision Logic, else the
+// first candidate whose checkable preconditions all hold.
+type selector struct {
+	skill *plan.Skill
+	// candidates are the actions of declarative selection, in the order
+	// they are tried.
+	candidates []candidate
+}
+
+// candidate is an action of declarative selection with every
+// precondition it must meet: its catalog row's and its file's.
+type candidate struct {
+	action *plan.Action
+	pre    []*plan.Precondition
+	// once is set when no precondition can be checked: the action runs at
+	// most once.
+	once bool
+}
+
+// newSelector prepares selection. Declarative candidates are the catalog's
+// rows, highest Priority first (a row without one counts as 0, ties keep
+// the catalog's order), or every action by id when there is no catalog. A
+// catalog row naming no action file is an error: the run could select it.
+func newSelector(s *plan.Skill) (*selector, error) {
+	sel := &selector{skill: s}
+	if s.Orchestrator != nil && s.Orchestrator.Decision != nil {
+		return sel, nil
+	}
+	if s.Catalog == nil || len(s.Catalog.Rows) == 0 {
+		for _, a := range s.Actions {
+			sel.candidates = append(sel.candidates, newCandidate(a, nil))
+		}
+		return sel, nil
+	}
+	rows := slices.Clone(s.Catalog.Rows)
+	slices.SortStableFunc(rows, func(a, b *plan.CatalogRow) int { return cmp.Compare(priority(b), priority(a)) })
+	for _, row := range rows {
+		a := s.Action(row.Action)
+		if a == nil {
+			return nil, fmt.Errorf("%s: the action catalog names %s, which has no action file", row.Pos, row.Action)
+		}
+		sel.candidates = append(sel.candidates, newCandidate(a, row.Preconditions))
+	}
+	return sel, nil
+}
+
+func newCandidate(a *plan.Action, row []*plan.Precondition) candidate {
+	pre := append(slices.Clone(row), a.Preconditions...)
+	return candidate{action: a, pre: pre, once: !checkable(pre)}
+}
+
+func priority(r *plan.CatalogRow) int {
+	if r.Priority == nil {
+		return 0
+	}
+	return *r.Priority
+}
+
+func checkable(ps []*plan.Precondition) bool {
+	for _, p := range ps {
+		if p.Checkable() || checkable(p.AnyOf) {
+			return true
+		}
+	}
+	return false
+}
+
+// next returns the action to run, or nil when the selection ends.
+func (sel *selector) next(ctx context.Context, state map[string]any, inputs map[string]string) (*plan.Action, error) {
+	if o := sel.skill.Orchestrator; o != nil && o.Decision != nil {
+		id, ok, err := script.SelectNextAction(ctx, o, state)
+		if err != nil || !ok {
+			return nil, err
+		}
+		a := sel.skill.Action(id)
+		if a == nil {
+			return nil, fmt.Errorf("%s: selectNextAction returned %q, which is no action of the skill", o.Decision.Pos, id)
+		}
+		return a, nil
+	}
+	env := script.PureEnv{State: state, Inputs: inputs}
+	if o := sel.skill.Orchestrator; o != nil {
+		env.Decls = o.Declarations
+	}
+	done := completed(state)
+	// A precondition that throws (a typo, a field not there yet) does not
+	// hold; the errors matter only when nothing can be selected.
+	var errs []error
+	for _, c := range sel.candidates {
+		if c.once {
+			if !slices.Contains(done, c.action.ID) {
+				return c.action, nil
+			}
+			continue
+		}
+		ok, err := script.Preconditions(ctx, c.pre, env)
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("preconditions of %s: %w", c.action.ID, err))
+			continue
+		}
+		if ok {
+			return c.action, nil
+		}
+	}
+	if len(errs) > 0 {
+		return nil, fmt.Errorf("no action can be selected, and some preconditions failed: %w", errors.Join(errs...))
+	}
+	return nil, nil
+}
+
+// completed is the state's completed_actions.
+func completed(state map[string]any) []string {
+	list, _ := state["completed_actions"].([]any)
+	out := make([]string, 0, len(list))
+	for _, v := range list {
+		if s, ok := v.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}

@@ -1,0 +1,99 @@
+package runstore
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+	"strconv"
+	"time"
+
+	"maps"
+)
+
+// encodeProgress writes skill-state.yaml. It is written by hand, not by
+// yaml.Marshal, because the file is rewritten after every step and
+// yaml.v3's reflection made that write dominate a run of trivial steps
+// (its completedSteps list grows with the run). Every string is emitted as
+// a JSON string, which is a valid YAML double-quoted scalar, so no value
+// can break the document; times are RFC 3339 plain scalars, which YAML
+// reads as timestamps.
+func encodeProgress(p *Progress) []byte {
+	var b bytes.Buffer
+	str := func(key, v string) { b.WriteString(key + ": " + quote(v) + "\n") }
+	str("skillVersion", p.SkillVersion)
+	b.WriteString("startedAt: " + stamp(p.StartedAt) + "\n")
+	str("currentPhase", p.CurrentPhase)
+	str("currentStep", p.CurrentStep)
+	b.WriteString("totalSteps: " + strconv.Itoa(p.TotalSteps) + "\n")
+	if len(p.CompletedSteps) == 0 {
+		b.WriteString("completedSteps: []\n")
+	} else {
+		b.WriteString("completedSteps:\n")
+		for _, s := range p.CompletedSteps {
+			b.WriteString("  - step: " + quote(s.Step) + "\n")
+			b.WriteString("    status: " + quote(s.Status) + "\n")
+			b.WriteString("    evidenceCaptured: " + strconv.FormatBool(s.EvidenceCaptured) + "\n")
+			b.WriteString("    timestamp: " + stamp(s.Timestamp) + "\n")
+		}
+	}
+	str("lastAction", p.LastAction)
+	if e := p.Error; e == nil {
+		b.WriteString("error: null\n")
+	} else {
+		b.WriteString("error:\n")
+		b.WriteString("  step: " + quote(e.Step) + "\n")
+		b.WriteString("  message: " + quote(e.Message) + "\n")
+		list(&b, "  diagnostics", e.Diagnostics)
+	}
+	if p.CompletedAt == nil {
+		b.WriteString("completedAt: null\n")
+	} else {
+		b.WriteString("completedAt: " + stamp(*p.CompletedAt) + "\n")
+	}
+	str("runState", p.RunState)
+	str("skillHash", p.SkillHash)
+	str("runId", p.RunID)
+	str("skill", p.Skill)
+	str("skillDir", p.SkillDir)
+	str("mode", p.Mode)
+	if len(p.Inputs) > 0 {
+		b.WriteString("inputs:\n")
+		for _, k := range slices.Sorted(maps.Keys(p.Inputs)) {
+			b.WriteString("  " + quote(k) + ": " + quote(p.Inputs[k]) + "\n")
+		}
+	}
+	list(&b, "completedPhases", p.CompletedPhases)
+	if l := p.Loop; l != nil {
+		b.WriteString("loop:\n")
+		b.WriteString("  iteration: " + strconv.Itoa(l.Iteration) + "\n")
+		b.WriteString("  maxIterations: " + strconv.Itoa(l.MaxIterations) + "\n")
+		if l.CurrentAction != "" {
+			str("  currentAction", l.CurrentAction)
+		}
+		if l.LastAction != "" {
+			str("  lastAction", l.LastAction)
+		}
+		b.WriteString("  completed: " + strconv.Itoa(l.Completed) + "\n")
+		b.WriteString("  errorCount: " + strconv.Itoa(l.ErrorCount) + "\n")
+	}
+	return b.Bytes()
+}
+
+func list(b *bytes.Buffer, key string, items []string) {
+	if len(items) == 0 {
+		b.WriteString(key + ": []\n")
+		return
+	}
+	indent := len(key) - len(bytes.TrimLeft([]byte(key), " "))
+	b.WriteString(key + ":\n")
+	for _, s := range items {
+		b.WriteString(string(bytes.Repeat([]byte(" "), indent+2)) + "- " + quote(s) + "\n")
+	}
+}
+
+func quote(s string) string {
+	data, _ := json.Marshal(s)
+	return string(data)
+}
+
+func stamp(t time.Time) string { return t.Format(time.RFC3339Nano) }

@@ -1,0 +1,349 @@
+package script
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/dop251/goja"
+
+	"github.com/skillkit/skillkit/internal/agent"
+	"github.com/skillkit/skillkit/internal/proc"
+	"github.com/skillkit/skillkit/plan"
+)
+
+// Options configure a Host: the directories of a run, its inputs and who
+// answers what skill code asks.
+type Options struct {
+	// WorkDir is the run's work dir: relative paths resolve against it and
+	// commands run in it. Required.
+	WorkDir string
+	// SkillDir is the skill folder; ProjectDir the project the skill works
+	// on (usually the current directory).
+	SkillDir   string
+	ProjectDir string
+	// AllowPaths are more directories skill code may touch.
+	AllowPaths []string
+	Inputs     map[string]string
+	RunID      string
+	// Skill is the skill's name, for agent prompts.
+	Skill string
+	// Agent does agent work; nil means there is none and agent work fails
+	// with a message naming --agent.
+	Agent *agent.Agent
+	// Answers answers AskUserQuestion; nil is NoAnswers.
+	Answers Answerer
+	// Log receives console output; nil discards it.
+	Log io.Writer
+	// Timeout bounds one evaluation; zero means DefaultEffectTimeout.
+	Timeout time.Duration
+}
+
+// ErrNoAgent is wrapped by the error of agent work in a run without one.
+var ErrNoAgent = errors.New("this needs an agent: pass --agent CMD (or set SKILLKIT_AGENT), e.g. --agent 'claude -p'")
+
+// Host runs effectful skill code (steps, action Execution, State Updates)
+// with the host API of DESIGN §3.3. A Host is safe for sequential use;
+// every call gets a fresh JS runtime.
+type Host struct {
+	opts  Options
+	roots *roots
+	env   []string
+	agent *agent.Agent
+	log   io.Writer
+}
+
+// NewHost checks opts and prepares a Host.
+func NewHost(opts Options) (*Host, error) {
+	if opts.WorkDir == "" {
+		return nil, errors.New("creating the script host: no work dir")
+	}
+	for _, d := range []*string{&opts.WorkDir, &opts.SkillDir, &opts.ProjectDir} {
+		if *d == "" {
+			continue
+		}
+		abs, err := filepath.Abs(*d)
+		if err != nil {
+			return nil, fmt.Errorf("creating the script host: %w", err)
+		}
+		*d = abs
+	}
+	r, err := newRoots(opts.WorkDir, append([]string{opts.WorkDir, opts.SkillDir, opts.ProjectDir}, opts.AllowPaths...)...)
+	if err != nil {
+		return nil, fmt.Errorf("creating the script host: %w", err)
+	}
+	if opts.Answers == nil {
+		opts.Answers = NoAnswers{}
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = DefaultEffectTimeout
+	}
+	h := &Host{opts: opts, roots: r, env: Env(opts), log: opts.Log}
+	if h.log == nil {
+		h.log = io.Discard
+	}
+	if opts.Agent != nil {
+		a := *opts.Agent
+		if a.Dir == "" {
+			a.Dir = opts.WorkDir
+		}
+		a.Env = append(append([]string{}, h.env...), a.Env...)
+		h.agent = &a
+	}
+	return h, nil
+}
+
+// Env is the environment that shell steps, ExecuteScript and the agent get
+// on top of the process's own: SKILL_WORKDIR, SKILL_DIR, SKILL_RUN_ID and
+// one SKILL_INPUT_<KEY> per input (key upper-cased, characters other than
+// letters, digits and _ replaced by _), sorted by key.
+func Env(opts Options) []string {
+	env := []string{
+		"SKILL_WORKDIR=" + opts.WorkDir,
+		"SKILL_DIR=" + opts.SkillDir,
+		"SKILL_RUN_ID=" + opts.RunID,
+	}
+	keys := make([]string, 0, len(opts.Inputs))
+	for k := range opts.Inputs {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		env = append(env, "SKILL_INPUT_"+envKey(k)+"="+opts.Inputs[k])
+	}
+	return env
+}
+
+func envKey(k string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z':
+			return r - 'a' + 'A'
+		case r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_':
+			return r
+		}
+		return '_'
+	}, k)
+}
+
+// Shell runs a shell script (bash, else sh) in the work dir with the
+// environment of Env: what bash steps, bash actions and Bash() share. A
+// non-zero exit is in the result, not an error.
+func (h *Host) Shell(ctx context.Context, script string) (proc.Result, error) {
+	name := "bash"
+	if _, err := exec.LookPath(name); err != nil {
+		name = "sh"
+	}
+	return proc.Run(ctx, proc.Cmd{
+		Name: name, Args: []string{"-c", script},
+		Dir: h.opts.WorkDir, Env: append(os.Environ(), h.env...),
+	})
+}
+
+// evaluation is one run of effectful code: a runtime with the host API,
+// its context and deadline.
+type evaluation struct {
+	h    *Host
+	ctx  context.Context
+	vm   *goja.Runtime
+	stop func()
+}
+
+func (h *Host) start(ctx context.Context, state map[string]any) (*evaluation, error) {
+	vm := goja.New()
+	ctx, stop := deadline(ctx, vm, h.opts.Timeout)
+	ev := &evaluation{h: h, ctx: ctx, vm: vm, stop: stop}
+	st, err := toJS(vm, state)
+	if err != nil {
+		ev.stop()
+		return nil, err
+	}
+	inputs, err := toJS(vm, inputsValue(h.opts.Inputs))
+	if err != nil {
+		ev.stop()
+		return nil, err
+	}
+	globals := map[string]any{
+		"state": st, "inputs": inputs,
+		"workDir": h.opts.WorkDir, "skillDir": h.opts.SkillDir, "projectDir": h.opts.ProjectDir,
+	}
+	for name, v := range globals {
+		_ = vm.Set(name, v)
+	}
+	ev.install()
+	return ev, nil
+}
+
+// run runs a block as the body of an async function and returns its
+// settled result as a Go value.
+func (ev *evaluation) run(b *plan.CodeBlock) (any, error) {
+	prog, err := compile(kindBody, b.Body, b.Text)
+	if err != nil {
+		return nil, err
+	}
+	fnv, err := ev.vm.RunProgram(prog)
+	if err != nil {
+		return nil, jsError(err, b.Body)
+	}
+	fn, _ := goja.AssertFunction(fnv)
+	v, err := fn(goja.Undefined())
+	if err != nil {
+		return nil, jsError(err, b.Body)
+	}
+	if v, err = await(ev.vm, v, b.Body); err != nil {
+		return nil, err
+	}
+	out, err := fromJS(ev.vm, v)
+	if err != nil {
+		return nil, &Error{Pos: b.Body, Msg: "reading the result: " + err.Error(), Err: err}
+	}
+	return out, nil
+}
+
+// RunStep runs a JS step with the host API. It returns the new state: the
+// `state` global after the code ran (skill code may change it in place or
+// reassign it), with the stateUpdates of a returned {stateUpdates: {...}}
+// applied on top. Other return values are ignored. The input is not
+// changed.
+func (h *Host) RunStep(ctx context.Context, block *plan.CodeBlock, state map[string]any) (map[string]any, error) {
+	ev, err := h.start(ctx, state)
+	if err != nil {
+		return nil, err
+	}
+	defer ev.stop()
+	result, err := ev.run(block)
+	if err != nil {
+		return nil, err
+	}
+	after, err := fromJS(ev.vm, ev.vm.Get("state"))
+	if err != nil {
+		return nil, &Error{Pos: block.Body, Msg: "reading the state after the step: " + err.Error(), Err: err}
+	}
+	newState, _ := after.(map[string]any)
+	if m, ok := result.(map[string]any); ok {
+		if _, has := m["stateUpdates"]; has {
+			updates, err := updatesOf(m, "the step")
+			if err != nil {
+				return nil, &Error{Pos: block.Body, Msg: err.Error()}
+			}
+			if newState, err = ApplyUpdates(newState, updates); err != nil {
+				return nil, &Error{Pos: block.Body, Msg: err.Error(), Err: err}
+			}
+		}
+	}
+	if newState == nil {
+		newState = map[string]any{}
+	}
+	return newState, nil
+}
+
+// RunAction runs an action and returns its state updates (keys may be
+// dotted; apply them with ApplyUpdates):
+//   - js: the Execution block runs; when it defines execute(state,
+//     workDir), sync or async, that is called; a top-level return works
+//     too. The result is {stateUpdates: {...}} or a plain object.
+//   - bash: the block runs in the work dir; its stdout, or else its last
+//     line, when it is a JSON object, is the result. A non-zero exit fails.
+//   - prose: the agent does it and must reply with stateUpdates.
+//
+// When Execution returned nothing, the State Updates block is evaluated
+// instead (with the state, in a runtime with the host API).
+func (h *Host) RunAction(ctx context.Context, a *plan.Action, state map[string]any) (map[string]any, error) {
+	what := "action " + a.ID
+	var result any
+	switch a.Execution.Kind {
+	case plan.ExecJS:
+		if a.Execution.Code == nil {
+			return nil, fmt.Errorf("%s: %s has a JS execution without a code block", a.Execution.Pos, what)
+		}
+		ev, err := h.start(ctx, state)
+		if err != nil {
+			return nil, err
+		}
+		defer ev.stop()
+		if result, err = ev.run(a.Execution.Code); err != nil {
+			return nil, err
+		}
+	case plan.ExecBash:
+		if a.Execution.Code == nil {
+			return nil, fmt.Errorf("%s: %s has a bash execution without a code block", a.Execution.Pos, what)
+		}
+		var err error
+		if result, err = h.runBashAction(ctx, a.Execution.Code); err != nil {
+			return nil, err
+		}
+	case plan.ExecProse:
+		return h.runProseAction(ctx, a, state)
+	default:
+		return nil, fmt.Errorf("%s: %s: unknown execution kind %q", a.Execution.Pos, what, a.Execution.Kind)
+	}
+	pos := a.Execution.Pos
+	if a.Execution.Code != nil {
+		pos = a.Execution.Code.Body
+	}
+	updates, err := updatesOf(result, what)
+	if err != nil {
+		return nil, &Error{Pos: pos, Msg: err.Error()}
+	}
+	if result != nil || a.StateUpdates == nil {
+		return updates, nil
+	}
+	ev, err := h.start(ctx, state)
+	if err != nil {
+		return nil, err
+	}
+	defer ev.stop()
+	if result, err = ev.run(a.StateUpdates); err != nil {
+		return nil, fmt.Errorf("%s returned nothing, and its State Updates block failed: %w", what, err)
+	}
+	if updates, err = updatesOf(result, what+"'s State Updates"); err != nil {
+		return nil, &Error{Pos: a.StateUpdates.Body, Msg: err.Error()}
+	}
+	return updates, nil
+}
+
+func (h *Host) runBashAction(ctx context.Context, b *plan.CodeBlock) (any, error) {
+	ctx, cancel := context.WithTimeout(ctx, h.opts.Timeout)
+	defer cancel()
+	res, err := h.Shell(ctx, b.Text)
+	if err != nil {
+		return nil, &Error{Pos: b.Body, Msg: "running the bash block: " + err.Error(), Err: err}
+	}
+	if res.ExitCode != 0 {
+		return nil, &Error{Pos: b.Body, Msg: fmt.Sprintf("the bash block exited with status %d: %s", res.ExitCode, strings.TrimSpace(res.Stderr))}
+	}
+	if obj := jsonObject(res.Stdout); obj != nil {
+		return obj, nil
+	}
+	return nil, nil
+}
+
+func (h *Host) runProseAction(ctx context.Context, a *plan.Action, state map[string]any) (map[string]any, error) {
+	if h.agent == nil {
+		return nil, fmt.Errorf("%s: action %s is prose: %w", a.Execution.Pos, a.ID, ErrNoAgent)
+	}
+	prompt, err := agent.ActionPrompt(h.agentContext(state), a)
+	if err != nil {
+		return nil, err
+	}
+	reply, err := h.agent.Ask(ctx, agent.RequestAction, prompt)
+	if err != nil {
+		return nil, fmt.Errorf("%s: action %s: %w", a.Execution.Pos, a.ID, err)
+	}
+	updates, err := agent.ParseStateUpdates(reply)
+	if err != nil {
+		return nil, fmt.Errorf("%s: action %s: %w", a.Execution.Pos, a.ID, err)
+	}
+	return updates, nil
+}
+
+func (h *Host) agentContext(state map[string]any) agent.Context {
+	return agent.Context{Skill: h.opts.Skill, WorkDir: h.opts.WorkDir, Inputs: h.opts.Inputs, State: state}
+}

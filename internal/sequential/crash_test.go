@@ -1,0 +1,160 @@
+package sequential
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/skillkit/skillkit/internal/crashtest"
+	"github.com/skillkit/skillkit/internal/engine"
+	"github.com/skillkit/skillkit/internal/runstore"
+	"github.com/skillkit/skillkit/plan"
+)
+
+// The crash and race tests run the runner in a child process (this test
+// binary, re-executed) so that it can be killed for real.
+const helperEnv = "SKILLKIT_SEQUENTIAL_HELPER"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(helperEnv) != "" {
+		os.Exit(helperMain())
+	}
+	os.Exit(m.Run())
+}
+
+// helperSkill is 5 phases of 2 steps; each step appends its id to
+// steps.log, then sleeps.
+func helperSkill(dir, sleep string) *plan.Skill {
+	var phases []*plan.Phase
+	for i := 1; i <= 5; i++ {
+		file := fmt.Sprintf("%02d-p.md", i)
+		var steps []*plan.Step
+		for j := 1; j <= 2; j++ {
+			id := engine.StepID(strings.TrimSuffix(file, ".md"), j-1)
+			steps = append(steps, bashStep("s", fmt.Sprintf("echo %s >> steps.log; sleep %s", id, sleep)))
+		}
+		phases = append(phases, phase(file, steps...))
+	}
+	return &plan.Skill{Dir: dir, Name: "crash", Mode: plan.ModeSequential, Phases: phases, Hash: "h1"}
+}
+
+// helperMain runs or resumes the helper skill as told by the environment
+// and exits as the CLI would.
+func helperMain() int {
+	o := Options{
+		Skill:   helperSkill(os.Getenv("HELPER_SKILL"), os.Getenv("HELPER_SLEEP")),
+		WorkDir: os.Getenv("HELPER_WORKDIR"), Resume: os.Getenv("HELPER_RESUME"),
+	}
+	_, err := Run(context.Background(), o)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+	}
+	return engine.ExitCode(err)
+}
+
+func helper(t *testing.T, skillDir, sleep string, env ...string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), helperEnv+"=1", "HELPER_SKILL="+skillDir, "HELPER_SLEEP="+sleep)
+	cmd.Env = append(cmd.Env, env...)
+	return cmd
+}
+
+// TestCrashResume kills a run with SIGKILL at 20 random moments. After each
+// kill state.json must be valid JSON, and a resume must complete the run:
+// every step that had completed ran exactly once, the one in flight at
+// most twice, none was lost. SKILLKIT_CRASH_SEED replays a seed.
+func TestCrashResume(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kills 20 child processes")
+	}
+	k := crashtest.NewKiller(t)
+	skillDir := t.TempDir()
+	midRun, reran := 0, 0
+	for i := range 20 {
+		dir := filepath.Join(t.TempDir(), "run")
+		after := k.Kill(t, helper(t, skillDir, "0.01", "HELPER_WORKDIR="+dir), 0, 250*time.Millisecond)
+		what := fmt.Sprintf("kill %d after %v", i, after)
+
+		done := map[string]bool{}
+		if p, err := runstore.ReadProgress(dir); err == nil {
+			data, err := os.ReadFile(filepath.Join(dir, runstore.StateFile))
+			if err != nil || !json.Valid(data) {
+				t.Fatalf("%s: state.json is not valid JSON (%v): %q", what, err, data)
+			}
+			for _, s := range p.CompletedSteps {
+				done[s.Step] = true
+			}
+			if p.RunState == runstore.RunRunning {
+				midRun++
+			}
+		}
+		crashtest.Finish(t, what, dir,
+			func() *exec.Cmd { return helper(t, skillDir, "0.01", "HELPER_RESUME="+dir) },
+			func() *exec.Cmd { return helper(t, skillDir, "0.01", "HELPER_WORKDIR="+dir) })
+		final := progress(t, dir)
+		if final.RunState != runstore.RunCompleted || len(final.CompletedSteps) != 10 {
+			t.Fatalf("%s: run ended %s with %d steps", what, final.RunState, len(final.CompletedSteps))
+		}
+		var ids []string
+		for _, s := range final.CompletedSteps {
+			ids = append(ids, s.Step)
+		}
+		reran += crashtest.CountRuns(t, what, filepath.Join(dir, "steps.log"), ids, func(id string) bool { return done[id] })
+	}
+	t.Logf("%d of 20 kills landed in the middle of a run; %d in-flight steps ran again on resume", midRun, reran)
+}
+
+// TestConcurrentResumes starts two resumes of one run at once: exactly one
+// proceeds, the other is refused with a message naming the holder.
+func TestConcurrentResumes(t *testing.T) {
+	skillDir := t.TempDir()
+	dir := filepath.Join(t.TempDir(), "run")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	res, err := Run(ctx, Options{Skill: helperSkill(skillDir, "0.1"), WorkDir: dir})
+	if res == nil || res.State != runstore.RunInterrupted {
+		t.Fatalf("setting up an interrupted run: %v", err)
+	}
+	var cmds [2]*exec.Cmd
+	var stderr [2]bytes.Buffer
+	for i := range cmds {
+		cmds[i] = helper(t, skillDir, "0.1", "HELPER_RESUME="+dir)
+		cmds[i].Stderr = &stderr[i]
+	}
+	for _, c := range cmds {
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var errs [2]error
+	for i, c := range cmds {
+		errs[i] = c.Wait()
+	}
+	if (errs[0] == nil) == (errs[1] == nil) {
+		t.Fatalf("want exactly one resume to proceed: %v / %v\n%s\n%s", errs[0], errs[1], &stderr[0], &stderr[1])
+	}
+	winner, loser := 0, 1
+	if errs[0] != nil {
+		winner, loser = 1, 0
+	}
+	host, _ := os.Hostname()
+	holder := fmt.Sprintf("claimed by %d@%s", cmds[winner].Process.Pid, host)
+	if !strings.Contains(stderr[loser].String(), holder) {
+		t.Errorf("refusal %q does not name the holder (%s)", &stderr[loser], holder)
+	}
+	var exitErr *exec.ExitError
+	if !errors.As(errs[loser], &exitErr) || exitErr.ExitCode() != engine.ExitFailed {
+		t.Errorf("refused resume: %v, want exit %d", errs[loser], engine.ExitFailed)
+	}
+	if p := progress(t, dir); p.RunState != runstore.RunCompleted {
+		t.Errorf("run ended %s", p.RunState)
+	}
+}

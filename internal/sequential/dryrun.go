@@ -1,0 +1,242 @@
+package sequential
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/skillkit/skillkit/internal/agent"
+	"github.com/skillkit/skillkit/internal/engine"
+	"github.com/skillkit/skillkit/internal/runstore"
+	"github.com/skillkit/skillkit/plan"
+)
+
+// DryRun is what a run would do: the phases and steps in order, what kind
+// of work each step is, and what would go to the agent.
+type DryRun struct {
+	Skill string `json:"skill"`
+	Mode  string `json:"mode"`
+	// Resume is the run a resume would continue, empty for a new run.
+	Resume string      `json:"resume,omitempty"`
+	Phases []*DryPhase `json:"phases"`
+	// Loop is the orchestrator loop of an autonomous or hybrid skill,
+	// filled by the orchestrator package; nil for a sequential skill.
+	Loop *DryLoop `json:"loop,omitempty"`
+}
+
+// DryLoop is the orchestrator loop of a dry run: how it selects, and every
+// action it may run. Which ones run, and how often, depends on the state,
+// so a dry run lists them all.
+type DryLoop struct {
+	Selection string       `json:"selection"`
+	Actions   []*DryAction `json:"actions"`
+}
+
+// DryAction is one action the loop may run.
+type DryAction struct {
+	ID  string   `json:"id"`
+	Pos plan.Pos `json:"pos"`
+	// Kind is "js", "bash" or "agent".
+	Kind string `json:"kind"`
+	// Preconditions are the checkable ones as JavaScript, the others
+	// marked as prose.
+	Preconditions []string `json:"preconditions,omitempty"`
+	// Prompt is the action's text an agent action hands the agent (with
+	// the state of the moment, which a dry run cannot know).
+	Prompt string `json:"prompt,omitempty"`
+}
+
+// DryPhase is one phase of a dry run.
+type DryPhase struct {
+	ID    string `json:"id"`
+	Title string `json:"title"`
+	// Done is set for a phase a resume would pass over.
+	Done           bool           `json:"done,omitempty"`
+	IsOrchestrator bool           `json:"isOrchestrator,omitempty"`
+	Steps          []*DryStep     `json:"steps,omitempty"`
+	Outputs        []*plan.Output `json:"outputs,omitempty"`
+}
+
+// DryStep is one step of a dry run.
+type DryStep struct {
+	ID    string   `json:"id"`
+	Title string   `json:"title"`
+	Pos   plan.Pos `json:"pos"`
+	// Kind is "bash", "js", both joined by "+" in block order, or "agent".
+	Kind      string `json:"kind"`
+	Condition string `json:"condition,omitempty"`
+	Confirm   string `json:"confirm,omitempty"`
+	OnError   string `json:"onError,omitempty"`
+	Timeout   string `json:"timeout,omitempty"`
+	// Done is set for a step a resume would not run again.
+	Done bool `json:"done,omitempty"`
+	// Prompt is what an agent step would send the agent.
+	Prompt string `json:"prompt,omitempty"`
+}
+
+// Plan says what Run would do with the same options, and neither runs nor
+// writes anything. With Resume set it reads that run to mark what is done.
+func Plan(o Options) (*DryRun, error) {
+	s := o.Skill
+	if s == nil {
+		return nil, fmt.Errorf("dry run: no skill: %w", engine.ErrInvalid)
+	}
+	d := &DryRun{Skill: s.Name, Mode: string(s.Mode)}
+	var done runstore.Progress
+	state := initialState(s, time.Now())
+	workDir := o.WorkDir
+	if workDir == "" {
+		workDir = runstore.DefaultDir(base(o), s.Name, "<new run>")
+	}
+	inputs := o.Inputs
+	if o.Resume != "" {
+		dir, err := runstore.Locate(base(o), o.Resume)
+		if err != nil {
+			return nil, err
+		}
+		p, err := runstore.ReadProgress(dir)
+		if err != nil {
+			return nil, err
+		}
+		if st, err := runstore.ReadState(dir); err == nil {
+			state = st
+		}
+		done, workDir, d.Resume = *p, dir, p.RunID
+		if len(o.Inputs) == 0 {
+			inputs = p.Inputs
+		}
+	}
+	actx := agent.Context{Skill: s.Name, WorkDir: workDir, Inputs: inputs, State: state}
+	for _, ph := range s.Phases {
+		id := PhaseID(ph)
+		dp := &DryPhase{ID: id, Title: ph.Title, Done: done.PhaseDone(id), IsOrchestrator: ph.IsOrchestrator, Outputs: ph.Outputs}
+		for j, st := range ph.Steps {
+			ds := &DryStep{ID: engine.StepID(id, j), Title: st.Title, Pos: st.Pos, Kind: stepKind(st)}
+			ds.Done = done.StepDone(ds.ID)
+			a := st.Attrs
+			if a.Condition != nil {
+				ds.Condition = a.Condition.Text
+			}
+			if a.Confirm != nil {
+				ds.Confirm = fmt.Sprintf("%s (default: %s)", a.Confirm.Question, a.Confirm.Default)
+			}
+			if a.OnError != nil {
+				ds.OnError = onErrorText(a.OnError)
+			}
+			if a.Timeout != nil {
+				ds.Timeout = a.Timeout.Duration.String()
+			}
+			if ds.Kind == plan.StepAgent {
+				p, err := agent.StepPrompt(actx, id, st)
+				if err != nil {
+					return nil, err
+				}
+				ds.Prompt = p
+			}
+			dp.Steps = append(dp.Steps, ds)
+		}
+		d.Phases = append(d.Phases, dp)
+	}
+	return d, nil
+}
+
+func stepKind(st *plan.Step) string {
+	blocks := st.Runnable()
+	if len(blocks) == 0 {
+		return plan.StepAgent
+	}
+	var kinds []string
+	for _, b := range blocks {
+		kinds = append(kinds, b.Kind())
+	}
+	return strings.Join(kinds, "+")
+}
+
+func onErrorText(e *plan.OnError) string {
+	switch {
+	case e.Policy != plan.OnErrorRetry:
+		return e.Policy
+	case e.Backoff > 0:
+		return fmt.Sprintf("retry %d backoff %v", e.Retries, e.Backoff)
+	}
+	return fmt.Sprintf("retry %d", e.Retries)
+}
+
+// Write prints the dry run for a person. Agent prompts are shown indented,
+// or noted as needing --agent when the run has none.
+func (d *DryRun) Write(w io.Writer, hasAgent bool) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "dry run of %s (%s): nothing is executed or written\n", d.Skill, d.Mode)
+	if d.Resume != "" {
+		fmt.Fprintf(&b, "resuming run %s: done steps are marked [done]\n", d.Resume)
+	}
+	for i, ph := range d.Phases {
+		mark := ""
+		if ph.Done {
+			mark = " [done]"
+		}
+		fmt.Fprintf(&b, "\nphase %d/%d %s: %s%s\n", i+1, len(d.Phases), ph.ID, ph.Title, mark)
+		if ph.IsOrchestrator {
+			b.WriteString("  runs the orchestrator (autonomous loop)\n")
+			if d.Loop != nil {
+				d.Loop.write(&b, hasAgent)
+			}
+		}
+		if len(ph.Steps) == 0 && !ph.IsOrchestrator {
+			b.WriteString("  no steps\n")
+		}
+		for _, st := range ph.Steps {
+			mark := ""
+			if st.Done {
+				mark = " [done]"
+			}
+			fmt.Fprintf(&b, "  step %s %s: %s%s\n", st.ID, st.Title, st.Kind, mark)
+			for _, attr := range [][2]string{{"condition", st.Condition}, {"confirm", st.Confirm}, {"on error", st.OnError}, {"timeout", st.Timeout}} {
+				if attr[1] != "" {
+					fmt.Fprintf(&b, "    %s: %s\n", attr[0], attr[1])
+				}
+			}
+			writePrompt(&b, st.Prompt, hasAgent)
+		}
+		for _, o := range ph.Outputs {
+			desc := o.File
+			if o.Format != "" {
+				desc += " (" + o.Format + ")"
+			}
+			if o.Schema != "" {
+				desc += " against " + o.Schema
+			}
+			fmt.Fprintf(&b, "  verifies output %s\n", desc)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func (l *DryLoop) write(b *strings.Builder, hasAgent bool) {
+	fmt.Fprintf(b, "  selection: %s\n", l.Selection)
+	for _, a := range l.Actions {
+		fmt.Fprintf(b, "  action %s: %s\n", a.ID, a.Kind)
+		for _, p := range a.Preconditions {
+			fmt.Fprintf(b, "    when: %s\n", p)
+		}
+		writePrompt(b, a.Prompt, hasAgent)
+	}
+}
+
+// writePrompt shows what would go to the agent, and says so when there is
+// no agent to send it to.
+func writePrompt(b *strings.Builder, prompt string, hasAgent bool) {
+	if prompt == "" {
+		return
+	}
+	if !hasAgent {
+		b.WriteString("    needs an agent (--agent CMD); it would be sent:\n")
+	} else {
+		b.WriteString("    to the agent:\n")
+	}
+	for _, l := range strings.Split(strings.TrimRight(prompt, "\n"), "\n") {
+		fmt.Fprintf(b, "      | %s\n", l)
+	}
+}

@@ -1,0 +1,157 @@
+package sequential
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/skillkit/skillkit/internal/engine"
+	"github.com/skillkit/skillkit/internal/runstore"
+	"github.com/skillkit/skillkit/plan"
+)
+
+// TestDiskFullThenResume fills the disk in the middle of a run: once the
+// first step of phase 3 has run, writes to the run directory fail with
+// ENOSPC, either until the test frees the disk or for one write only. The
+// run must stop resumable with exit 3, its files readable; a resume with
+// room again completes it, and no step that had completed runs again.
+func TestDiskFullThenResume(t *testing.T) {
+	for _, once := range []bool{false, true} {
+		name := "full until freed"
+		if once {
+			name = "one write fails"
+		}
+		t.Run(name, func(t *testing.T) {
+			skill := helperSkill(t.TempDir(), "0")
+			dir := filepath.Join(t.TempDir(), "run")
+			marker := engine.StepID("03-p", 0)
+			var failed atomic.Int32
+			restore := runstore.SetWriteFault(func(path string) error {
+				if once && failed.Load() > 0 {
+					return nil
+				}
+				log, _ := os.ReadFile(filepath.Join(dir, "steps.log"))
+				if !strings.Contains(string(log), marker) {
+					return nil
+				}
+				failed.Add(1)
+				return syscall.ENOSPC
+			})
+			o := Options{Skill: skill, WorkDir: dir, NoSync: true, Backoff: 1}
+			_, err := Run(context.Background(), o)
+			restore()
+			if !errors.Is(err, syscall.ENOSPC) || engine.ExitCode(err) != engine.ExitInternal {
+				t.Fatalf("run on a full disk: err = %v (exit %d), want ENOSPC and exit 3", err, engine.ExitCode(err))
+			}
+			p := progress(t, dir)
+			if runstore.Terminal(p.RunState) {
+				t.Fatalf("run state %s after a full disk: want it resumable", p.RunState)
+			}
+			if data, err := os.ReadFile(filepath.Join(dir, runstore.StateFile)); err != nil || !json.Valid(data) {
+				t.Fatalf("state.json after a full disk is not valid JSON: %v %q", err, data)
+			}
+			done := map[string]bool{}
+			for _, s := range p.CompletedSteps {
+				done[s.Step] = true
+			}
+			if !done[engine.StepID("02-p", 1)] {
+				t.Fatalf("steps completed before the disk filled are not recorded: %v", p.CompletedSteps)
+			}
+
+			o.WorkDir, o.Resume = "", dir
+			if _, err := Run(context.Background(), o); err != nil {
+				t.Fatalf("resume with room again: %v", err)
+			}
+			final := progress(t, dir)
+			if final.RunState != runstore.RunCompleted || len(final.CompletedSteps) != 10 {
+				t.Fatalf("resumed run ended %s with %d steps", final.RunState, len(final.CompletedSteps))
+			}
+			counts := map[string]int{}
+			log, _ := os.ReadFile(filepath.Join(dir, "steps.log"))
+			for _, l := range strings.Fields(string(log)) {
+				counts[l]++
+			}
+			for _, s := range final.CompletedSteps {
+				if n := counts[s.Step]; n != 1 && !(n == 2 && !done[s.Step]) {
+					t.Errorf("step %s ran %d times (completed before the full disk: %v)", s.Step, n, done[s.Step])
+				}
+			}
+		})
+	}
+}
+
+// TestStateDeletedBetweenSteps deletes state.json while a run is going: the
+// runner holds the state and writes it whole after the next change, so the
+// run completes with every update.
+func TestStateDeletedBetweenSteps(t *testing.T) {
+	skill := newSkill(t,
+		phase("01-a.md",
+			&plan.Step{Title: "a", Code: []*plan.CodeBlock{code("js", `return {stateUpdates: {a: 1}}`)}},
+			bashStep("delete", "rm state.json"),
+			&plan.Step{Title: "b", Code: []*plan.CodeBlock{code("js", `return {stateUpdates: {b: state.a + 1}}`)}},
+		),
+	)
+	o := opts(t, skill)
+	res, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := runstore.ReadState(res.Dir)
+	if err != nil || st["a"] != 1.0 || st["b"] != 2.0 || st["status"] != "completed" {
+		t.Fatalf("state after the run = %v, %v", st, err)
+	}
+}
+
+// TestResumeTakesOverDeadClaim kills a run with SIGKILL, which leaves its
+// claim.json behind with the dead process's pid and a fresh heartbeat: a
+// resume takes the claim over at once and completes the run without
+// running a completed step again.
+func TestResumeTakesOverDeadClaim(t *testing.T) {
+	skillDir := t.TempDir()
+	dir := filepath.Join(t.TempDir(), "run")
+	cmd := helper(t, skillDir, "0.2", "HELPER_WORKDIR="+dir)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Wait for the third step to start, then kill.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		log, _ := os.ReadFile(filepath.Join(dir, "steps.log"))
+		if strings.Count(string(log), "\n") >= 3 {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatal("the run did not reach its third step")
+		}
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	held, err := runstore.ReadClaim(dir)
+	if err != nil || held.PID != cmd.Process.Pid {
+		t.Fatalf("claim.json after the kill = %+v, %v; want the dead process's", held, err)
+	}
+	done := map[string]bool{}
+	for _, s := range progress(t, dir).CompletedSteps {
+		done[s.Step] = true
+	}
+	if out, err := helper(t, skillDir, "0", "HELPER_RESUME="+dir).CombinedOutput(); err != nil {
+		t.Fatalf("resume over a dead process's claim: %v\n%s", err, out)
+	}
+	final := progress(t, dir)
+	if final.RunState != runstore.RunCompleted || len(final.CompletedSteps) != 10 {
+		t.Fatalf("resumed run ended %s with %d steps", final.RunState, len(final.CompletedSteps))
+	}
+	log, _ := os.ReadFile(filepath.Join(dir, "steps.log"))
+	for step := range done {
+		if n := strings.Count(string(log), step+"\n"); n != 1 {
+			t.Errorf("step %s completed before the kill and ran %d times", step, n)
+		}
+	}
+}
