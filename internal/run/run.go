@@ -94,6 +94,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if s == nil {
 		return nil, fmt.Errorf("run: no skill: %w", ErrInvalid)
 	}
+	if o.Store == nil {
+		return nil, errors.New("run: no store to keep the run in")
+	}
 	phases, err := phasesOf(s)
 	if err != nil {
 		return nil, err
@@ -170,6 +173,10 @@ func create(o Options) (*lifecycle, error) {
 	if err := l.newEngine(); err != nil {
 		rec.Close()
 		return nil, err
+	}
+	if o.Observe != nil {
+		// The store recorded the first transition as it made the record.
+		o.Observe(runstore.Event{Time: t0, Run: start.RunID, To: string(runstore.RunPending), Detail: s.Name})
 	}
 	// These transitions happened before the record existed to hold them.
 	for _, e := range []runstore.Event{

@@ -27,11 +27,8 @@ func writeFile(files Files, path string, data []byte, durable bool) error {
 }
 
 func replace(files Files, path string, data []byte, durable bool) error {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	f, err := files.CreateTemp(dir, "."+base+tmpMark+"*")
+	dir := filepath.Dir(path)
+	f, err := files.CreateTemp(path)
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}

@@ -1,7 +1,9 @@
 package fs
 
 import (
+	"cmp"
 	"os"
+	"path/filepath"
 )
 
 // Files is how the store touches the disk: every write of a record goes
@@ -10,8 +12,9 @@ import (
 type Files interface {
 	// OpenAppend opens path for appending, creating it.
 	OpenAppend(path string) (AppendFile, error)
-	// CreateTemp makes a new temporary file in dir (os.CreateTemp).
-	CreateTemp(dir, pattern string) (TempFile, error)
+	// CreateTemp makes a new temporary file beside target, to be renamed
+	// over it.
+	CreateTemp(target string) (TempFile, error)
 }
 
 // AppendFile is an open log file.
@@ -45,8 +48,9 @@ func (OS) OpenAppend(path string) (AppendFile, error) {
 }
 
 // CreateTemp implements Files.
-func (OS) CreateTemp(dir, pattern string) (TempFile, error) {
-	f, err := os.CreateTemp(dir, pattern)
+func (OS) CreateTemp(target string) (TempFile, error) {
+	dir, base := filepath.Split(target)
+	f, err := os.CreateTemp(cmp.Or(dir, "."), "."+base+tmpMark+"*")
 	if err != nil {
 		return nil, err
 	}

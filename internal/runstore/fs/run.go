@@ -125,6 +125,9 @@ func (r *run) record(e runstore.Event, commit bool) error {
 	}
 	if e.Run == "" {
 		e.Run = r.progress.RunID
+		if e.Start != nil {
+			e.Run = e.Start.RunID
+		}
 	}
 	if r.pending {
 		st, err := json.Marshal(r.state)
