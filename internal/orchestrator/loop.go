@@ -100,11 +100,13 @@ func handlesFailures(s *plan.Skill) bool {
 func (l *loop) run(ctx context.Context) error {
 	l.progress(func(lp *runstore.Loop) {})
 	err := l.loop(ctx)
-	if err == nil {
-		// The orchestrator phase's completed transition carries it. An
-		// action that stopped the loop stays current: status names it.
-		l.progress(func(lp *runstore.Loop) { lp.CurrentAction = "" })
-	}
+	// The orchestrator phase's next transition carries it. An action that
+	// stopped the loop stays current: status names it.
+	l.progress(func(lp *runstore.Loop) {
+		if err == nil {
+			lp.CurrentAction = ""
+		}
+	})
 	return err
 }
 
