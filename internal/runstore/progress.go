@@ -140,12 +140,12 @@ type Loop struct {
 }
 
 // StepDone reports whether the step has a record in completedSteps.
-func (p *Progress) StepDone(step string) bool {
+func (p Progress) StepDone(step string) bool {
 	return slices.ContainsFunc(p.CompletedSteps, func(s StepRecord) bool { return s.Step == step })
 }
 
 // PhaseDone reports whether the phase is in completedPhases.
-func (p *Progress) PhaseDone(phase string) bool {
+func (p Progress) PhaseDone(phase string) bool {
 	return slices.Contains(p.CompletedPhases, phase)
 }
 
