@@ -138,4 +138,3 @@ func TestRunUnitInterrupted(t *testing.T) {
 		}
 	}
 }
-

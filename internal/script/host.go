@@ -46,7 +46,6 @@ type Options struct {
 	Timeout time.Duration
 }
 
-
 // Host runs effectful skill code (steps, action Execution, State Updates)
 // with the host API of DESIGN §3.3. A Host is safe for sequential use;
 // every call gets a fresh JS runtime.

@@ -1,11 +1,11 @@
 package sequential_test
 
 import (
-	skfs "github.com/skillkit/skillkit/internal/runstore/fs"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	skfs "github.com/skillkit/skillkit/internal/runstore/fs"
 	"io/fs"
 	"os"
 	"path/filepath"
