@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"math/rand/v2"
@@ -13,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/skillkit/skillkit/internal/runstore"
+	"github.com/skillkit/skillkit/internal/runstore/fs"
 	"github.com/skillkit/skillkit/internal/testfs"
 )
 
@@ -125,15 +126,32 @@ var generated = map[string]func(t *testing.T, dir string){
 // resumeCases damage the run directory of an interrupted run of a good
 // skill before `run --resume`.
 var resumeCases = map[string]func(t *testing.T, runDir string){
-	"state-not-json": func(t *testing.T, d string) { write(t, d, runstore.StateFile, "{\n  \"status\": running\n}\n") },
+	"state-not-json": func(t *testing.T, d string) { write(t, d, fs.StateFile, "{\n  \"status\": running\n}\n") },
 	"state-truncated": func(t *testing.T, d string) {
-		write(t, d, runstore.StateFile, "{\n  \"status\": \"running\",\n  \"items\": [1, 2")
+		write(t, d, fs.StateFile, "{\n  \"status\": \"running\",\n  \"items\": [1, 2")
 	},
-	"state-deleted":           func(t *testing.T, d string) { os.Remove(filepath.Join(d, runstore.StateFile)) },
-	"progress-not-yaml":       func(t *testing.T, d string) { write(t, d, runstore.ProgressFile, "runId: x\n\tskill: [\n") },
-	"progress-deleted":        func(t *testing.T, d string) { os.Remove(filepath.Join(d, runstore.ProgressFile)) },
-	"claim-garbage":           func(t *testing.T, d string) { write(t, d, runstore.ClaimFile, "\x00\x01 not a claim") },
-	"events-garbage":          func(t *testing.T, d string) { write(t, d, runstore.EventsFile, "garbage\n{\"to\":") },
+	"state-deleted":     func(t *testing.T, d string) { os.Remove(filepath.Join(d, fs.StateFile)) },
+	"progress-not-yaml": func(t *testing.T, d string) { write(t, d, fs.ProgressFile, "runId: x\n\tskill: [\n") },
+	"progress-deleted":  func(t *testing.T, d string) { os.Remove(filepath.Join(d, fs.ProgressFile)) },
+	"claim-garbage":     func(t *testing.T, d string) { write(t, d, fs.ClaimFile, "\x00\x01 not a claim") },
+	"events-garbage":    func(t *testing.T, d string) { write(t, d, fs.EventsFile, "garbage\n{\"to\":") },
+	"events-torn-last-line": func(t *testing.T, d string) {
+		f, err := os.OpenFile(filepath.Join(d, fs.EventsFile), os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		f.WriteString(`{"time":"2026-11-22T10:00:00Z","run":"x","pha`)
+	},
+	"events-damaged-mid-log": func(t *testing.T, d string) {
+		data, err := os.ReadFile(filepath.Join(d, fs.EventsFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.SplitAfter(string(data), "\n")
+		lines[2] = "{\"time\": nonsense}\n"
+		write(t, d, fs.EventsFile, strings.Join(lines, ""))
+	},
 	"run-dir-is-not-a-folder": func(t *testing.T, d string) { os.RemoveAll(d); write(t, filepath.Dir(d), filepath.Base(d), "x") },
 }
 
@@ -314,13 +332,18 @@ func TestDamagedRunDirs(t *testing.T) {
 		"phases/02-b.md": "# Phase 2: Ask\n\n## Execution\n\nSummarize the work so far.\n",
 	})
 	want := map[string]outcome{
-		"state-not-json":          {2, `state.json:2:13: run file is damaged`},
-		"state-truncated":         {2, `state.json:3:16: run file is damaged: unexpected end of JSON input`},
-		"state-deleted":           {1, `(?s)state.json was missing: restored from .*threads/1.json.*needs an agent`},
-		"progress-not-yaml":       {2, `skill-state.yaml:2: run file is damaged`},
-		"progress-deleted":        {2, `no run in that folder`},
-		"claim-garbage":           {1, `needs an agent`},
-		"events-garbage":          {1, `needs an agent`},
+		// The snapshots are rebuilt from the event log, the record.
+		"state-not-json":    {1, `needs an agent`},
+		"state-truncated":   {1, `needs an agent`},
+		"state-deleted":     {1, `needs an agent`},
+		"progress-not-yaml": {1, `needs an agent`},
+		"progress-deleted":  {1, `needs an agent`},
+		"claim-garbage":     {1, `needs an agent`},
+		// The record itself: a torn last line is a killed writer's, and
+		// ignored with a note; damage before it stops, with its position.
+		"events-torn-last-line":   {1, `(?s)note: .*events.jsonl:\d+: the last line was cut short.*needs an agent`},
+		"events-damaged-mid-log":  {2, `events.jsonl:3:11: run record is damaged`},
+		"events-garbage":          {2, `events.jsonl:1:1: run record is damaged`},
 		"run-dir-is-not-a-folder": {2, `no run`},
 	}
 	for name, damage := range resumeCases {
@@ -357,7 +380,11 @@ func TestStateDeletedBetweenIterations(t *testing.T) {
 	})
 	run := filepath.Join(t.TempDir(), "run")
 	check(t, completes, "run", skill, "--workdir", run)
-	st, err := runstore.ReadState(run)
+	var st map[string]any
+	data, err := os.ReadFile(filepath.Join(run, fs.StateFile))
+	if err == nil {
+		err = json.Unmarshal(data, &st)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,12 +1,16 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 
 	"github.com/spf13/cobra"
+
+	skrun "github.com/skillkit/skillkit/internal/run"
+	"github.com/skillkit/skillkit/internal/runstore"
 )
 
 // Exit codes, the same for every command (DESIGN §2).
@@ -40,6 +44,31 @@ func (e *exitError) Error() string {
 }
 
 func (e *exitError) Unwrap() error { return e.err }
+
+// runExit maps what a run returned to its exit code: the one place a
+// runtime error meets the table above.
+func runExit(err error) int {
+	var re *skrun.RunError
+	switch {
+	case err == nil:
+		return ExitOK
+	case errors.Is(err, context.Canceled):
+		return ExitInterrupted
+	case errors.Is(err, skrun.ErrInvalid):
+		return ExitUsage
+	case errors.Is(err, runstore.ErrWrite):
+		// The disk failed, not the skill: the run stays resumable.
+		return ExitInternal
+	case errors.As(err, &re):
+		return ExitFailed
+	case errors.Is(err, runstore.ErrTerminal), errors.Is(err, skrun.ErrSkillChanged), errors.Is(err, runstore.ErrNoRun),
+		errors.Is(err, runstore.ErrCorrupt):
+		return ExitUsage
+	case errors.As(err, new(*runstore.ClaimedError)):
+		return ExitFailed
+	}
+	return ExitInternal
+}
 
 // usageErr marks err as a usage error (exit 2).
 func usageErr(err error) error { return &exitError{code: ExitUsage, err: err} }

@@ -11,11 +11,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/skillkit/skillkit/internal/agent"
-	"github.com/skillkit/skillkit/internal/engine"
 	"github.com/skillkit/skillkit/internal/orchestrator"
+	skrun "github.com/skillkit/skillkit/internal/run"
 	"github.com/skillkit/skillkit/internal/runstore"
+	"github.com/skillkit/skillkit/internal/runstore/fs"
 	"github.com/skillkit/skillkit/internal/script"
-	"github.com/skillkit/skillkit/internal/sequential"
 	"github.com/skillkit/skillkit/lint"
 	"github.com/skillkit/skillkit/parse"
 	"github.com/skillkit/skillkit/plan"
@@ -96,14 +96,15 @@ func runSkill(c *cobra.Command, s Streams, o *runOptions, dir string) error {
 			return usageErr(err)
 		}
 	}
-	opts := orchestrator.Options{MaxIterations: o.maxIter, Retries: o.retries, Options: sequential.Options{
-		Skill: skill, Base: cwd, WorkDir: o.workDir, Resume: o.resume, Force: o.force,
+	opts := skrun.Options{
+		Skill: skill, Store: runsOf(cwd), WorkDir: o.workDir, Resume: o.resume, Force: o.force,
 		Inputs: inputs, ProjectDir: cwd, AllowPaths: o.allow, Yes: o.yes,
-		Out: c.OutOrStdout(),
+		Loop: orchestrator.Options{MaxIterations: o.maxIter, Retries: o.retries},
+		Out:  c.OutOrStdout(),
 		Validate: func(sk *plan.Skill) error {
 			return lintGate(c, sk, cwd)
 		},
-	}}
+	}
 	if cmd := firstNonEmpty(o.agentCmd, os.Getenv("SKILLKIT_AGENT")); cmd != "" {
 		opts.Agent = &agent.Agent{Command: cmd}
 	}
@@ -118,9 +119,9 @@ func runSkill(c *cobra.Command, s Streams, o *runOptions, dir string) error {
 		opts.Answers = &script.Terminal{In: s.In, Out: c.ErrOrStderr()}
 	}
 	if o.dryRun {
-		d, err := orchestrator.Plan(opts)
+		d, err := skrun.Plan(opts)
 		if err != nil {
-			return &exitError{code: engine.ExitCode(err), err: err}
+			return &exitError{code: runExit(err), err: err}
 		}
 		return d.Write(c.OutOrStdout(), opts.Agent != nil)
 	}
@@ -128,7 +129,7 @@ func runSkill(c *cobra.Command, s Streams, o *runOptions, dir string) error {
 		// The runner refuses a skill it cannot place; say first what is
 		// wrong with it (a phase file it could not read, say).
 		if err := lintGate(c, skill, cwd); err != nil {
-			return usageErr(fmt.Errorf("%w: %w", engine.ErrInvalid, err))
+			return usageErr(fmt.Errorf("%w: %w", skrun.ErrInvalid, err))
 		}
 	}
 	if isTerminal(c.ErrOrStderr()) {
@@ -139,19 +140,20 @@ func runSkill(c *cobra.Command, s Streams, o *runOptions, dir string) error {
 	}
 	ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	res, err := orchestrator.Run(ctx, opts)
+	res, err := skrun.Run(ctx, opts)
 	if err != nil {
 		if (ctx.Err() != nil || errors.Is(err, runstore.ErrWrite)) && res != nil {
 			err = fmt.Errorf("%w; resume with: skillkit run %s --resume %s", err, dir, res.ID)
 		}
-		return &exitError{code: engine.ExitCode(err), err: err}
+		return &exitError{code: runExit(err), err: err}
 	}
 	return nil
 }
 
 // lastRun is the folder of the newest run of the named skill.
 func lastRun(base, skill string) (string, error) {
-	runs, err := runstore.List(runstore.RunsRoot(base))
+	store := runsOf(base)
+	runs, err := store.List()
 	if err != nil {
 		return "", err
 	}
@@ -160,8 +162,11 @@ func lastRun(base, skill string) (string, error) {
 			return r.Dir, nil
 		}
 	}
-	return "", fmt.Errorf("--resume last: no run of %s under %s", skill, runstore.RunsRoot(base))
+	return "", fmt.Errorf("--resume last: no run of %s under %s", skill, store.Root())
 }
+
+// runsOf is the store of the runs under base.
+func runsOf(base string) *fs.Store { return fs.New(fs.Options{Base: base}) }
 
 // parseInputs reads --input key=value pairs.
 func parseInputs(pairs []string) (map[string]string, error) {

@@ -22,11 +22,7 @@ it, the newest run under .skillkit/runs.`,
 			if len(args) == 1 {
 				ref = args[0]
 			}
-			dir, err := runstore.Locate(".", ref)
-			if err != nil {
-				return usageErr(err)
-			}
-			s, err := runstore.Status(dir)
+			s, err := runsOf(".").Status(ref)
 			if err != nil {
 				return usageErr(err)
 			}
@@ -49,7 +45,7 @@ func newRunsCmd() *cobra.Command {
   skillkit status $(skillkit runs | awk 'NR==2 {print $1}')`,
 		Args: cobra.NoArgs,
 		RunE: runE(func(c *cobra.Command, _ []string) error {
-			runs, err := runstore.List(runstore.RunsRoot("."))
+			runs, err := runsOf(".").List()
 			if err != nil {
 				return err
 			}

@@ -75,14 +75,16 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
-// ErrNoCommand is returned by Ask on an Agent without a command.
-var ErrNoCommand = errors.New("no agent command configured")
+// ErrNoAgent is the one error of agent work in a run that has no agent:
+// every part of the runtime that needs the agent returns it (wrapped), and
+// a run that meets it stops resumable.
+var ErrNoAgent = errors.New("this needs an agent: pass --agent CMD (for example --agent 'claude -p') or set SKILLKIT_AGENT")
 
 // Ask runs the command with prompt on stdin and returns its stdout. A
 // non-zero exit, a timeout or a command that cannot start is an *Error.
 func (a *Agent) Ask(ctx context.Context, req Request, prompt string) (string, error) {
 	if a == nil || strings.TrimSpace(a.Command) == "" {
-		return "", ErrNoCommand
+		return "", ErrNoAgent
 	}
 	timeout := a.Timeout
 	if timeout <= 0 {

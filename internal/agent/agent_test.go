@@ -100,7 +100,7 @@ func TestAskReplyWithoutStateUpdates(t *testing.T) {
 
 func TestAskWithoutCommand(t *testing.T) {
 	var a *Agent
-	if _, err := a.Ask(context.Background(), RequestTask, "x"); !errors.Is(err, ErrNoCommand) {
-		t.Errorf("err = %v, want ErrNoCommand", err)
+	if _, err := a.Ask(context.Background(), RequestTask, "x"); !errors.Is(err, ErrNoAgent) {
+		t.Errorf("err = %v, want ErrNoAgent", err)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/skillkit/skillkit/internal/runstore"
+	"github.com/skillkit/skillkit/internal/runstore/fs"
 )
 
 // Killer kills child runs at random moments from one seed.
@@ -54,8 +55,8 @@ func (k *Killer) Kill(t testing.TB, cmd *exec.Cmd, least, span time.Duration) ti
 // restart when the kill came before the run existed, else resume.
 func Finish(t testing.TB, what, dir string, resume, restart func() *exec.Cmd) {
 	t.Helper()
-	p, err := runstore.ReadProgress(dir)
-	if err == nil && p.RunState == runstore.RunCompleted {
+	sum, err := fs.New(fs.Options{}).Status(dir)
+	if err == nil && sum.Progress.RunState == runstore.RunCompleted {
 		return
 	}
 	cmd := resume()

@@ -1,7 +1,10 @@
 package engine
 
 import (
+	"context"
 	"fmt"
+
+	"github.com/skillkit/skillkit/internal/agent"
 
 	"github.com/skillkit/skillkit/plan"
 )
@@ -24,6 +27,18 @@ func (e *ActionError) Error() string {
 
 func (e *ActionError) Unwrap() error { return e.Err }
 
-// Log appends text to the run's logs/<name>.log (as steps do with their
-// output) and reports whether it held anything beyond its first line.
-func (r *Runner) Log(name, text string) bool { return r.log(name, text) }
+// AskAction hands a prose action to the agent, with the state of the
+// moment, and keeps its reply in the action's log: the one path by which
+// an action goes to the agent.
+func (r *Runner) AskAction(ctx context.Context, a *plan.Action) (string, error) {
+	prompt, err := agent.ActionPrompt(r.agentContext(), a)
+	if err != nil {
+		return "", err
+	}
+	if err := r.Run.Flush(); err != nil {
+		return "", err
+	}
+	reply, err := r.Agent.Ask(ctx, agent.RequestAction, prompt)
+	r.log(a.ID, "# agent\n"+reply)
+	return reply, err
+}

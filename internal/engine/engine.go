@@ -39,10 +39,6 @@ type Confirmer interface {
 	Confirm(ctx context.Context, c *plan.Confirm) (string, error)
 }
 
-// ErrNeedsAgent is returned when a run reaches agent work and has no agent.
-// The run is left resumable.
-var ErrNeedsAgent = errors.New("this needs an agent: pass --agent CMD (for example --agent 'claude -p') or set SKILLKIT_AGENT")
-
 // ErrAborted is returned when a confirmation was answered abort.
 var ErrAborted = errors.New("aborted at a confirmation")
 
@@ -69,8 +65,8 @@ func (e *StepError) Unwrap() error { return e.Err }
 // the user stopped it, or there is nobody to do agent work. A resume picks
 // the run up where it stopped.
 func interrupted(ctx context.Context, err error) bool {
-	return ctx.Err() != nil || errors.Is(err, context.Canceled) || errors.Is(err, ErrNeedsAgent) ||
-		errors.Is(err, script.ErrNoAgent) || errors.Is(err, agent.ErrNoCommand)
+	return ctx.Err() != nil || errors.Is(err, context.Canceled) || errors.Is(err, agent.ErrNoAgent) ||
+		errors.Is(err, runstore.ErrWrite)
 }
 
 // permanent reports whether an error must not be retried.
@@ -87,17 +83,18 @@ const maxBackoff = time.Minute
 
 // Runner runs units and steps of one run. Only one goroutine may use it.
 type Runner struct {
-	Run   *runstore.Run
+	Run   runstore.Run
 	Skill *plan.Skill
 	// Inputs are the --input values.
 	Inputs map[string]string
-	// State is the skill's state; the runner keeps state.json in step with
-	// it (SetState, Update).
+	// State is the skill's state; the runner hands every change to the
+	// record (SetState, Update), which logs it with the next event.
 	State map[string]any
 
 	// Script runs JS and shell blocks. Required.
 	Script Script
-	// Agent does agent work; nil stops the run there with ErrNeedsAgent.
+	// Agent does agent work; nil stops the run there with
+	// agent.ErrNoAgent.
 	Agent Agent
 	// Confirm answers confirmation questions; nil applies their defaults.
 	Confirm Confirmer
@@ -117,28 +114,93 @@ type Runner struct {
 	// Observe, when set, sees every event as it is written: a live
 	// display follows the run with it.
 	Observe func(runstore.Event)
+
+	// loop is the autonomous loop's record, waiting for the next event
+	// when moved.
+	loop  *runstore.Loop
+	moved bool
+	// warned says a write to the run's history (metrics, logs) failed
+	// and was reported once.
+	warned bool
 }
 
-// Event writes one transition to events.jsonl and shows it to the
-// observer. The time and run id are filled in when zero.
-func (r *Runner) Event(e runstore.Event) error {
+// Event records one transition, not waiting for the disk: the kernel
+// keeps it if the process is killed. Events inside a group (a step or a
+// unit on its way) use it; the group's last one is committed.
+func (r *Runner) Event(e runstore.Event) error { return r.record(e, false) }
+
+// Commit records the transition that ends a group and makes the record
+// durable up to it: one sync per step or unit.
+func (r *Runner) Commit(e runstore.Event) error { return r.record(e, true) }
+
+func (r *Runner) record(e runstore.Event, commit bool) error {
 	if e.Time.IsZero() {
 		e.Time = time.Now()
 	}
-	err := r.Run.Event(e)
+	if r.moved {
+		l := *r.loop
+		e.Loop = &l
+	}
+	var err error
+	if commit {
+		err = r.Run.Commit(e)
+	} else {
+		err = r.Run.Append(e)
+	}
+	if err != nil {
+		return err
+	}
+	r.moved = false
 	if r.Observe != nil {
 		if e.Run == "" {
 			e.Run = r.Run.ID()
 		}
 		r.Observe(e)
 	}
-	return err
+	return nil
 }
 
 // RunEvent records a transition of the run itself (DESIGN §3.1: pending →
-// validating → ready → running → completed | failed).
-func (r *Runner) RunEvent(from, to, detail string) error {
-	return r.Event(runstore.Event{From: from, To: to, Detail: detail})
+// validating → ready → running → completed | failed), durably.
+func (r *Runner) RunEvent(from, to runstore.RunState, detail string) error {
+	return r.Commit(runstore.Event{From: string(from), To: string(to), Detail: detail})
+}
+
+// SetLoop changes the loop's record; the next event carries it.
+func (r *Runner) SetLoop(fn func(l *runstore.Loop)) {
+	if r.loop == nil {
+		r.loop = &runstore.Loop{}
+		if p := r.Run.Progress(); p.Loop != nil {
+			*r.loop = *p.Loop
+		}
+	}
+	fn(r.loop)
+	r.moved = true
+}
+
+// Loop is the loop's record as it stands.
+func (r *Runner) Loop() runstore.Loop {
+	if r.loop == nil {
+		if p := r.Run.Progress(); p.Loop != nil {
+			return *p.Loop
+		}
+		return runstore.Loop{}
+	}
+	return *r.loop
+}
+
+// metric records a metrics line. Metrics and logs are history: a failure
+// to write them is reported once and does not stop the run (the event
+// log, which is the record, does).
+func (r *Runner) metric(m runstore.Metric) {
+	r.history(r.Run.Metric(m))
+}
+
+func (r *Runner) history(err error) {
+	if err != nil && !r.warned {
+		r.warned = true
+		r.printf("warning: the run's history is incomplete: %v\n", err)
+	}
 }
 
 func (r *Runner) printf(format string, args ...any) {
@@ -149,22 +211,22 @@ func (r *Runner) printf(format string, args ...any) {
 
 // agentContext is what every agent prompt says about the run.
 func (r *Runner) agentContext() agent.Context {
-	return agent.Context{Skill: r.Skill.Name, WorkDir: r.Run.Dir, Inputs: r.Inputs, State: r.State}
+	return agent.Context{Skill: r.Skill.Name, WorkDir: r.Run.WorkDir(), Inputs: r.Inputs, State: r.State}
 }
 
-// SetState replaces the state and writes state.json, stamping updated_at
-// (a base state field the runtime maintains).
-func (r *Runner) SetState(state map[string]any) error {
+// SetState replaces the state, stamping updated_at (a base state field the
+// runtime maintains); the next event records it.
+func (r *Runner) SetState(state map[string]any) {
 	if state == nil {
 		state = map[string]any{}
 	}
 	state["updated_at"] = time.Now().UTC().Format(time.RFC3339Nano)
 	r.State = state
-	return r.Run.SaveState(state)
+	r.Run.SetState(state)
 }
 
 // Update applies state updates (dotted keys set nested fields, see
-// script.ApplyUpdates) and writes state.json.
+// script.ApplyUpdates).
 func (r *Runner) Update(updates map[string]any) error {
 	if len(updates) == 0 {
 		return nil
@@ -173,5 +235,6 @@ func (r *Runner) Update(updates map[string]any) error {
 	if err != nil {
 		return err
 	}
-	return r.SetState(next)
+	r.SetState(next)
+	return nil
 }

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skillkit/skillkit/internal/runstore/fs"
+
 	"github.com/skillkit/skillkit/internal/runstore"
 	"github.com/skillkit/skillkit/internal/script"
 	"github.com/skillkit/skillkit/plan"
@@ -57,7 +59,7 @@ func TestLoadHooksFromFrontMatter(t *testing.T) {
 func newRunner(t *testing.T) *Runner {
 	t.Helper()
 	dir := t.TempDir()
-	run, err := runstore.Create(dir, runstore.Progress{RunID: "r"}, nil, runstore.Options{NoSync: true})
+	run, err := fs.New(fs.Options{Base: dir, NoSync: true}).Create(runstore.NewRun{Start: runstore.Start{RunID: "r", Skill: "s"}, WorkDir: dir}, runstore.ClaimOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +88,7 @@ func TestRunUnitRetries(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := newRunner(t)
-			runs, done := 0, false
+			runs := 0
 			err := r.RunUnit(context.Background(), UnitSpec{
 				Kind: runstore.KindAction, ID: "action-x", Retries: tt.retries,
 				Execute: func(context.Context) error { runs++; return nil },
@@ -96,21 +98,20 @@ func TestRunUnitRetries(t *testing.T) {
 					}
 					return nil
 				},
-				Done: func() error { done = true; return nil },
 			})
-			if (err != nil) != tt.wantErr || runs != tt.wantRuns || done == tt.wantErr {
-				t.Fatalf("err %v, runs %d, done %v", err, runs, done)
+			if (err != nil) != tt.wantErr || runs != tt.wantRuns {
+				t.Fatalf("err %v, runs %d", err, runs)
 			}
 			if n, _ := r.State["error_count"].(float64); int(n) != min(tt.failTimes, tt.wantRuns) {
 				t.Errorf("error_count = %v", r.State["error_count"])
 			}
-			events, _ := runstore.ReadEvents(r.Run.Dir)
+			events, _ := fs.ReadEvents(r.Run.WorkDir())
 			last := events[len(events)-1]
 			want := UnitCompleted
 			if tt.wantErr {
 				want = UnitFailed
 			}
-			if last.Action != "action-x" || last.To != want {
+			if last.Action != "action-x" || last.To != string(want) {
 				t.Errorf("last event %+v, want action-x → %s", last, want)
 			}
 		})
@@ -124,37 +125,16 @@ func TestRunUnitInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	err := r.RunUnit(ctx, UnitSpec{Kind: runstore.KindPhase, ID: "01-x", Retries: 3,
 		Execute: func(context.Context) error { cancel(); return context.Canceled }})
-	if !errors.Is(err, context.Canceled) || ExitCode(err) != ExitInterrupted {
+	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v", err)
 	}
 	if r.State["errors"] != nil {
 		t.Errorf("an interruption was logged as an error: %v", r.State["errors"])
 	}
-	events, _ := runstore.ReadEvents(r.Run.Dir)
+	events, _ := fs.ReadEvents(r.Run.WorkDir())
 	for _, e := range events {
-		if e.To == UnitFailed || e.To == UnitError || e.To == UnitRetrying {
+		if s := UnitState(e.To); s == UnitFailed || s == UnitError || s == UnitRetrying {
 			t.Errorf("event %s → %s after an interruption", e.From, e.To)
-		}
-	}
-}
-
-func TestExitCode(t *testing.T) {
-	tests := []struct {
-		err  error
-		want int
-	}{
-		{nil, ExitOK},
-		{&RunError{State: runstore.RunFailed, Err: errors.New("x")}, ExitFailed},
-		{&RunError{State: runstore.RunInterrupted, Err: context.Canceled}, ExitInterrupted},
-		{&RunError{State: runstore.RunInterrupted, Err: ErrNeedsAgent}, ExitFailed},
-		{errors.Join(ErrInvalid, errors.New("lint")), ExitInvalid},
-		{&runstore.ClaimedError{}, ExitFailed},
-		{runstore.ErrTerminal, ExitInvalid},
-		{errors.New("disk full"), ExitInternal},
-	}
-	for _, tt := range tests {
-		if got := ExitCode(tt.err); got != tt.want {
-			t.Errorf("ExitCode(%v) = %d, want %d", tt.err, got, tt.want)
 		}
 	}
 }

@@ -162,9 +162,14 @@ func (r *Runner) RunHooks(ctx context.Context, point string, vars map[string]str
 	for _, k := range slices.Sorted(maps.Keys(vars)) {
 		env = append(env, k+"="+vars[k])
 	}
+	if len(r.Hooks[point]) > 0 {
+		if err := r.Run.Flush(); err != nil {
+			return err
+		}
+	}
 	for _, h := range r.Hooks[point] {
 		hctx, cancel := context.WithTimeout(ctx, HookTimeout)
-		res, err := proc.Run(hctx, proc.Cmd{Name: "sh", Args: []string{"-c", h.Command}, Dir: r.Run.Dir, Env: env})
+		res, err := proc.Run(hctx, proc.Cmd{Name: "sh", Args: []string{"-c", h.Command}, Dir: r.Run.WorkDir(), Env: env})
 		cancel()
 		r.log("hooks", fmt.Sprintf("$ %s  # %s\n%s%s", h.Command, point, res.Stdout, res.Stderr))
 		if err == nil && res.ExitCode != 0 {
@@ -180,7 +185,7 @@ func (r *Runner) RunHooks(ctx context.Context, point string, vars map[string]str
 // runHooks runs the hooks of a unit with SKILL_UNIT, SKILL_UNIT_KIND and,
 // after an error, SKILL_ERROR in their environment.
 func (r *Runner) runHooks(ctx context.Context, point string, spec *UnitSpec, err error) error {
-	vars := map[string]string{"SKILL_UNIT": spec.ID, "SKILL_UNIT_KIND": spec.Kind}
+	vars := map[string]string{"SKILL_UNIT": spec.ID, "SKILL_UNIT_KIND": string(spec.Kind)}
 	if err != nil {
 		vars["SKILL_ERROR"] = err.Error()
 	}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -15,19 +13,22 @@ import (
 	"github.com/skillkit/skillkit/plan"
 )
 
+// StepState is where a step is in its lifecycle.
+type StepState string
+
 // Step states (DESIGN §3.1): pending → (checking_condition) →
 // (confirming) → executing → completed | failed → retrying | skipped |
 // aborted.
 const (
-	StepPending   = "pending"
-	StepChecking  = "checking_condition"
-	StepConfirm   = "confirming"
-	StepExecuting = "executing"
-	StepCompleted = "completed"
-	StepFailed    = "failed"
-	StepRetrying  = "retrying"
-	StepSkipped   = "skipped"
-	StepAborted   = "aborted"
+	StepPending   StepState = "pending"
+	StepChecking  StepState = "checking_condition"
+	StepConfirm   StepState = "confirming"
+	StepExecuting StepState = "executing"
+	StepCompleted StepState = "completed"
+	StepFailed    StepState = "failed"
+	StepRetrying  StepState = "retrying"
+	StepSkipped   StepState = "skipped"
+	StepAborted   StepState = "aborted"
 )
 
 // StepID names the step at index i (0-based) of a phase: "02-analyze#1".
@@ -41,27 +42,24 @@ type stepRun struct {
 	unit  string
 	id    string
 	step  *plan.Step
-	state string
+	state StepState
 	start time.Time
 }
 
-func (s *stepRun) to(state, detail string) error {
-	err := s.r.Event(runstore.Event{Phase: s.unit, Step: s.id, From: s.state, To: state, Detail: detail})
+func (s *stepRun) to(state StepState, detail string) error {
+	err := s.r.Event(runstore.Event{Phase: s.unit, Step: s.id, From: string(s.state), To: string(state), Detail: detail})
 	s.state = state
 	return err
 }
 
 // RunStep runs one step of a phase through its lifecycle and records how
-// it ended in skill-state.yaml: its condition, its confirmation, then its
-// blocks (or the agent), with its On error policy and Timeout. It returns
-// the recorded status (runstore.StepCompleted, StepSkipped, or StepFailed for
-// a failure its policy continues past). The error is set when the phase
-// must stop: a *StepError, ErrAborted, ErrNeedsAgent or the context's.
-func (r *Runner) RunStep(ctx context.Context, unit, id string, step *plan.Step) (string, error) {
+// it ended: its condition, its confirmation, then its blocks (or the
+// agent), with its On error policy and Timeout. It returns the recorded
+// status (runstore.StepCompleted, StepSkipped, or StepFailed for a failure
+// its policy continues past). The error is set when the phase must stop: a
+// *StepError, ErrAborted, agent.ErrNoAgent or the context's.
+func (r *Runner) RunStep(ctx context.Context, unit, id string, step *plan.Step) (runstore.StepStatus, error) {
 	s := &stepRun{r: r, unit: unit, id: id, step: step, start: time.Now()}
-	if err := r.Run.Note(func(p *runstore.Progress) { p.CurrentPhase, p.CurrentStep = unit, id }); err != nil {
-		return "", err
-	}
 	if err := s.to(StepPending, step.Title); err != nil {
 		return "", err
 	}
@@ -90,7 +88,9 @@ func (r *Runner) RunStep(ctx context.Context, unit, id string, step *plan.Step) 
 		case plan.ConfirmSkip:
 			return s.finish(runstore.StepSkipped, StepSkipped, "confirmation: skip ("+how+")", 0, false)
 		case plan.ConfirmAbort:
-			s.to(StepAborted, "confirmation: abort ("+how+")")
+			if err := s.to(StepAborted, "confirmation: abort ("+how+")"); err != nil {
+				return "", err
+			}
 			r.printf("  step %s %s: aborted (%s)\n", id, step.Title, how)
 			return "", &StepError{Step: id, Pos: c.Pos, Err: ErrAborted}
 		}
@@ -114,7 +114,9 @@ func (r *Runner) RunStep(ctx context.Context, unit, id string, step *plan.Step) 
 			return s.fail(ctx, attempt, err, res)
 		}
 		wait := backoff(policy.Backoff, r.Backoff, attempt)
-		s.to(StepFailed, err.Error())
+		if err := s.to(StepFailed, err.Error()); err != nil {
+			return "", err
+		}
 		if err := s.to(StepRetrying, fmt.Sprintf("attempt %d of %d in %v", attempt+1, policy.Retries+1, wait)); err != nil {
 			return "", err
 		}
@@ -126,14 +128,16 @@ func (r *Runner) RunStep(ctx context.Context, unit, id string, step *plan.Step) 
 
 // fail ends a failed step: with On error continue it is recorded as failed
 // and the phase goes on; otherwise the error stops the phase.
-func (s *stepRun) fail(ctx context.Context, attempts int, err error, res *execResult) (string, error) {
+func (s *stepRun) fail(ctx context.Context, attempts int, err error, res *execResult) (runstore.StepStatus, error) {
 	diag := res.diagnostics()
 	if p := s.step.Attrs.OnError; p != nil && p.Policy == plan.OnErrorContinue {
-		s.to(StepFailed, err.Error()+" (on error: continue)")
-		return s.finish(runstore.StepFailed, "", "", attempts, res != nil && res.evidence)
+		return s.finish(runstore.StepFailed, StepFailed, err.Error()+" (on error: continue)", attempts, res != nil && res.evidence)
 	}
-	s.to(StepFailed, err.Error())
-	s.r.Run.Metric(runstore.Metric{Kind: runstore.KindStep, Phase: s.unit, Step: s.id, DurationMS: ms(time.Since(s.start)), Attempts: attempts, Outcome: StepFailed})
+	// The unit's error transition that follows ends the group.
+	if terr := s.to(StepFailed, err.Error()); terr != nil {
+		return "", terr
+	}
+	s.r.metric(runstore.Metric{Kind: runstore.KindStep, Phase: s.unit, Step: s.id, DurationMS: ms(time.Since(s.start)), Attempts: attempts, Outcome: string(StepFailed)})
 	s.r.printf("  step %s %s: failed: %v\n", s.id, s.step.Title, err)
 	pos := s.step.Pos
 	if res != nil && res.pos.IsValid() {
@@ -142,21 +146,17 @@ func (s *stepRun) fail(ctx context.Context, attempts int, err error, res *execRe
 	return "", &StepError{Step: s.id, Pos: pos, Err: err, Diagnostics: diag}
 }
 
-// finish records the step in completedSteps: from here on a resume never
-// runs it again.
-func (s *stepRun) finish(status, to, detail string, attempts int, evidence bool) (string, error) {
+// finish records the step as finished for good, with its last
+// transition, durably: from here on a resume never runs it again.
+func (s *stepRun) finish(status runstore.StepStatus, to StepState, detail string, attempts int, evidence bool) (runstore.StepStatus, error) {
 	now := time.Now()
-	err := s.r.Run.Update(func(p *runstore.Progress) {
-		p.CompletedSteps = append(p.CompletedSteps, runstore.StepRecord{Step: s.id, Status: status, EvidenceCaptured: evidence, Timestamp: now.UTC()})
-		p.LastAction = fmt.Sprintf("step %s %s: %s", s.id, s.step.Title, status)
-	})
+	rec := &runstore.StepRecord{Step: s.id, Title: s.step.Title, Status: status, EvidenceCaptured: evidence, Timestamp: now.UTC()}
+	err := s.r.Commit(runstore.Event{Time: now, Phase: s.unit, Step: s.id, From: string(s.state), To: string(to), Detail: detail, Record: rec})
 	if err != nil {
 		return "", err
 	}
-	if to != "" {
-		s.to(to, detail)
-	}
-	s.r.Run.Metric(runstore.Metric{Kind: runstore.KindStep, Phase: s.unit, Step: s.id, DurationMS: ms(now.Sub(s.start)), Attempts: attempts, Outcome: status})
+	s.state = to
+	s.r.metric(runstore.Metric{Kind: runstore.KindStep, Phase: s.unit, Step: s.id, DurationMS: ms(now.Sub(s.start)), Attempts: attempts, Outcome: string(status)})
 	note := ""
 	if detail != "" {
 		note = ", " + detail
@@ -193,7 +193,10 @@ func (r *Runner) confirm(ctx context.Context, step *plan.Step) (answer, how stri
 		return answer, how, nil
 	}
 	if r.Agent == nil {
-		return "", "", fmt.Errorf("confirmation %q is left to the agent: %w", c.Question, ErrNeedsAgent)
+		return "", "", fmt.Errorf("confirmation %q is left to the agent: %w", c.Question, agent.ErrNoAgent)
+	}
+	if err := r.Run.Flush(); err != nil {
+		return "", "", err
 	}
 	prompt, err := agent.ConfirmPrompt(r.agentContext(), c.Question, step)
 	if err != nil {
@@ -269,7 +272,10 @@ func (r *Runner) execBlocks(ctx context.Context, s *stepRun, res *execResult) er
 	if len(blocks) == 0 {
 		res.pos = s.step.Pos
 		if r.Agent == nil {
-			return fmt.Errorf("%s: step %s is prose for the agent: %w", s.step.Pos, s.id, ErrNeedsAgent)
+			return fmt.Errorf("%s: step %s is prose for the agent: %w", s.step.Pos, s.id, agent.ErrNoAgent)
+		}
+		if err := r.Run.Flush(); err != nil {
+			return err
 		}
 		prompt, err := agent.StepPrompt(r.agentContext(), s.unit, s.step)
 		if err != nil {
@@ -294,6 +300,9 @@ func (r *Runner) execBlocks(ctx context.Context, s *stepRun, res *execResult) er
 		res.pos = b.Pos
 		switch b.Kind() {
 		case plan.LangBash:
+			if err := r.Run.Flush(); err != nil {
+				return err
+			}
 			out, err := r.Script.Shell(ctx, b.Text)
 			res.stdout, res.stderr = out.Stdout, out.Stderr
 			if r.log(logName, fmt.Sprintf("# bash %s\n%s%s", b.Pos, out.Stdout, out.Stderr)) {
@@ -312,9 +321,7 @@ func (r *Runner) execBlocks(ctx context.Context, s *stepRun, res *execResult) er
 				r.log(logName, fmt.Sprintf("# js %s\n%v\n", b.Pos, err))
 				return err
 			}
-			if err := r.SetState(state); err != nil {
-				return err
-			}
+			r.SetState(state)
 		}
 	}
 	return nil
@@ -327,19 +334,11 @@ func (r *Runner) log(name, text string) bool {
 	if _, body, _ := strings.Cut(text, "\n"); strings.TrimSpace(body) == "" {
 		return false
 	}
-	dir := filepath.Join(r.Run.Dir, runstore.LogsDir)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return false
-	}
-	f, err := os.OpenFile(filepath.Join(dir, name+".log"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
 	if !strings.HasSuffix(text, "\n") {
 		text += "\n"
 	}
-	_, err = f.WriteString(text)
+	err := r.Run.Log(name, text)
+	r.history(err)
 	return err == nil
 }
 

@@ -10,20 +10,30 @@ import (
 	"github.com/skillkit/skillkit/internal/runstore"
 )
 
+// UnitState is where a phase or an action is in its lifecycle.
+type UnitState string
+
 // Unit states (DESIGN §3.1): a phase or an action goes loading → planning
 // → executing → verifying → post_hook → completed, or to error, then
 // retrying or failed.
 const (
-	UnitLoading   = "loading"
-	UnitPlanning  = "planning"
-	UnitExecuting = "executing"
-	UnitVerifying = "verifying"
-	UnitPostHook  = "post_hook"
-	UnitCompleted = "completed"
-	UnitError     = "error"
-	UnitRetrying  = "retrying"
-	UnitFailed    = "failed"
+	UnitLoading   UnitState = "loading"
+	UnitPlanning  UnitState = "planning"
+	UnitExecuting UnitState = "executing"
+	UnitVerifying UnitState = "verifying"
+	UnitPostHook  UnitState = "post_hook"
+	UnitCompleted UnitState = "completed"
+	UnitError     UnitState = "error"
+	UnitRetrying  UnitState = "retrying"
+	UnitFailed    UnitState = "failed"
 )
+
+// commits says which unit transitions end a group of them and are made
+// durable: the unit's outcome, and an error (which records errors[] in the
+// state).
+func (s UnitState) commits() bool {
+	return s == UnitCompleted || s == UnitError || s == UnitFailed
+}
 
 // Built-in hooks (DESIGN §3.2).
 const (
@@ -36,7 +46,7 @@ const (
 // UnitSpec is one phase or action to run through the unit lifecycle.
 type UnitSpec struct {
 	// Kind is runstore.KindPhase or runstore.KindAction.
-	Kind  string
+	Kind  runstore.Kind
 	ID    string
 	Title string
 	// Retries is how many more times the unit is tried after an error,
@@ -48,27 +58,26 @@ type UnitSpec struct {
 	Plan    func(ctx context.Context) error
 	Execute func(ctx context.Context) error
 	Verify  func(ctx context.Context) error
-	// Done records the unit as finished for good, after its hooks and
-	// before the completed transition, so that a resume after a kill at
-	// any point re-runs at most the hooks.
-	Done func() error
 }
 
 // unit is a unit being run.
 type unit struct {
 	r     *Runner
 	spec  *UnitSpec
-	state string
+	state UnitState
 }
 
-func (u *unit) to(state, detail string) error {
-	e := runstore.Event{From: u.state, To: state, Detail: detail}
+func (u *unit) to(state UnitState, detail string) error {
+	e := runstore.Event{From: string(u.state), To: string(state), Detail: detail}
 	if u.spec.Kind == runstore.KindAction {
 		e.Action = u.spec.ID
 	} else {
 		e.Phase = u.spec.ID
 	}
 	u.state = state
+	if state.commits() {
+		return u.r.Commit(e)
+	}
 	return u.r.Event(e)
 }
 
@@ -113,7 +122,9 @@ func (r *Runner) RunUnit(ctx context.Context, spec UnitSpec) error {
 		}
 		if !interrupted(ctx, err) {
 			// An interrupted unit is not failed: a resume runs it again.
-			u.to(UnitFailed, err.Error())
+			if ferr := u.to(UnitFailed, err.Error()); ferr != nil {
+				return errors.Join(err, ferr)
+			}
 		}
 		return err
 	}
@@ -122,20 +133,22 @@ func (r *Runner) RunUnit(ctx context.Context, spec UnitSpec) error {
 	}
 	if err := r.postHooks(ctx, u, start, attempts); err != nil {
 		r.unitError(ctx, u, start, attempts, err)
-		u.to(UnitFailed, err.Error())
+		if ferr := u.to(UnitFailed, err.Error()); ferr != nil {
+			return errors.Join(err, ferr)
+		}
 		return err
 	}
-	if spec.Done != nil {
-		if err := spec.Done(); err != nil {
-			return err
-		}
+	// The completed transition is the record that the unit is done: a
+	// kill before it re-runs the unit on resume, after it never.
+	if err := u.to(UnitCompleted, ""); err != nil {
+		return err
 	}
 	r.printf("%s %s: completed (%v)\n", spec.Kind, spec.ID, since(start))
-	return u.to(UnitCompleted, "")
+	return nil
 }
 
 // step moves to state and runs fn there.
-func (u *unit) step(ctx context.Context, state string, fn func(context.Context) error) error {
+func (u *unit) step(ctx context.Context, state UnitState, fn func(context.Context) error) error {
 	if err := u.to(state, ""); err != nil {
 		return err
 	}
@@ -153,15 +166,10 @@ func (u *unit) step(ctx context.Context, state string, fn func(context.Context) 
 // they are gates).
 func (r *Runner) postHooks(ctx context.Context, u *unit, start time.Time, attempts int) error {
 	now := time.Now()
-	if _, err := r.Run.Checkpoint(runstore.Checkpoint{
-		Hook: HookAutoCheckpoint, State: r.State,
-		Worker: runstore.Worker{ID: u.spec.ID, Skill: r.Skill.Name, State: UnitCompleted, StartedAt: start, CompletedAt: &now},
-	}); err != nil {
+	if err := r.Run.Checkpoint(HookAutoCheckpoint, runstore.Worker{ID: u.spec.ID, Skill: r.Skill.Name, State: string(UnitCompleted), StartedAt: start, CompletedAt: &now}); err != nil {
 		return fmt.Errorf("%s hook: %w", HookAutoCheckpoint, err)
 	}
-	if err := r.Run.Metric(u.metric(time.Since(start), attempts, UnitCompleted)); err != nil {
-		return fmt.Errorf("%s hook: %w", HookLogMetrics, err)
-	}
+	r.metric(u.metric(time.Since(start), attempts, UnitCompleted))
 	point := HookPostPhase
 	if u.spec.Kind == runstore.KindAction {
 		point = HookPostAction
@@ -178,19 +186,16 @@ func (r *Runner) unitError(ctx context.Context, u *unit, start time.Time, attemp
 	if interrupted(ctx, err) {
 		return
 	}
-	u.to(UnitError, err.Error())
 	now := time.Now()
-	errs := []error{r.Run.Metric(u.metric(now.Sub(start), attempts, UnitError))}
+	r.metric(u.metric(now.Sub(start), attempts, UnitError))
 	// An action that failed inside a phase (the loop) was logged then.
 	if u.spec.Kind == runstore.KindAction || !errors.As(err, new(*ActionError)) {
-		errs = append(errs, r.logError(u.spec.ID, err, now))
+		r.logError(u.spec.ID, err, now)
 	}
 	msg := err.Error()
-	_, cerr := r.Run.Checkpoint(runstore.Checkpoint{
-		Hook: HookCheckpointErrorState, State: r.State,
-		Worker: runstore.Worker{ID: u.spec.ID, Skill: r.Skill.Name, State: UnitError, StartedAt: start, Error: &msg},
-	})
-	errs = append(errs, cerr)
+	errs := []error{r.Run.Checkpoint(HookCheckpointErrorState, runstore.Worker{ID: u.spec.ID, Skill: r.Skill.Name, State: string(UnitError), StartedAt: start, Error: &msg})}
+	// The error transition records errors[] and the checkpoint.
+	errs = append(errs, u.to(UnitError, msg))
 	errs = append(errs, r.runHooks(ctx, HookOnError, u.spec, err))
 	if herr := errors.Join(errs...); herr != nil {
 		r.printf("warning: error hooks of %s: %v\n", u.spec.ID, herr)
@@ -198,7 +203,7 @@ func (r *Runner) unitError(ctx context.Context, u *unit, start time.Time, attemp
 }
 
 // logError appends to the base state's errors[] and counts error_count.
-func (r *Runner) logError(id string, err error, now time.Time) error {
+func (r *Runner) logError(id string, err error, now time.Time) {
 	state := maps.Clone(r.State)
 	list, _ := state["errors"].([]any)
 	state["errors"] = append(list, map[string]any{
@@ -209,12 +214,12 @@ func (r *Runner) logError(id string, err error, now time.Time) error {
 		n = float64(i)
 	}
 	state["error_count"] = n + 1
-	return r.SetState(state)
+	r.SetState(state)
 }
 
 // metric is the metrics.jsonl line of the finished unit.
-func (u *unit) metric(d time.Duration, attempts int, outcome string) runstore.Metric {
-	m := runstore.Metric{Kind: u.spec.Kind, DurationMS: ms(d), Attempts: attempts, Outcome: outcome}
+func (u *unit) metric(d time.Duration, attempts int, outcome UnitState) runstore.Metric {
+	m := runstore.Metric{Kind: u.spec.Kind, DurationMS: ms(d), Attempts: attempts, Outcome: string(outcome)}
 	if u.spec.Kind == runstore.KindAction {
 		m.Action = u.spec.ID
 	} else {

@@ -1,4 +1,4 @@
-package orchestrator
+package orchestrator_test
 
 import (
 	"context"
@@ -6,13 +6,17 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/skillkit/skillkit/internal/sequential"
+	"github.com/skillkit/skillkit/internal/orchestrator"
+	"github.com/skillkit/skillkit/internal/runstore/fs"
+
+	lifecycle "github.com/skillkit/skillkit/internal/run"
+
 	"github.com/skillkit/skillkit/internal/testfs"
 )
 
 // noopOptions are the options of a durable run (fsyncs on) of the no-op
 // loop skill with a limit of n actions.
-func noopOptions(b *testing.B, n int) Options {
+func noopOptions(b *testing.B, n int, sync bool) lifecycle.Options {
 	src := load(b, "testdata/noop-loop")
 	files := map[string]string{}
 	for _, f := range src.Files {
@@ -23,11 +27,9 @@ func noopOptions(b *testing.B, n int) Options {
 	}
 	s := writeSkill(b, "noop-loop", files)
 	base := b.TempDir()
-	return Options{
-		Options: sequential.Options{
-			Skill: s, Base: base, ProjectDir: base,
-		},
-		MaxIterations: n,
+	return lifecycle.Options{
+		Skill: s, Store: fs.New(fs.Options{Base: base, NoSync: !sync}), ProjectDir: base,
+		Loop: orchestrator.Options{MaxIterations: n},
 	}
 }
 
@@ -43,10 +45,9 @@ func BenchmarkLoopIteration(b *testing.B) {
 			name = "nosync"
 		}
 		b.Run(name, func(b *testing.B) {
-			o := noopOptions(b, b.N)
-			o.NoSync = !sync
+			o := noopOptions(b, b.N, sync)
 			b.ResetTimer()
-			res, err := Run(context.Background(), o)
+			res, err := lifecycle.Run(context.Background(), o)
 			b.StopTimer()
 			if err != nil {
 				b.Fatal(err)
@@ -63,9 +64,9 @@ func BenchmarkLoopIteration(b *testing.B) {
 func BenchmarkLoop1000(b *testing.B) {
 	for range b.N {
 		b.StopTimer()
-		o := noopOptions(b, 1000)
+		o := noopOptions(b, 1000, true)
 		b.StartTimer()
-		if _, err := Run(context.Background(), o); err != nil {
+		if _, err := lifecycle.Run(context.Background(), o); err != nil {
 			b.Fatal(err)
 		}
 	}

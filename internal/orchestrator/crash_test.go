@@ -1,4 +1,4 @@
-package orchestrator
+package orchestrator_test
 
 import (
 	"context"
@@ -12,10 +12,11 @@ import (
 	"testing"
 	"time"
 
+	lifecycle "github.com/skillkit/skillkit/internal/run"
+	"github.com/skillkit/skillkit/internal/runstore/fs"
+
 	"github.com/skillkit/skillkit/internal/crashtest"
-	"github.com/skillkit/skillkit/internal/engine"
 	"github.com/skillkit/skillkit/internal/runstore"
-	"github.com/skillkit/skillkit/internal/sequential"
 	"github.com/skillkit/skillkit/parse"
 )
 
@@ -67,15 +68,16 @@ func helperMain() int {
 	s, err := parse.Dir(os.Getenv("HELPER_SKILL"))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
-		return engine.ExitInternal
+		return 3
 	}
-	_, err = Run(context.Background(), Options{Options: sequential.Options{
-		Skill: s, WorkDir: os.Getenv("HELPER_WORKDIR"), Resume: os.Getenv("HELPER_RESUME"),
-	}})
+	_, err = lifecycle.Run(context.Background(), lifecycle.Options{
+		Skill: s, Store: fs.New(fs.Options{}), WorkDir: os.Getenv("HELPER_WORKDIR"), Resume: os.Getenv("HELPER_RESUME"),
+	})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
+		return 1
 	}
-	return engine.ExitCode(err)
+	return 0
 }
 
 func helper(skillDir string, env ...string) *exec.Cmd {
@@ -103,14 +105,15 @@ func TestCrashResume(t *testing.T) {
 		what := fmt.Sprintf("kill %d after %v", i, after)
 
 		var doneBefore []string
-		if p, err := runstore.ReadProgress(dir); err == nil {
-			data, err := os.ReadFile(filepath.Join(dir, runstore.StateFile))
+		if sum, err := store(".").Status(dir); err == nil {
+			p := sum.Progress
+			data, err := os.ReadFile(filepath.Join(dir, fs.StateFile))
 			var st map[string]any
 			if err != nil || json.Unmarshal(data, &st) != nil {
 				t.Fatalf("%s: state.json is not valid JSON (%v): %q", what, err, data)
 			}
 			doneBefore = strs(st["done"])
-			if !runstore.Terminal(p.RunState) {
+			if !p.RunState.Terminal() {
 				midRun++
 			}
 		}

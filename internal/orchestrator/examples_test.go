@@ -1,4 +1,4 @@
-package orchestrator
+package orchestrator_test
 
 import (
 	"errors"
@@ -7,8 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/skillkit/skillkit/internal/orchestrator"
+
 	"github.com/skillkit/skillkit/internal/agent"
-	"github.com/skillkit/skillkit/internal/engine"
 	"github.com/skillkit/skillkit/internal/runstore"
 	"github.com/skillkit/skillkit/internal/testfs"
 )
@@ -38,7 +39,7 @@ func TestExampleAutonomous(t *testing.T) {
 		t.Errorf("notes/green.md = %q", got)
 	}
 	l := progress(t, res.Dir).Loop
-	if l == nil || l.Iteration != 5 || l.Completed != 5 || l.LastAction != "action-complete" || l.CurrentAction != "" || l.MaxIterations != DefaultMaxIterations {
+	if l == nil || l.Iteration != 5 || l.Completed != 5 || l.LastAction != "action-complete" || l.CurrentAction != "" || l.MaxIterations != orchestrator.DefaultMaxIterations {
 		t.Errorf("progress loop = %+v", l)
 	}
 }
@@ -76,7 +77,7 @@ func TestExampleAgentDriven(t *testing.T) {
 	o := options(t, s)
 	o.Inputs = map[string]string{"topic": "Resumable runs"}
 	res, err := run(t, o)
-	if res.State != runstore.RunInterrupted || !errors.Is(err, engine.ErrNeedsAgent) || !strings.Contains(err.Error(), "--agent") {
+	if res.State != runstore.RunInterrupted || !errors.Is(err, agent.ErrNoAgent) || !strings.Contains(err.Error(), "--agent") {
 		t.Fatalf("without an agent: %s, %v", res.State, err)
 	}
 	if !strings.Contains(err.Error(), "phases/actions/action-outline.md") {

@@ -1,13 +1,17 @@
-package orchestrator
+package orchestrator_test
 
 import (
 	"context"
+	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	lifecycle "github.com/skillkit/skillkit/internal/run"
+	"github.com/skillkit/skillkit/internal/runstore/fs"
+
 	"github.com/skillkit/skillkit/internal/runstore"
-	"github.com/skillkit/skillkit/internal/sequential"
 	"github.com/skillkit/skillkit/internal/testfs"
 	"github.com/skillkit/skillkit/parse"
 	"github.com/skillkit/skillkit/plan"
@@ -34,38 +38,57 @@ func writeSkill(t testing.TB, name string, files map[string]string) *plan.Skill 
 
 // options are those of a test run of s with the real JS host, in a fresh
 // base folder, without fsyncs.
-func options(t testing.TB, s *plan.Skill) Options {
+func options(t testing.TB, s *plan.Skill) lifecycle.Options {
 	base := t.TempDir()
-	return Options{Options: sequential.Options{
-		Skill: s, Base: base, ProjectDir: base, NoSync: true, Backoff: 1,
-	}}
+	return lifecycle.Options{Skill: s, Store: store(base), ProjectDir: base, Backoff: 1}
 }
 
-func run(t testing.TB, o Options) (*sequential.Result, error) {
+// store is the filesystem store under base, without fsyncs.
+func store(base string) *fs.Store { return fs.New(fs.Options{Base: base, NoSync: true}) }
+
+func run(t testing.TB, o lifecycle.Options) (*lifecycle.Result, error) {
 	t.Helper()
-	res, err := Run(context.Background(), o)
+	res, err := lifecycle.Run(context.Background(), o)
 	if res == nil && err != nil {
 		t.Fatalf("no run: %v", err)
 	}
 	return res, err
 }
 
+// state reads the state.json snapshot of the run in dir.
 func state(t testing.TB, dir string) map[string]any {
 	t.Helper()
-	st, err := runstore.ReadState(dir)
+	var st map[string]any
+	data, err := os.ReadFile(filepath.Join(dir, fs.StateFile))
+	if err == nil {
+		err = json.Unmarshal(data, &st)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
 	return st
 }
 
+// progress reads the progress of the run in dir from its record.
 func progress(t testing.TB, dir string) *runstore.Progress {
 	t.Helper()
-	p, err := runstore.ReadProgress(dir)
+	sum, err := store(".").Status(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return p
+	return &sum.Progress
+}
+
+// completed is the state's completed_actions.
+func completed(st map[string]any) []string {
+	var out []string
+	list, _ := st["completed_actions"].([]any)
+	for _, a := range list {
+		if s, ok := a.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // actions is the state's completed_actions joined by spaces.

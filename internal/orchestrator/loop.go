@@ -98,22 +98,15 @@ func handlesFailures(s *plan.Skill) bool {
 // run loops until the selection ends, the skill's status is final, or an
 // action fails for good.
 func (l *loop) run(ctx context.Context) error {
-	if err := l.progress(func(lp *runstore.Loop) {}); err != nil {
-		return err
-	}
+	l.progress(func(lp *runstore.Loop) {})
 	err := l.loop(ctx)
-	if ctx.Err() == nil {
-		// The record lags one action behind until here. An action that
-		// stopped the loop stays current: status names it.
-		perr := l.progress(func(lp *runstore.Loop) {
-			if err == nil {
-				lp.CurrentAction = ""
-			}
-		})
+	// The orchestrator phase's next transition carries it. An action that
+	// stopped the loop stays current: status names it.
+	l.progress(func(lp *runstore.Loop) {
 		if err == nil {
-			err = perr
+			lp.CurrentAction = ""
 		}
-	}
+	})
 	return err
 }
 
@@ -133,7 +126,7 @@ func (l *loop) loop(ctx context.Context) error {
 			return nil
 		}
 		if err := l.action(ctx, a); err != nil {
-			if ctx.Err() != nil || errors.Is(err, engine.ErrNeedsAgent) || errors.Is(err, ErrNoProgress) || !l.handles {
+			if ctx.Err() != nil || errors.Is(err, agent.ErrNoAgent) || errors.Is(err, runstore.ErrWrite) || errors.Is(err, ErrNoProgress) || !l.handles {
 				return err
 			}
 			// The skill handles failures: the error is in errors[] and
@@ -142,26 +135,20 @@ func (l *loop) loop(ctx context.Context) error {
 	}
 }
 
-// action runs one iteration: it records the action as current (state.json,
-// then skill-state.yaml with the iteration), runs it through the unit
-// lifecycle of the engine (retries, hooks, events, metrics), and records
-// it as completed in the same write of state.json as its state updates. A
-// kill before that write makes a resume run the action again; after it,
-// never. (A kill between that write and the end of the action's hooks
-// loses the hooks' checkpoint and metric line of that action, not the
-// action.)
+// action runs one iteration: it makes the action current (in the state
+// and the loop's record, which its loading transition carries), runs it
+// through the unit lifecycle of the engine (retries, hooks, events,
+// metrics), and its completed transition records its state updates with
+// it in completed_actions, in one durable write. A kill before that write
+// makes a resume run the action again; after it, never.
 func (l *loop) action(ctx context.Context, a *plan.Action) error {
-	if p := l.r.Run.Progress(); p.Loop != nil && p.Loop.Iteration >= l.max {
+	if l.r.Loop().Iteration >= l.max {
 		return l.noProgress()
 	}
 	st := clone(l.r.State)
 	st["current_action"] = a.ID
-	if err := l.r.SetState(st); err != nil {
-		return err
-	}
-	if err := l.progress(func(lp *runstore.Loop) { lp.Iteration++; lp.CurrentAction = a.ID }); err != nil {
-		return err
-	}
+	l.r.SetState(st)
+	l.progress(func(lp *runstore.Loop) { lp.Iteration++; lp.CurrentAction = a.ID })
 	var updates map[string]any
 	retries, backoff := l.retries, l.backoff
 	if oe := a.Attrs.OnError; oe != nil && oe.Policy == plan.OnErrorRetry {
@@ -183,7 +170,13 @@ func (l *loop) action(ctx context.Context, a *plan.Action) error {
 			updates, err = l.execute(ctx, a)
 			return err
 		},
-		Verify: func(context.Context) error { return l.apply(a, updates) },
+		Verify: func(context.Context) error {
+			if err := l.apply(a, updates); err != nil {
+				return err
+			}
+			l.progress(func(*runstore.Loop) {})
+			return nil
+		},
 	})
 	if err != nil {
 		var ae *engine.ActionError
@@ -211,15 +204,9 @@ func (l *loop) execute(ctx context.Context, a *plan.Action) (map[string]any, err
 // stateUpdates. Without an agent the run stops there, resumable.
 func (l *loop) ask(ctx context.Context, a *plan.Action) (map[string]any, error) {
 	if l.r.Agent == nil {
-		return nil, &engine.ActionError{Action: a.ID, Pos: a.Execution.Pos, Err: fmt.Errorf("the action is prose for the agent: %w", engine.ErrNeedsAgent)}
+		return nil, &engine.ActionError{Action: a.ID, Pos: a.Execution.Pos, Err: fmt.Errorf("the action is prose for the agent: %w", agent.ErrNoAgent)}
 	}
-	actx := agent.Context{Skill: l.skill.Name, WorkDir: l.r.Run.Dir, Inputs: l.r.Inputs, State: l.r.State}
-	prompt, err := agent.ActionPrompt(actx, a)
-	if err != nil {
-		return nil, err
-	}
-	reply, err := l.r.Agent.Ask(ctx, agent.RequestAction, prompt)
-	l.r.Log(a.ID, "# agent\n"+reply)
+	reply, err := l.r.AskAction(ctx, a)
 	if err != nil {
 		return nil, err
 	}
@@ -245,7 +232,8 @@ func (l *loop) apply(a *plan.Action, updates map[string]any) error {
 	if err := l.schema.check(next, updates); err != nil {
 		return &engine.ActionError{Action: a.ID, Pos: resultPos(a), Err: err}
 	}
-	return l.r.SetState(next)
+	l.r.SetState(next)
+	return nil
 }
 
 // resultPos is where an action's result comes from: its Execution block,
@@ -257,23 +245,18 @@ func resultPos(a *plan.Action) plan.Pos {
 	return a.Execution.Pos
 }
 
-// progress changes the loop's record in skill-state.yaml with fn, after
-// bringing the facts state.json holds up to date. The write is atomic but
-// not synced: state.json is what a resume relies on, and a power loss may
-// at worst forget an iteration of the count.
-func (l *loop) progress(fn func(lp *runstore.Loop)) error {
-	return l.r.Run.Note(func(p *runstore.Progress) {
-		if p.Loop == nil {
-			p.Loop = &runstore.Loop{}
-		}
+// progress changes the loop's record with fn, after bringing the facts
+// the state holds up to date; the next event records it.
+func (l *loop) progress(fn func(lp *runstore.Loop)) {
+	l.r.SetLoop(func(lp *runstore.Loop) {
 		done := completed(l.r.State)
-		p.Loop.MaxIterations = l.max
-		p.Loop.Completed = len(done)
+		lp.MaxIterations = l.max
+		lp.Completed = len(done)
 		if len(done) > 0 {
-			p.Loop.LastAction = done[len(done)-1]
+			lp.LastAction = done[len(done)-1]
 		}
-		p.Loop.ErrorCount = errorCount(l.r.State)
-		fn(p.Loop)
+		lp.ErrorCount = errorCount(l.r.State)
+		fn(lp)
 	})
 }
 

@@ -1,4 +1,4 @@
-package orchestrator
+package orchestrator_test
 
 import (
 	"bytes"
@@ -8,6 +8,11 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	lifecycle "github.com/skillkit/skillkit/internal/run"
+
+	"github.com/skillkit/skillkit/internal/orchestrator"
+	"github.com/skillkit/skillkit/internal/runstore/fs"
 
 	"github.com/skillkit/skillkit/internal/engine"
 	"github.com/skillkit/skillkit/internal/runstore"
@@ -35,15 +40,15 @@ func TestSchemaRefusesUpdate(t *testing.T) {
 			return
 		}
 		switch e.To {
-		case engine.UnitExecuting:
-			before, _ = os.ReadFile(filepath.Join(o.WorkDir, runstore.StateFile))
-		case engine.UnitError:
-			atRefusal, _ = os.ReadFile(filepath.Join(o.WorkDir, runstore.StateFile))
+		case string(engine.UnitExecuting):
+			before, _ = os.ReadFile(filepath.Join(o.WorkDir, fs.StateFile))
+		case string(engine.UnitError):
+			atRefusal, _ = os.ReadFile(filepath.Join(o.WorkDir, fs.StateFile))
 		}
 	}
 	res, err := run(t, o)
-	if engine.ExitCode(err) != engine.ExitFailed || res.State != runstore.RunFailed {
-		t.Fatalf("run %s, exit %d: %v", res.State, engine.ExitCode(err), err)
+	if !errors.As(err, new(*lifecycle.RunError)) || res.State != runstore.RunFailed {
+		t.Fatalf("run %s: %v", res.State, err)
 	}
 	for _, want := range []string{
 		"phases/actions/action-finish.md:5:1: action action-finish:",
@@ -117,10 +122,10 @@ func TestIterationLimit(t *testing.T) {
 		fields:   "  spins?: number;",
 	}.write(t)
 	o := options(t, s)
-	o.MaxIterations = 7
+	o.Loop.MaxIterations = 7
 	res, err := run(t, o)
-	if engine.ExitCode(err) != engine.ExitFailed || !errors.Is(err, ErrNoProgress) {
-		t.Fatalf("exit %d: %v", engine.ExitCode(err), err)
+	if !errors.As(err, new(*lifecycle.RunError)) || !errors.Is(err, orchestrator.ErrNoProgress) {
+		t.Fatalf("%v", err)
 	}
 	for _, want := range []string{"phases/orchestrator.md:5:1:", "no progress: the loop started 7 actions and selectNextAction never ended it", "--max-iterations"} {
 		if !strings.Contains(err.Error(), want) {
@@ -148,7 +153,7 @@ return { stateUpdates: { done: true } };`
 		name      string
 		retries   int
 		attr      string // the action's own On error line
-		wantState string
+		wantState runstore.RunState
 		wantErrs  int
 	}{
 		{"retries suffice", 2, "", runstore.RunCompleted, 2},
@@ -166,7 +171,7 @@ return { stateUpdates: { done: true } };`
 				fields:   "  done?: boolean;",
 			}.write(t)
 			o := options(t, s)
-			o.Retries = tt.retries
+			o.Loop.Retries = tt.retries
 			res, err := run(t, o)
 			if res.State != tt.wantState {
 				t.Fatalf("run %s: %v", res.State, err)

@@ -1,11 +1,13 @@
-package orchestrator
+package orchestrator_test
 
 import (
 	"bytes"
+	"errors"
 	"strings"
 	"testing"
 
-	"github.com/skillkit/skillkit/internal/engine"
+	lifecycle "github.com/skillkit/skillkit/internal/run"
+
 	"github.com/skillkit/skillkit/plan"
 )
 
@@ -16,10 +18,10 @@ func TestRunDispatchesByMode(t *testing.T) {
 		t.Fatalf("sequential example: %v, %v", res, err)
 	}
 	none := options(t, &plan.Skill{Dir: t.TempDir(), Name: "empty", Mode: plan.ModeUnknown})
-	if _, err := Run(t.Context(), none); engine.ExitCode(err) != engine.ExitInvalid || !strings.Contains(err.Error(), "no numbered phase, orchestrator or action to run") {
+	if _, err := lifecycle.Run(t.Context(), none); !errors.Is(err, lifecycle.ErrInvalid) || !strings.Contains(err.Error(), "no numbered phase, orchestrator or action to run") {
 		t.Fatalf("a skill with nothing to run: %v", err)
 	}
-	if _, err := Run(t.Context(), Options{}); engine.ExitCode(err) != engine.ExitInvalid {
+	if _, err := lifecycle.Run(t.Context(), lifecycle.Options{}); !errors.Is(err, lifecycle.ErrInvalid) {
 		t.Fatalf("no skill: %v", err)
 	}
 }
@@ -40,7 +42,7 @@ func TestValidateSeesTheSkill(t *testing.T) {
 }
 
 func TestPlanShowsTheLoop(t *testing.T) {
-	d, err := Plan(options(t, load(t, "../../examples/autonomous")))
+	d, err := lifecycle.Plan(options(t, load(t, "../../examples/autonomous")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +62,7 @@ func TestPlanShowsTheLoop(t *testing.T) {
 // every action with its kind and preconditions, and shows what an agent
 // action would be sent.
 func TestPlanListsTheActions(t *testing.T) {
-	d, err := Plan(options(t, load(t, "../../examples/agent-driven")))
+	d, err := lifecycle.Plan(options(t, load(t, "../../examples/agent-driven")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +83,7 @@ func TestPlanListsTheActions(t *testing.T) {
 			t.Errorf("dry run output lacks %q:\n%s", want, &out)
 		}
 	}
-	a, err := Plan(options(t, load(t, "../../examples/autonomous")))
+	a, err := lifecycle.Plan(options(t, load(t, "../../examples/autonomous")))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,11 +1,14 @@
-package orchestrator
+package orchestrator_test
 
 import (
 	"errors"
 	"strings"
 	"testing"
 
-	"github.com/skillkit/skillkit/internal/engine"
+	lifecycle "github.com/skillkit/skillkit/internal/run"
+
+	"github.com/skillkit/skillkit/internal/orchestrator"
+
 	"github.com/skillkit/skillkit/internal/runstore"
 	"github.com/skillkit/skillkit/internal/testfs"
 )
@@ -133,8 +136,8 @@ function selectNextAction(state) {
 		},
 	}.write(t)
 	res, err := run(t, options(t, s))
-	if engine.ExitCode(err) != engine.ExitFailed || !errors.Is(err, ErrSkillFailed) {
-		t.Fatalf("exit %d: %v", engine.ExitCode(err), err)
+	if !errors.As(err, new(*lifecycle.RunError)) || !errors.Is(err, orchestrator.ErrSkillFailed) {
+		t.Fatalf("%v", err)
 	}
 	if !strings.Contains(err.Error(), "last error, in action-broken: ") || !strings.Contains(err.Error(), "disk on fire") {
 		t.Errorf("err = %v, want the last error named", err)

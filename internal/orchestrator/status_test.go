@@ -1,10 +1,14 @@
-package orchestrator
+package orchestrator_test
 
 import (
 	"bytes"
 	"context"
+	"errors"
 	"strings"
 	"testing"
+
+	lifecycle "github.com/skillkit/skillkit/internal/run"
+	"github.com/skillkit/skillkit/internal/runstore/fs"
 
 	"github.com/skillkit/skillkit/internal/engine"
 	"github.com/skillkit/skillkit/internal/runstore"
@@ -26,22 +30,18 @@ func TestStatusShowsLoop(t *testing.T) {
 	defer cancel()
 	var out bytes.Buffer
 	o.Observe = func(e runstore.Event) {
-		if e.Action != "action-wait" || e.To != engine.UnitExecuting {
+		if e.Action != "action-wait" || e.To != string(engine.UnitExecuting) {
 			return
 		}
-		dir, err := runstore.Locate(o.Base, "")
-		if err != nil {
-			t.Error(err)
-		}
-		sum, err := runstore.Status(dir)
+		sum, err := o.Store.Status("")
 		if err != nil {
 			t.Error(err)
 		}
 		runstore.WriteStatus(&out, sum)
 		cancel()
 	}
-	res, err := Run(ctx, o)
-	if engine.ExitCode(err) != engine.ExitInterrupted {
+	res, err := lifecycle.Run(ctx, o)
+	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("run %v: %v", res, err)
 	}
 	for _, want := range []string{
@@ -81,7 +81,7 @@ func TestActionLifecycleEvents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	events, err := runstore.ReadEvents(res.Dir)
+	events, err := fs.ReadEvents(res.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +107,7 @@ func TestActionLifecycleEvents(t *testing.T) {
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	metrics, _ := runstore.ReadMetrics(res.Dir)
+	metrics, _ := fs.ReadMetrics(res.Dir)
 	if len(metrics) != 2 || metrics[0].Kind != runstore.KindAction || metrics[0].Action != "action-a" || metrics[0].Outcome != "completed" {
 		t.Errorf("metrics = %+v", metrics)
 	}

@@ -10,14 +10,14 @@ import (
 	"maps"
 )
 
-// encodeProgress writes skill-state.yaml. It is written by hand, not by
+// EncodeProgress is the content of skill-state.yaml. It is written by hand, not by
 // yaml.Marshal, because the file is rewritten after every step and
 // yaml.v3's reflection made that write dominate a run of trivial steps
 // (its completedSteps list grows with the run). Every string is emitted as
 // a JSON string, which is a valid YAML double-quoted scalar, so no value
 // can break the document; times are RFC 3339 plain scalars, which YAML
 // reads as timestamps.
-func encodeProgress(p *Progress) []byte {
+func EncodeProgress(p *Progress) []byte {
 	var b bytes.Buffer
 	str := func(key, v string) { b.WriteString(key + ": " + quote(v) + "\n") }
 	str("skillVersion", p.SkillVersion)
@@ -31,7 +31,7 @@ func encodeProgress(p *Progress) []byte {
 		b.WriteString("completedSteps:\n")
 		for _, s := range p.CompletedSteps {
 			b.WriteString("  - step: " + quote(s.Step) + "\n")
-			b.WriteString("    status: " + quote(s.Status) + "\n")
+			b.WriteString("    status: " + quote(string(s.Status)) + "\n")
 			b.WriteString("    evidenceCaptured: " + strconv.FormatBool(s.EvidenceCaptured) + "\n")
 			b.WriteString("    timestamp: " + stamp(s.Timestamp) + "\n")
 		}
@@ -50,7 +50,7 @@ func encodeProgress(p *Progress) []byte {
 	} else {
 		b.WriteString("completedAt: " + stamp(*p.CompletedAt) + "\n")
 	}
-	str("runState", p.RunState)
+	str("runState", string(p.RunState))
 	str("skillHash", p.SkillHash)
 	str("runId", p.RunID)
 	str("skill", p.Skill)

@@ -108,11 +108,16 @@ func TestHostAPIDocExamples(t *testing.T) {
 	if s, err = parse.Dir(skill); err != nil {
 		t.Fatal(err)
 	}
-	h, err = NewHost(Options{WorkDir: work, SkillDir: skill, ProjectDir: project, Agent: &agent.Agent{Command: fake}})
+	// The loop hands a prose action to the agent like this.
+	p, err := agent.ActionPrompt(agent.Context{Skill: s.Name, WorkDir: work, State: map[string]any{"status": "running"}}, s.Action("action-finish"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	up, err = h.RunAction(context.Background(), s.Action("action-finish"), map[string]any{"status": "running"})
+	ag := &agent.Agent{Command: fake, Dir: work, Env: []string{"SKILL_WORKDIR=" + work}}
+	answer, err := ag.Ask(context.Background(), agent.RequestAction, p)
+	if err == nil {
+		up, err = agent.ParseStateUpdates(answer)
+	}
 	if err != nil || up["status"] != "completed" {
 		t.Errorf("prose action through the fake agent = %v, %v", up, err)
 	}

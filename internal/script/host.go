@@ -46,9 +46,6 @@ type Options struct {
 	Timeout time.Duration
 }
 
-// ErrNoAgent is wrapped by the error of agent work in a run without one.
-var ErrNoAgent = errors.New("this needs an agent: pass --agent CMD (or set SKILLKIT_AGENT), e.g. --agent 'claude -p'")
-
 // Host runs effectful skill code (steps, action Execution, State Updates)
 // with the host API of DESIGN §3.3. A Host is safe for sequential use;
 // every call gets a fresh JS runtime.
@@ -251,7 +248,6 @@ func (h *Host) RunStep(ctx context.Context, block *plan.CodeBlock, state map[str
 //     too. The result is {stateUpdates: {...}} or a plain object.
 //   - bash: the block runs in the work dir; its stdout, or else its last
 //     line, when it is a JSON object, is the result. A non-zero exit fails.
-//   - prose: the agent does it and must reply with stateUpdates.
 //
 // When Execution returned nothing, the State Updates block is evaluated
 // instead (with the state, in a runtime with the host API).
@@ -279,9 +275,8 @@ func (h *Host) RunAction(ctx context.Context, a *plan.Action, state map[string]a
 		if result, err = h.runBashAction(ctx, a.Execution.Code); err != nil {
 			return nil, err
 		}
-	case plan.ExecProse:
-		return h.runProseAction(ctx, a, state)
 	default:
+		// Prose actions are the agent's, and the loop hands them over.
 		return nil, fmt.Errorf("%s: %s: unknown execution kind %q", a.Execution.Pos, what, a.Execution.Kind)
 	}
 	pos := a.Execution.Pos
@@ -323,25 +318,6 @@ func (h *Host) runBashAction(ctx context.Context, b *plan.CodeBlock) (any, error
 		return obj, nil
 	}
 	return nil, nil
-}
-
-func (h *Host) runProseAction(ctx context.Context, a *plan.Action, state map[string]any) (map[string]any, error) {
-	if h.agent == nil {
-		return nil, fmt.Errorf("%s: action %s is prose: %w", a.Execution.Pos, a.ID, ErrNoAgent)
-	}
-	prompt, err := agent.ActionPrompt(h.agentContext(state), a)
-	if err != nil {
-		return nil, err
-	}
-	reply, err := h.agent.Ask(ctx, agent.RequestAction, prompt)
-	if err != nil {
-		return nil, fmt.Errorf("%s: action %s: %w", a.Execution.Pos, a.ID, err)
-	}
-	updates, err := agent.ParseStateUpdates(reply)
-	if err != nil {
-		return nil, fmt.Errorf("%s: action %s: %w", a.Execution.Pos, a.ID, err)
-	}
-	return updates, nil
 }
 
 func (h *Host) agentContext(state map[string]any) agent.Context {

@@ -409,7 +409,7 @@ func (ev *evaluation) askUser(call goja.FunctionCall) goja.Value {
 func (ev *evaluation) task(call goja.FunctionCall) goja.Value {
 	a := ev.args(call, []string{"prompt"}, []string{"description"}, []string{"subagent_type"})
 	if ev.h.agent == nil {
-		ev.throw("Task", ErrNoAgent)
+		ev.throw("Task", agent.ErrNoAgent)
 	}
 	t := agent.Task{Prompt: ev.str("Task", a[0], "a prompt")}
 	t.Description, _ = a[1].(string)

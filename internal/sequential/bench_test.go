@@ -1,4 +1,4 @@
-package sequential
+package sequential_test
 
 import (
 	"context"
@@ -7,6 +7,10 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/skillkit/skillkit/internal/runstore/fs"
+
+	lifecycle "github.com/skillkit/skillkit/internal/run"
 
 	"github.com/skillkit/skillkit/internal/proc"
 	"github.com/skillkit/skillkit/plan"
@@ -25,7 +29,7 @@ func BenchmarkSequential100Phases(b *testing.B) {
 	var total time.Duration
 	for i := 0; b.Loop(); i++ {
 		start := time.Now()
-		_, err := Run(context.Background(), Options{Skill: s, WorkDir: filepath.Join(base, fmt.Sprint(i)), NoSync: os.Getenv("BENCH_NOSYNC") != ""})
+		_, err := lifecycle.Run(context.Background(), lifecycle.Options{Skill: s, WorkDir: filepath.Join(base, fmt.Sprint(i)), Store: fs.New(fs.Options{Base: base, NoSync: os.Getenv("BENCH_NOSYNC") != ""})})
 		total += time.Since(start)
 		if err != nil {
 			b.Fatal(err)

@@ -1,4 +1,4 @@
-package sequential
+package sequential_test
 
 import (
 	"bytes"
@@ -13,9 +13,12 @@ import (
 	"testing"
 	"time"
 
+	lifecycle "github.com/skillkit/skillkit/internal/run"
+
 	"github.com/skillkit/skillkit/internal/crashtest"
 	"github.com/skillkit/skillkit/internal/engine"
 	"github.com/skillkit/skillkit/internal/runstore"
+	"github.com/skillkit/skillkit/internal/runstore/fs"
 	"github.com/skillkit/skillkit/plan"
 )
 
@@ -49,16 +52,26 @@ func helperSkill(dir, sleep string) *plan.Skill {
 // helperMain runs or resumes the helper skill as told by the environment
 // and exits as the CLI would.
 func helperMain() int {
-	o := Options{
+	o := lifecycle.Options{
 		Skill:   helperSkill(os.Getenv("HELPER_SKILL"), os.Getenv("HELPER_SLEEP")),
 		WorkDir: os.Getenv("HELPER_WORKDIR"), Resume: os.Getenv("HELPER_RESUME"),
 	}
-	_, err := Run(context.Background(), o)
+	o.Store = fs.New(fs.Options{})
+	_, err := lifecycle.Run(context.Background(), o)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 	}
-	return engine.ExitCode(err)
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, new(*runstore.ClaimedError)):
+		return exitClaimed
+	}
+	return 1
 }
+
+// exitClaimed is the helper's exit code for a run another process holds.
+const exitClaimed = 4
 
 func helper(t *testing.T, skillDir, sleep string, env ...string) *exec.Cmd {
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
@@ -84,8 +97,9 @@ func TestCrashResume(t *testing.T) {
 		what := fmt.Sprintf("kill %d after %v", i, after)
 
 		done := map[string]bool{}
-		if p, err := runstore.ReadProgress(dir); err == nil {
-			data, err := os.ReadFile(filepath.Join(dir, runstore.StateFile))
+		if sum, err := store(".").Status(dir); err == nil {
+			p := sum.Progress
+			data, err := os.ReadFile(filepath.Join(dir, fs.StateFile))
 			if err != nil || !json.Valid(data) {
 				t.Fatalf("%s: state.json is not valid JSON (%v): %q", what, err, data)
 			}
@@ -119,7 +133,7 @@ func TestConcurrentResumes(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "run")
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	res, err := Run(ctx, Options{Skill: helperSkill(skillDir, "0.1"), WorkDir: dir})
+	res, err := lifecycle.Run(ctx, lifecycle.Options{Skill: helperSkill(skillDir, "0.1"), WorkDir: dir, Store: store(".")})
 	if res == nil || res.State != runstore.RunInterrupted {
 		t.Fatalf("setting up an interrupted run: %v", err)
 	}
@@ -151,8 +165,8 @@ func TestConcurrentResumes(t *testing.T) {
 		t.Errorf("refusal %q does not name the holder (%s)", &stderr[loser], holder)
 	}
 	var exitErr *exec.ExitError
-	if !errors.As(errs[loser], &exitErr) || exitErr.ExitCode() != engine.ExitFailed {
-		t.Errorf("refused resume: %v, want exit %d", errs[loser], engine.ExitFailed)
+	if !errors.As(errs[loser], &exitErr) || exitErr.ExitCode() != exitClaimed {
+		t.Errorf("refused resume: %v, want the claim refused", errs[loser])
 	}
 	if p := progress(t, dir); p.RunState != runstore.RunCompleted {
 		t.Errorf("run ended %s", p.RunState)

@@ -1,4 +1,4 @@
-package sequential
+package sequential_test
 
 import (
 	"context"
@@ -9,6 +9,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/skillkit/skillkit/internal/runstore/fs"
+
+	lifecycle "github.com/skillkit/skillkit/internal/run"
 
 	"github.com/skillkit/skillkit/internal/runstore"
 	"github.com/skillkit/skillkit/internal/testfs"
@@ -46,6 +50,7 @@ func normalize(s, skillDir string) string {
 		{`\d{8}-\d{6}-[0-9a-f]{6}`, "20260102-030405-a1b2c3"},
 		{`sha256:[0-9a-f]+`, "sha256:…"},
 		{`"duration_ms":[0-9.e+-]+`, `"duration_ms":1.5`},
+		{`"workDir":"[^"]*"`, `"workDir":"/home/me/project/.skillkit/runs/greet/20260102-030405-a1b2c3"`},
 	} {
 		s = regexp.MustCompile(r.re).ReplaceAllString(s, r.with)
 	}
@@ -77,7 +82,7 @@ func TestRuntimeDocExamples(t *testing.T) {
 	}
 	o := opts(t, s)
 	o.Inputs = map[string]string{"name": "Ada"}
-	res, err := Run(context.Background(), o)
+	res, err := lifecycle.Run(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +110,7 @@ func TestRuntimeDocExamples(t *testing.T) {
 		t.Fatal(err)
 	}
 	o = opts(t, s)
-	_, err = Run(context.Background(), o)
+	_, err = lifecycle.Run(context.Background(), o)
 	if err == nil {
 		t.Fatal("a greeting that breaks the schema passed")
 	}
@@ -117,14 +122,14 @@ func TestRuntimeDocExamples(t *testing.T) {
 // what store writes for the same holder.
 func claimExample(t *testing.T, doc string) {
 	started := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	info := runstore.ClaimInfo{PID: 4242, Host: "build-7", Started: started, Heartbeat: started.Add(10 * time.Second),
+	info := fs.ClaimInfo{PID: 4242, Host: "build-7", Started: started, Heartbeat: started.Add(10 * time.Second),
 		TimeoutMS: runstore.DefaultClaimTimeout.Milliseconds(), Token: "5f1c0e2a9b7d3c48"}
 	data, _ := json.MarshalIndent(info, "", "  ")
 	if want := docBlock(t, doc, "refreshes every 2 seconds."); string(data) != want {
 		t.Errorf("claim.json on the page:\n%s\nstore writes:\n%s", want, data)
 	}
 	info.Heartbeat = time.Now().Add(-time.Second)
-	msg := (&runstore.ClaimedError{Dir: ".skillkit/runs/greet/20260102-030405-a1b2c3", Holder: info}).Error()
+	msg := (&runstore.ClaimedError{Where: ".skillkit/runs/greet/20260102-030405-a1b2c3", Holder: info.Holder(), Started: info.Started, Heartbeat: info.Heartbeat}).Error()
 	if want := docBlock(t, doc, "A second `--resume` of a claimed run is refused and names the holder:"); msg != want {
 		t.Errorf("refusal on the page:\n%s\nstore says:\n%s", want, msg)
 	}

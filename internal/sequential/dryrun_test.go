@@ -1,15 +1,18 @@
-package sequential
+package sequential_test
 
 import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	skfs "github.com/skillkit/skillkit/internal/runstore/fs"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	lifecycle "github.com/skillkit/skillkit/internal/run"
 
 	"github.com/skillkit/skillkit/plan"
 )
@@ -53,16 +56,16 @@ func TestDryRunWritesNothing(t *testing.T) {
 	o := opts(t, s)
 	o.Inputs = map[string]string{"go": "yes"}
 	// A first, interrupted run: the dry run of its resume reads it.
-	res, err := Run(context.Background(), o)
+	res, err := lifecycle.Run(context.Background(), o)
 	if res == nil || res.State != "interrupted" {
 		t.Fatalf("first run: %v", err)
 	}
 
-	root := filepath.Dir(o.Base)
+	root := filepath.Dir(filepath.Dir(o.Store.(*skfs.Store).Root()))
 	before := snapshot(t, root)
 	for _, resume := range []string{"", res.ID} {
 		o.Resume = resume
-		d, err := Plan(o)
+		d, err := lifecycle.Plan(o)
 		if err != nil {
 			t.Fatal(err)
 		}

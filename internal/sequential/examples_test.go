@@ -1,4 +1,4 @@
-package sequential
+package sequential_test
 
 import (
 	"context"
@@ -8,8 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	lifecycle "github.com/skillkit/skillkit/internal/run"
+	"github.com/skillkit/skillkit/internal/runstore/fs"
+
 	"github.com/skillkit/skillkit/internal/corpus"
-	"github.com/skillkit/skillkit/internal/runstore"
 	"github.com/skillkit/skillkit/internal/testfs"
 	"github.com/skillkit/skillkit/parse"
 	"github.com/skillkit/skillkit/plan"
@@ -29,7 +31,7 @@ func TestExampleSequential(t *testing.T) {
 	o.Inputs = map[string]string{"dir": docs}
 	var out strings.Builder
 	o.Out = &out
-	res, err := Run(context.Background(), o)
+	res, err := lifecycle.Run(context.Background(), o)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
@@ -50,7 +52,7 @@ func TestExampleSequential(t *testing.T) {
 		}
 	}
 	o.Resume = res.ID
-	if _, err := Run(context.Background(), o); err == nil {
+	if _, err := lifecycle.Run(context.Background(), o); err == nil {
 		t.Error("a completed run was resumed")
 	}
 }
@@ -68,7 +70,7 @@ func TestCorpusDryRun(t *testing.T) {
 			t.Errorf("%s: %v", e.Dir, err)
 			continue
 		}
-		d, err := Plan(Options{Skill: s, Base: t.TempDir()})
+		d, err := lifecycle.Plan(lifecycle.Options{Skill: s, Store: store(t.TempDir())})
 		if err != nil {
 			t.Errorf("%s: %v", e.Dir, err)
 			continue
@@ -83,7 +85,7 @@ func TestCorpusDryRun(t *testing.T) {
 		n++
 	}
 	t.Logf("planned %d sequential corpus skills", n)
-	if _, err := os.Stat(runstore.RunsRoot(".")); err == nil {
+	if _, err := os.Stat(fs.RunsRoot(".")); err == nil {
 		t.Error("the dry runs made a runs folder")
 	}
 }

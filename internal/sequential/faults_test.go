@@ -1,4 +1,4 @@
-package sequential
+package sequential_test
 
 import (
 	"context"
@@ -12,8 +12,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skillkit/skillkit/internal/faultfs"
+
+	lifecycle "github.com/skillkit/skillkit/internal/run"
+
 	"github.com/skillkit/skillkit/internal/engine"
 	"github.com/skillkit/skillkit/internal/runstore"
+	"github.com/skillkit/skillkit/internal/runstore/fs"
 	"github.com/skillkit/skillkit/plan"
 )
 
@@ -33,7 +38,7 @@ func TestDiskFullThenResume(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "run")
 			marker := engine.StepID("03-p", 0)
 			var failed atomic.Int32
-			restore := runstore.SetWriteFault(func(path string) error {
+			files := faultfs.Wrap(func(path string) error {
 				if once && failed.Load() > 0 {
 					return nil
 				}
@@ -44,17 +49,17 @@ func TestDiskFullThenResume(t *testing.T) {
 				failed.Add(1)
 				return syscall.ENOSPC
 			})
-			o := Options{Skill: skill, WorkDir: dir, NoSync: true, Backoff: 1}
-			_, err := Run(context.Background(), o)
-			restore()
-			if !errors.Is(err, syscall.ENOSPC) || engine.ExitCode(err) != engine.ExitInternal {
-				t.Fatalf("run on a full disk: err = %v (exit %d), want ENOSPC and exit 3", err, engine.ExitCode(err))
+			o := lifecycle.Options{Skill: skill, WorkDir: dir, Store: fs.New(fs.Options{NoSync: true, Files: files}), Backoff: 1}
+			_, err := lifecycle.Run(context.Background(), o)
+			files.Fault = func(string) error { return nil }
+			if !errors.Is(err, syscall.ENOSPC) || !errors.Is(err, runstore.ErrWrite) {
+				t.Fatalf("run on a full disk: err = %v, want ENOSPC, a write error (exit 3)", err)
 			}
 			p := progress(t, dir)
-			if runstore.Terminal(p.RunState) {
+			if p.RunState.Terminal() {
 				t.Fatalf("run state %s after a full disk: want it resumable", p.RunState)
 			}
-			if data, err := os.ReadFile(filepath.Join(dir, runstore.StateFile)); err != nil || !json.Valid(data) {
+			if data, err := os.ReadFile(filepath.Join(dir, fs.StateFile)); err != nil || !json.Valid(data) {
 				t.Fatalf("state.json after a full disk is not valid JSON: %v %q", err, data)
 			}
 			done := map[string]bool{}
@@ -66,7 +71,7 @@ func TestDiskFullThenResume(t *testing.T) {
 			}
 
 			o.WorkDir, o.Resume = "", dir
-			if _, err := Run(context.Background(), o); err != nil {
+			if _, err := lifecycle.Run(context.Background(), o); err != nil {
 				t.Fatalf("resume with room again: %v", err)
 			}
 			final := progress(t, dir)
@@ -99,11 +104,11 @@ func TestStateDeletedBetweenSteps(t *testing.T) {
 		),
 	)
 	o := opts(t, skill)
-	res, err := Run(context.Background(), o)
+	res, err := lifecycle.Run(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := runstore.ReadState(res.Dir)
+	st, err := readState(res.Dir)
 	if err != nil || st["a"] != 1.0 || st["b"] != 2.0 || st["status"] != "completed" {
 		t.Fatalf("state after the run = %v, %v", st, err)
 	}
@@ -133,7 +138,11 @@ func TestResumeTakesOverDeadClaim(t *testing.T) {
 	}
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
-	held, err := runstore.ReadClaim(dir)
+	var held struct{ PID int }
+	data, err := os.ReadFile(filepath.Join(dir, fs.ClaimFile))
+	if err == nil {
+		err = json.Unmarshal(data, &held)
+	}
 	if err != nil || held.PID != cmd.Process.Pid {
 		t.Fatalf("claim.json after the kill = %+v, %v; want the dead process's", held, err)
 	}

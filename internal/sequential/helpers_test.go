@@ -1,12 +1,18 @@
-package sequential
+package sequential_test
 
 import (
 	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	lifecycle "github.com/skillkit/skillkit/internal/run"
+
 	"github.com/skillkit/skillkit/internal/agent"
 	"github.com/skillkit/skillkit/internal/runstore"
+	"github.com/skillkit/skillkit/internal/runstore/fs"
 	"github.com/skillkit/skillkit/internal/script"
 	"github.com/skillkit/skillkit/plan"
 )
@@ -59,15 +65,30 @@ func fakeAgent(reply string) *agent.Agent {
 }
 
 // opts are the options of a test run in a fresh base folder.
-func opts(t testing.TB, s *plan.Skill) Options {
-	return Options{Skill: s, Base: t.TempDir(), NoSync: true, Backoff: 1}
+func opts(t testing.TB, s *plan.Skill) lifecycle.Options {
+	return lifecycle.Options{Skill: s, Store: store(t.TempDir()), Backoff: 1}
 }
 
+// store is the filesystem store under base, without fsyncs.
+func store(base string) *fs.Store { return fs.New(fs.Options{Base: base, NoSync: true}) }
+
+// progress reads the progress of the run in dir from its record.
 func progress(t testing.TB, dir string) *runstore.Progress {
 	t.Helper()
-	p, err := runstore.ReadProgress(dir)
+	sum, err := store(".").Status(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return p
+	return &sum.Progress
+}
+
+// readState reads the state.json snapshot of the run in dir.
+func readState(dir string) (map[string]any, error) {
+	data, err := os.ReadFile(filepath.Join(dir, fs.StateFile))
+	if err != nil {
+		return nil, err
+	}
+	var st map[string]any
+	err = json.Unmarshal(data, &st)
+	return st, err
 }

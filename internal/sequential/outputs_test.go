@@ -1,9 +1,11 @@
-package sequential
+package sequential_test
 
 import (
 	"context"
 	"strings"
 	"testing"
+
+	lifecycle "github.com/skillkit/skillkit/internal/run"
 
 	"github.com/skillkit/skillkit/internal/runstore"
 	"github.com/skillkit/skillkit/internal/testfs"
@@ -44,7 +46,7 @@ func TestOutputVerification(t *testing.T) {
 			ph.Outputs = []*plan.Output{&out}
 			s := newSkill(t, ph)
 			testfs.WriteFile(t, s.Dir+"/schemas/count.json", countSchema)
-			res, err := Run(context.Background(), opts(t, s))
+			res, err := lifecycle.Run(context.Background(), opts(t, s))
 			if tt.wantErr == "" {
 				if err != nil {
 					t.Fatal(err)

@@ -1,8 +1,9 @@
-package sequential
+package sequential_test
 
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -11,8 +12,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/skillkit/skillkit/internal/engine"
+	lifecycle "github.com/skillkit/skillkit/internal/run"
+
+	"github.com/skillkit/skillkit/internal/agent"
 	"github.com/skillkit/skillkit/internal/runstore"
+	"github.com/skillkit/skillkit/internal/runstore/fs"
 	"github.com/skillkit/skillkit/internal/testfs"
 	"github.com/skillkit/skillkit/plan"
 )
@@ -46,8 +50,8 @@ func TestStepPolicies(t *testing.T) {
 	tests := []struct {
 		name      string
 		steps     []*plan.Step
-		opts      func(o *Options)
-		wantState string
+		opts      func(o *lifecycle.Options)
+		wantState runstore.RunState
 		wantSteps string // step statuses in order, "-" for none
 		wantOut   string
 		wantErr   string
@@ -72,28 +76,28 @@ func TestStepPolicies(t *testing.T) {
 		{name: "condition that throws fails", steps: []*plan.Step{with(appendA(), condition("nope > 1"))},
 			wantState: runstore.RunFailed, wantSteps: "-", wantErr: "nope is not defined"},
 		{name: "confirm: --yes runs", steps: []*plan.Step{with(appendA(), confirm(plan.ConfirmSkip))},
-			opts:      func(o *Options) { o.Yes = true },
+			opts:      func(o *lifecycle.Options) { o.Yes = true },
 			wantState: runstore.RunCompleted, wantSteps: "completed", wantOut: "a\n"},
 		{name: "confirm: answered skip", steps: []*plan.Step{with(appendA(), confirm(plan.ConfirmYes)), appendB()},
-			opts:      func(o *Options) { o.Answers = fakeConfirm{answer: plan.ConfirmSkip} },
+			opts:      func(o *lifecycle.Options) { o.Answers = fakeConfirm{answer: plan.ConfirmSkip} },
 			wantState: runstore.RunCompleted, wantSteps: "skipped completed", wantOut: "b\n"},
 		{name: "confirm: answered abort", steps: []*plan.Step{with(appendA(), confirm(plan.ConfirmYes)), appendB()},
-			opts:      func(o *Options) { o.Answers = fakeConfirm{answer: plan.ConfirmAbort} },
+			opts:      func(o *lifecycle.Options) { o.Answers = fakeConfirm{answer: plan.ConfirmAbort} },
 			wantState: runstore.RunAborted, wantSteps: "-", wantErr: "aborted"},
 		{name: "confirm: no answer, default skip", steps: []*plan.Step{with(appendA(), confirm(plan.ConfirmSkip))},
-			opts:      func(o *Options) { o.Answers = fakeConfirm{err: errors.New("no terminal")} },
+			opts:      func(o *lifecycle.Options) { o.Answers = fakeConfirm{err: errors.New("no terminal")} },
 			wantState: runstore.RunCompleted, wantSteps: "skipped"},
 		{name: "confirm: no answerer, default yes", steps: []*plan.Step{with(appendA(), confirm(plan.ConfirmYes))},
 			wantState: runstore.RunCompleted, wantSteps: "completed", wantOut: "a\n"},
 		{name: "confirm: the agent says yes", steps: []*plan.Step{with(appendA(), confirm(plan.ConfirmAgent))},
-			opts:      func(o *Options) { o.Agent = fakeAgent("yes") },
+			opts:      func(o *lifecycle.Options) { o.Agent = fakeAgent("yes") },
 			wantState: runstore.RunCompleted, wantSteps: "completed", wantOut: "a\n"},
 		{name: "confirm: left to a missing agent", steps: []*plan.Step{with(appendA(), confirm(plan.ConfirmAgent))},
 			wantState: runstore.RunInterrupted, wantSteps: "-", wantErr: "--agent"},
 		{name: "agent step without an agent stops resumable", steps: []*plan.Step{appendA(), proseStep("think", "Summarize out.txt.")},
 			wantState: runstore.RunInterrupted, wantSteps: "completed", wantOut: "a\n", wantErr: "--agent"},
 		{name: "agent step", steps: []*plan.Step{proseStep("think", "Summarize.")},
-			opts:      func(o *Options) { o.Agent = fakeAgent(`done {"stateUpdates": {"summary": "ok"}}`) },
+			opts:      func(o *lifecycle.Options) { o.Agent = fakeAgent(`done {"stateUpdates": {"summary": "ok"}}`) },
 			wantState: runstore.RunCompleted, wantSteps: "completed"},
 		{name: "JS step updates the state", steps: []*plan.Step{{Title: "js", Code: []*plan.CodeBlock{code("js", `return {stateUpdates: {"context.count": 2}}`)}}},
 			wantState: runstore.RunCompleted, wantSteps: "completed"},
@@ -108,7 +112,7 @@ func TestStepPolicies(t *testing.T) {
 			if tt.opts != nil {
 				tt.opts(&o)
 			}
-			res, err := Run(context.Background(), o)
+			res, err := lifecycle.Run(context.Background(), o)
 			if res == nil {
 				t.Fatalf("no result: %v", err)
 			}
@@ -121,7 +125,7 @@ func TestStepPolicies(t *testing.T) {
 			p := progress(t, res.Dir)
 			var got []string
 			for _, r := range p.CompletedSteps {
-				got = append(got, r.Status)
+				got = append(got, string(r.Status))
 			}
 			if g := strings.Join(got, " "); g != strings.TrimPrefix(tt.wantSteps, "-") {
 				t.Errorf("steps = %q, want %q", g, tt.wantSteps)
@@ -130,11 +134,11 @@ func TestStepPolicies(t *testing.T) {
 			if string(out) != tt.wantOut {
 				t.Errorf("out.txt = %q, want %q", out, tt.wantOut)
 			}
-			state, err := runstore.ReadState(res.Dir)
+			state, err := readState(res.Dir)
 			if err != nil {
 				t.Fatal(err)
 			}
-			wantStatus := map[string]string{runstore.RunCompleted: "completed", runstore.RunFailed: "failed", runstore.RunAborted: "failed", runstore.RunInterrupted: "running"}[tt.wantState]
+			wantStatus := map[runstore.RunState]string{runstore.RunCompleted: "completed", runstore.RunFailed: "failed", runstore.RunAborted: "failed", runstore.RunInterrupted: "running"}[tt.wantState]
 			if state["status"] != wantStatus {
 				t.Errorf("state.status = %v, want %s", state["status"], wantStatus)
 			}
@@ -147,9 +151,9 @@ func TestStepPolicies(t *testing.T) {
 
 func TestFailureDiagnostics(t *testing.T) {
 	s := newSkill(t, phase("01-x.md", bashStep("a", "echo progress; echo 'first problem' >&2; echo 'real cause' >&2; exit 1")))
-	res, err := Run(context.Background(), opts(t, s))
-	if engine.ExitCode(err) != engine.ExitFailed {
-		t.Fatalf("exit code %d for %v", engine.ExitCode(err), err)
+	res, err := lifecycle.Run(context.Background(), opts(t, s))
+	if !errors.As(err, new(*lifecycle.RunError)) {
+		t.Fatalf("want a failed run, got %v", err)
 	}
 	e := progress(t, res.Dir).Error
 	want := []string{"stderr: first problem", "stderr: real cause", "stdout: progress"}
@@ -166,11 +170,11 @@ func TestFailureDiagnostics(t *testing.T) {
 
 func TestJSUpdatesReachStateFile(t *testing.T) {
 	s := newSkill(t, phase("01-x.md", &plan.Step{Title: "js", Code: []*plan.CodeBlock{code("js", `return {stateUpdates: {"context.count": 2}}`)}}))
-	res, err := Run(context.Background(), opts(t, s))
+	res, err := lifecycle.Run(context.Background(), opts(t, s))
 	if err != nil {
 		t.Fatal(err)
 	}
-	state, _ := runstore.ReadState(res.Dir)
+	state, _ := readState(res.Dir)
 	if c, _ := state["context"].(map[string]any); c["count"] != 2.0 {
 		t.Fatalf("state = %v, want context.count 2", state)
 	}
@@ -181,7 +185,7 @@ func TestTimeoutKillsProcessGroup(t *testing.T) {
 	s := newSkill(t, phase("01-x.md", with(bashStep("slow", "sleep 30 & echo $! > child.pid; wait"), func(a *plan.StepAttrs) {
 		a.Timeout = &plan.Timeout{Duration: 200 * time.Millisecond}
 	})))
-	res, err := Run(context.Background(), opts(t, s))
+	res, err := lifecycle.Run(context.Background(), opts(t, s))
 	if err == nil {
 		t.Fatal("want the step to time out")
 	}
@@ -204,11 +208,11 @@ func TestLifecycleEvents(t *testing.T) {
 	o := opts(t, s)
 	var seen int
 	o.Observe = func(runstore.Event) { seen++ }
-	res, err := Run(context.Background(), o)
+	res, err := lifecycle.Run(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	events, err := runstore.ReadEvents(res.Dir)
+	events, err := fs.ReadEvents(res.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,7 +244,7 @@ func TestLifecycleEvents(t *testing.T) {
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	metrics, _ := runstore.ReadMetrics(res.Dir)
+	metrics, _ := fs.ReadMetrics(res.Dir)
 	if len(metrics) != 3 || metrics[2].Kind != runstore.KindPhase || metrics[2].Outcome != "completed" || metrics[0].Attempts != 1 {
 		t.Errorf("metrics = %+v, want two steps and a phase", metrics)
 	}
@@ -254,7 +258,7 @@ func TestHooks(t *testing.T) {
 		name      string
 		config    string
 		steps     []*plan.Step
-		wantState string
+		wantState runstore.RunState
 		wantFile  string // content of hooks.txt
 	}{
 		{name: "post_phase and post_run",
@@ -271,7 +275,7 @@ func TestHooks(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s := newSkill(t, phase("01-x.md", tt.steps...))
 			testfs.WriteFile(t, filepath.Join(s.Dir, "skillkit.yaml"), tt.config)
-			res, _ := Run(context.Background(), opts(t, s))
+			res, _ := lifecycle.Run(context.Background(), opts(t, s))
 			if res.State != tt.wantState {
 				t.Fatalf("state = %s, want %s", res.State, tt.wantState)
 			}
@@ -286,9 +290,9 @@ func TestHooks(t *testing.T) {
 func TestBadHooksAreInvalid(t *testing.T) {
 	s := newSkill(t, phase("01-x.md", bashStep("a", "true")))
 	testfs.WriteFile(t, filepath.Join(s.Dir, "skillkit.yaml"), "rules: {}\nhooks:\n  after_everything: true\n")
-	_, err := Run(context.Background(), opts(t, s))
-	if engine.ExitCode(err) != engine.ExitInvalid || !strings.Contains(err.Error(), "skillkit.yaml:3:3: hooks.after_everything: unknown hook point") {
-		t.Fatalf("err = %v (exit %d)", err, engine.ExitCode(err))
+	_, err := lifecycle.Run(context.Background(), opts(t, s))
+	if !errors.Is(err, lifecycle.ErrInvalid) || !strings.Contains(err.Error(), "skillkit.yaml:3:3: hooks.after_everything: unknown hook point") {
+		t.Fatalf("err = %v", err)
 	}
 }
 
@@ -296,11 +300,11 @@ func TestValidateStopsBeforeAnythingIsWritten(t *testing.T) {
 	s := newSkill(t, phase("01-x.md", bashStep("a", "true")))
 	o := opts(t, s)
 	o.Validate = func(*plan.Skill) error { return errors.New("phases/01-x.md:1:1: error: no title [layout-title]") }
-	_, err := Run(context.Background(), o)
-	if engine.ExitCode(err) != engine.ExitInvalid {
+	_, err := lifecycle.Run(context.Background(), o)
+	if !errors.Is(err, lifecycle.ErrInvalid) {
 		t.Fatalf("err = %v, want invalid", err)
 	}
-	if _, serr := os.Stat(runstore.RunsRoot(o.Base)); serr == nil {
+	if _, serr := os.Stat(o.Store.(*fs.Store).Root()); serr == nil {
 		t.Error("a run directory was made for a skill that does not validate")
 	}
 }
@@ -308,13 +312,13 @@ func TestValidateStopsBeforeAnythingIsWritten(t *testing.T) {
 func TestResume(t *testing.T) {
 	s := newSkill(t, phase("01-x.md", bashStep("a", "echo a >> out.txt")), phase("02-y.md", proseStep("think", "Think."), bashStep("b", "echo b >> out.txt")))
 	o := opts(t, s)
-	res, err := Run(context.Background(), o)
-	if res.State != runstore.RunInterrupted || !errors.Is(err, engine.ErrNeedsAgent) {
+	res, err := lifecycle.Run(context.Background(), o)
+	if res.State != runstore.RunInterrupted || !errors.Is(err, agent.ErrNoAgent) {
 		t.Fatalf("first go: %s, %v", res.State, err)
 	}
 	o.Resume = res.ID
 	o.Agent = fakeAgent("thought")
-	res2, err := Run(context.Background(), o)
+	res2, err := lifecycle.Run(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -324,13 +328,13 @@ func TestResume(t *testing.T) {
 	if out := testfs.ReadFile(t, filepath.Join(res.Dir, "out.txt")); out != "a\nb\n" {
 		t.Errorf("out.txt = %q: a completed step ran again or one was lost", out)
 	}
-	_, err = Run(context.Background(), o)
+	_, err = lifecycle.Run(context.Background(), o)
 	if !errors.Is(err, runstore.ErrTerminal) {
 		t.Fatalf("resuming a completed run: %v, want ErrTerminal", err)
 	}
 	s.Hash = "h2"
 	o.Resume = res.Dir
-	if _, err := Run(context.Background(), o); !errors.Is(err, runstore.ErrTerminal) {
+	if _, err := lifecycle.Run(context.Background(), o); !errors.Is(err, runstore.ErrTerminal) {
 		t.Fatalf("terminal check must come first: %v", err)
 	}
 }
@@ -338,14 +342,14 @@ func TestResume(t *testing.T) {
 func TestResumeRefusesChangedSkill(t *testing.T) {
 	s := newSkill(t, phase("01-x.md", proseStep("think", "Think.")))
 	o := opts(t, s)
-	res, _ := Run(context.Background(), o)
+	res, _ := lifecycle.Run(context.Background(), o)
 	s.Hash = "h2"
 	o.Resume = res.ID
-	if _, err := Run(context.Background(), o); !errors.Is(err, runstore.ErrSkillChanged) {
+	if _, err := lifecycle.Run(context.Background(), o); !errors.Is(err, lifecycle.ErrSkillChanged) {
 		t.Fatalf("err = %v, want ErrSkillChanged", err)
 	}
 	o.Force, o.Agent = true, fakeAgent("ok")
-	if _, err := Run(context.Background(), o); err != nil {
+	if _, err := lifecycle.Run(context.Background(), o); err != nil {
 		t.Fatalf("forced resume: %v", err)
 	}
 }
@@ -353,16 +357,18 @@ func TestResumeRefusesChangedSkill(t *testing.T) {
 func TestResumeRefusesClaimedRun(t *testing.T) {
 	s := newSkill(t, phase("01-x.md", proseStep("think", "Think.")))
 	o := opts(t, s)
-	res, _ := Run(context.Background(), o)
-	c, err := runstore.Acquire(res.Dir, runstore.ClaimOptions{})
+	res, _ := lifecycle.Run(context.Background(), o)
+	held, err := o.Store.Resume(res.Dir, runstore.ClaimOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Release()
+	defer held.Close()
+	host, _ := os.Hostname()
+	holder := fmt.Sprintf("%d@%s", os.Getpid(), host)
 	o.Resume = res.ID
-	_, err = Run(context.Background(), o)
-	if !errors.As(err, new(*runstore.ClaimedError)) || !strings.Contains(err.Error(), "claimed by "+c.Info().Holder()) {
-		t.Fatalf("err = %v, want a refusal naming %s", err, c.Info().Holder())
+	_, err = lifecycle.Run(context.Background(), o)
+	if !errors.As(err, new(*runstore.ClaimedError)) || !strings.Contains(err.Error(), "claimed by "+holder) {
+		t.Fatalf("err = %v, want a refusal naming %s", err, holder)
 	}
 }
 
@@ -380,16 +386,16 @@ func TestCancelLeavesRunResumable(t *testing.T) {
 			time.Sleep(5 * time.Millisecond)
 		}
 	}()
-	res, err := Run(ctx, o)
-	if engine.ExitCode(err) != engine.ExitInterrupted || res.State != runstore.RunInterrupted {
-		t.Fatalf("after cancel: %v (exit %d), state %s", err, engine.ExitCode(err), res.State)
+	res, err := lifecycle.Run(ctx, o)
+	if !errors.Is(err, context.Canceled) || res.State != runstore.RunInterrupted {
+		t.Fatalf("after cancel: %v, state %s", err, res.State)
 	}
-	if _, err := runstore.ReadClaim(res.Dir); err == nil {
+	if _, err := os.Stat(filepath.Join(res.Dir, fs.ClaimFile)); err == nil {
 		t.Error("an interrupted run kept its claim")
 	}
 	s.Phases[0].Steps[1] = bashStep("slow", "echo slow >> out.txt")
 	o.Resume, o.WorkDir = res.Dir, ""
-	if _, err := Run(context.Background(), o); err != nil {
+	if _, err := lifecycle.Run(context.Background(), o); err != nil {
 		t.Fatal(err)
 	}
 	if out := testfs.ReadFile(t, filepath.Join(res.Dir, "out.txt")); out != "a\nslow\nb\n" {
@@ -401,10 +407,10 @@ func TestWorkDirHoldingARun(t *testing.T) {
 	s := newSkill(t, phase("01-x.md", bashStep("a", "true")))
 	o := opts(t, s)
 	o.WorkDir = t.TempDir()
-	if _, err := Run(context.Background(), o); err != nil {
+	if _, err := lifecycle.Run(context.Background(), o); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Run(context.Background(), o); err == nil || !strings.Contains(err.Error(), "already holds a run") {
+	if _, err := lifecycle.Run(context.Background(), o); err == nil || !strings.Contains(err.Error(), "already holds a run") {
 		t.Fatalf("second run into the same --workdir: %v", err)
 	}
 }

@@ -1,47 +1,34 @@
-package runstore
+package fs
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/skillkit/skillkit/internal/runstore"
 )
 
-// tmpMark is part of every temporary file name WriteFile uses, so that
+// tmpMark is part of every temporary file name writeFile uses, so that
 // leftovers of a killed process can be recognised and removed.
 const tmpMark = ".tmp-"
 
-// WriteFile replaces path with data so that a reader (or a process killed
+// writeFile replaces path with data so that a reader (or a process killed
 // half-way) sees either the old content or the new one, never a mix: the
 // data goes to a temporary file in the same folder, which is renamed over
 // path. With durable set the temporary file is fsynced before the rename and
 // the folder after it, so the new content also survives a power loss.
-func WriteFile(path string, data []byte, durable bool) error {
-	if err := writeFile(path, data, durable); err != nil {
-		return &writeError{err}
+func writeFile(files Files, path string, data []byte, durable bool) error {
+	if err := replace(files, path, data, durable); err != nil {
+		return &runstore.WriteError{Err: err}
 	}
 	return nil
 }
 
-// ErrWrite is matched (errors.Is) by every failure to write a file of the
-// run directory: a full disk, a read-only or failing device. The run is
-// not at fault and stays resumable.
-var ErrWrite = errors.New("writing the run directory failed")
-
-// writeError reads as the failure it wraps and also matches ErrWrite.
-type writeError struct{ err error }
-
-func (e *writeError) Error() string   { return e.err.Error() }
-func (e *writeError) Unwrap() []error { return []error{e.err, ErrWrite} }
-
-func writeFile(path string, data []byte, durable bool) error {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	f, err := os.CreateTemp(dir, "."+base+tmpMark+"*")
+func replace(files Files, path string, data []byte, durable bool) error {
+	dir := filepath.Dir(path)
+	f, err := files.CreateTemp(path)
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
@@ -51,10 +38,6 @@ func writeFile(path string, data []byte, durable bool) error {
 		os.Remove(tmp)
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
-	if err := fault(path); err != nil {
-		f.Write(data[:len(data)/2])
-		return fail(err)
-	}
 	if _, err := f.Write(data); err != nil {
 		return fail(err)
 	}
@@ -62,9 +45,6 @@ func writeFile(path string, data []byte, durable bool) error {
 		if err := f.Sync(); err != nil {
 			return fail(err)
 		}
-	}
-	if err := f.Chmod(0o644); err != nil {
-		return fail(err)
 	}
 	if err := f.Close(); err != nil {
 		os.Remove(tmp)
@@ -82,7 +62,7 @@ func writeFile(path string, data []byte, durable bool) error {
 	return nil
 }
 
-// syncDir makes a rename in dir durable.
+// syncDir makes a rename or a new file in dir durable.
 func syncDir(dir string) error {
 	d, err := os.Open(dir)
 	if err != nil {
@@ -97,7 +77,7 @@ func syncDir(dir string) error {
 
 // removeTemps deletes the temporary files a killed writer left behind in
 // dir for the given base names, or for any name when none is given. Only
-// names WriteFile makes are touched: the run directory is also the skill's
+// names writeFile makes are touched: the run directory is also the skill's
 // work dir and holds the skill's own files.
 func removeTemps(dir string, bases ...string) {
 	entries, err := os.ReadDir(dir)

@@ -1,4 +1,4 @@
-package sequential
+package run
 
 import (
 	"fmt"
@@ -8,7 +8,7 @@ import (
 
 	"github.com/skillkit/skillkit/internal/agent"
 	"github.com/skillkit/skillkit/internal/engine"
-	"github.com/skillkit/skillkit/internal/runstore"
+	"github.com/skillkit/skillkit/internal/sequential"
 	"github.com/skillkit/skillkit/plan"
 )
 
@@ -20,8 +20,8 @@ type DryRun struct {
 	// Resume is the run a resume would continue, empty for a new run.
 	Resume string      `json:"resume,omitempty"`
 	Phases []*DryPhase `json:"phases"`
-	// Loop is the orchestrator loop of an autonomous or hybrid skill,
-	// filled by the orchestrator package; nil for a sequential skill.
+	// Loop is the orchestrator loop of an autonomous or hybrid skill; nil
+	// for a sequential skill.
 	Loop *DryLoop `json:"loop,omitempty"`
 }
 
@@ -80,40 +80,44 @@ type DryStep struct {
 func Plan(o Options) (*DryRun, error) {
 	s := o.Skill
 	if s == nil {
-		return nil, fmt.Errorf("dry run: no skill: %w", engine.ErrInvalid)
+		return nil, fmt.Errorf("dry run: no skill: %w", ErrInvalid)
+	}
+	phases, err := phasesOf(s)
+	if err != nil {
+		return nil, err
 	}
 	d := &DryRun{Skill: s.Name, Mode: string(s.Mode)}
-	var done runstore.Progress
+	done := map[string]bool{}
 	state := initialState(s, time.Now())
 	workDir := o.WorkDir
 	if workDir == "" {
-		workDir = runstore.DefaultDir(base(o), s.Name, "<new run>")
+		workDir = "<the new run's work dir>"
 	}
 	inputs := o.Inputs
 	if o.Resume != "" {
-		dir, err := runstore.Locate(base(o), o.Resume)
+		sum, err := o.Store.Status(o.Resume)
 		if err != nil {
 			return nil, err
 		}
-		p, err := runstore.ReadProgress(dir)
-		if err != nil {
-			return nil, err
+		p := sum.Progress
+		for _, st := range p.CompletedSteps {
+			done[st.Step] = true
 		}
-		if st, err := runstore.ReadState(dir); err == nil {
-			state = st
+		for _, id := range p.CompletedPhases {
+			done[id] = true
 		}
-		done, workDir, d.Resume = *p, dir, p.RunID
+		state, workDir, d.Resume = sum.LastState, sum.WorkDir, p.RunID
 		if len(o.Inputs) == 0 {
 			inputs = p.Inputs
 		}
 	}
 	actx := agent.Context{Skill: s.Name, WorkDir: workDir, Inputs: inputs, State: state}
-	for _, ph := range s.Phases {
-		id := PhaseID(ph)
-		dp := &DryPhase{ID: id, Title: ph.Title, Done: done.PhaseDone(id), IsOrchestrator: ph.IsOrchestrator, Outputs: ph.Outputs}
+	for _, ph := range phases {
+		id := sequential.PhaseID(ph)
+		dp := &DryPhase{ID: id, Title: ph.Title, Done: done[id], IsOrchestrator: ph.IsOrchestrator, Outputs: ph.Outputs}
 		for j, st := range ph.Steps {
 			ds := &DryStep{ID: engine.StepID(id, j), Title: st.Title, Pos: st.Pos, Kind: stepKind(st)}
-			ds.Done = done.StepDone(ds.ID)
+			ds.Done = done[ds.ID]
 			a := st.Attrs
 			if a.Condition != nil {
 				ds.Condition = a.Condition.Text
@@ -138,7 +142,35 @@ func Plan(o Options) (*DryRun, error) {
 		}
 		d.Phases = append(d.Phases, dp)
 	}
+	if s.Mode != plan.ModeSequential {
+		d.Loop = dryLoop(s)
+	}
 	return d, nil
+}
+
+// dryLoop describes the loop for a dry run: the selection, and every
+// action with its kind, its preconditions and what an agent action sends.
+func dryLoop(s *plan.Skill) *DryLoop {
+	l := &DryLoop{Selection: "the first action, in catalog order and by Priority, whose preconditions hold"}
+	if o := s.Orchestrator; o != nil && o.Decision != nil {
+		l.Selection = "selectNextAction at " + o.Decision.Pos.String()
+	}
+	for _, a := range s.Actions {
+		da := &DryAction{ID: a.ID, Pos: a.Execution.Pos, Kind: a.Execution.Kind}
+		if a.Execution.Kind == plan.ExecProse {
+			da.Kind = "agent"
+			da.Prompt = a.Execution.Text
+		}
+		for _, p := range a.Preconditions {
+			if p.Checkable() {
+				da.Preconditions = append(da.Preconditions, p.JS)
+			} else {
+				da.Preconditions = append(da.Preconditions, "(prose, not checked) "+p.Text)
+			}
+		}
+		l.Actions = append(l.Actions, da)
+	}
+	return l
 }
 
 func stepKind(st *plan.Step) string {

@@ -1,4 +1,4 @@
-package sequential
+package run
 
 import (
 	"strings"

@@ -1,4 +1,4 @@
-package runstore
+package fs
 
 import (
 	"crypto/rand"
@@ -12,14 +12,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
-)
 
-// Default claim timing: the holder refreshes its heartbeat every
-// DefaultHeartbeat; a claim whose heartbeat is older than DefaultClaimTimeout
-// is stale and may be taken over.
-const (
-	DefaultHeartbeat    = 2 * time.Second
-	DefaultClaimTimeout = 15 * time.Second
+	"github.com/skillkit/skillkit/internal/runstore"
 )
 
 // ClaimInfo is claim.json: which process runs the run.
@@ -42,7 +36,7 @@ func (c ClaimInfo) Holder() string { return fmt.Sprintf("%d@%s", c.PID, c.Host) 
 func (c ClaimInfo) Stale(now time.Time) bool {
 	timeout := time.Duration(c.TimeoutMS) * time.Millisecond
 	if timeout <= 0 {
-		timeout = DefaultClaimTimeout
+		timeout = runstore.DefaultClaimTimeout
 	}
 	if now.Sub(c.Heartbeat) > timeout {
 		return true
@@ -61,28 +55,11 @@ func processAlive(pid int) bool {
 	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
-// ClaimedError is returned when another live process holds the run.
-type ClaimedError struct {
-	Dir    string
-	Holder ClaimInfo
-}
-
-func (e *ClaimedError) Error() string {
-	return fmt.Sprintf("run %s is claimed by %s (started %s, heartbeat %s ago)",
-		e.Dir, e.Holder.Holder(), e.Holder.Started.Format(time.RFC3339),
-		time.Since(e.Holder.Heartbeat).Round(time.Second))
-}
-
-// ClaimOptions tune a claim; zero values mean the defaults.
-type ClaimOptions struct {
-	Heartbeat time.Duration
-	Timeout   time.Duration
-}
-
-// Claim is a held claim on a run directory. A goroutine refreshes its
-// heartbeat until Release.
-type Claim struct {
-	dir string
+// claim is a held claim on a run directory. A goroutine refreshes its
+// heartbeat until release.
+type claim struct {
+	dir   string
+	files Files
 
 	mu   sync.Mutex
 	info ClaimInfo
@@ -93,14 +70,14 @@ type Claim struct {
 	once sync.Once
 }
 
-// Acquire claims the run directory dir for this process. It fails with a
-// *ClaimedError when a live process holds it; a stale claim is taken over.
-func Acquire(dir string, opts ClaimOptions) (*Claim, error) {
+// acquire claims the run directory dir for this process. It fails with a
+// *claimedError when a live process holds it; a stale claim is taken over.
+func acquire(files Files, dir string, opts runstore.ClaimOptions) (*claim, error) {
 	if opts.Heartbeat <= 0 {
-		opts.Heartbeat = DefaultHeartbeat
+		opts.Heartbeat = runstore.DefaultHeartbeat
 	}
 	if opts.Timeout <= 0 {
-		opts.Timeout = DefaultClaimTimeout
+		opts.Timeout = runstore.DefaultClaimTimeout
 	}
 	host, _ := os.Hostname()
 	var tok [8]byte
@@ -113,7 +90,7 @@ func Acquire(dir string, opts ClaimOptions) (*Claim, error) {
 	if err := create(dir, info); err != nil {
 		return nil, err
 	}
-	c := &Claim{dir: dir, info: info, stop: make(chan struct{}), done: make(chan struct{}), lost: make(chan struct{})}
+	c := &claim{dir: dir, files: files, info: info, stop: make(chan struct{}), done: make(chan struct{}), lost: make(chan struct{})}
 	go c.beat(opts.Heartbeat)
 	return c, nil
 }
@@ -146,17 +123,17 @@ func takeover(dir, tmp string) error {
 	lock := path + ".lock"
 	if err := os.Mkdir(lock, 0o755); err != nil {
 		// A contender killed while holding the lock leaves it behind.
-		if st, serr := os.Stat(lock); serr == nil && time.Since(st.ModTime()) > DefaultClaimTimeout {
+		if st, serr := os.Stat(lock); serr == nil && time.Since(st.ModTime()) > runstore.DefaultClaimTimeout {
 			os.Remove(lock)
 		}
-		holder, rerr := ReadClaim(dir)
+		holder, rerr := readClaim(dir)
 		if rerr != nil {
 			return fmt.Errorf("claiming run %s: another process is taking it over", dir)
 		}
-		return &ClaimedError{Dir: dir, Holder: *holder}
+		return holder.claimed(dir)
 	}
 	defer os.Remove(lock)
-	holder, err := ReadClaim(dir)
+	holder, err := readClaim(dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		// Released meanwhile: claim it normally.
@@ -164,38 +141,31 @@ func takeover(dir, tmp string) error {
 		// A claim that does not parse was written by something else
 		// than Acquire; take it over rather than refuse forever.
 	case !holder.Stale(time.Now()):
-		return &ClaimedError{Dir: dir, Holder: *holder}
+		return holder.claimed(dir)
 	}
 	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("taking over claim of %s: %w", dir, err)
 	}
 	if err := os.Link(tmp, path); err != nil {
 		// A process that did not need the lock claimed it first.
-		if holder, rerr := ReadClaim(dir); rerr == nil {
-			return &ClaimedError{Dir: dir, Holder: *holder}
+		if holder, rerr := readClaim(dir); rerr == nil {
+			return holder.claimed(dir)
 		}
 		return fmt.Errorf("taking over claim of %s: %w", dir, err)
 	}
 	return nil
 }
 
-// ReadClaim reads claim.json of the run in dir.
-func ReadClaim(dir string) (*ClaimInfo, error) {
+// readClaim reads claim.json of the run in dir.
+func readClaim(dir string) (*ClaimInfo, error) {
 	return readJSON[ClaimInfo](filepath.Join(dir, ClaimFile))
 }
 
-// Info is the claim as written.
-func (c *Claim) Info() ClaimInfo {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.info
-}
-
-// Lost is closed when the claim was taken over by another process (this
+// lostC is closed when the claim was taken over by another process (this
 // one stalled past its timeout): the holder must stop writing to the run.
-func (c *Claim) Lost() <-chan struct{} { return c.lost }
+func (c *claim) lostC() <-chan struct{} { return c.lost }
 
-func (c *Claim) beat(every time.Duration) {
+func (c *claim) beat(every time.Duration) {
 	defer close(c.done)
 	t := time.NewTicker(every)
 	defer t.Stop()
@@ -204,7 +174,7 @@ func (c *Claim) beat(every time.Duration) {
 		case <-c.stop:
 			return
 		case now := <-t.C:
-			cur, err := ReadClaim(c.dir)
+			cur, err := readClaim(c.dir)
 			if err != nil || cur.Token != c.info.Token {
 				close(c.lost)
 				return
@@ -215,19 +185,19 @@ func (c *Claim) beat(every time.Duration) {
 			c.mu.Unlock()
 			// A failed refresh is retried on the next tick; the claim
 			// only goes stale after several misses.
-			WriteFile(filepath.Join(c.dir, ClaimFile), append(data, '\n'), false)
+			writeFile(c.files, filepath.Join(c.dir, ClaimFile), append(data, '\n'), false)
 		}
 	}
 }
 
-// Release stops the heartbeat and removes claim.json when it is still
+// release stops the heartbeat and removes claim.json when it is still
 // this claim's. It is safe to call more than once.
-func (c *Claim) Release() error {
+func (c *claim) release() error {
 	var err error
 	c.once.Do(func() {
 		close(c.stop)
 		<-c.done
-		cur, rerr := ReadClaim(c.dir)
+		cur, rerr := readClaim(c.dir)
 		if rerr != nil || cur.Token != c.info.Token {
 			return
 		}
@@ -236,4 +206,9 @@ func (c *Claim) Release() error {
 		}
 	})
 	return err
+}
+
+// claimed is the error for a run this claim holds.
+func (c ClaimInfo) claimed(dir string) error {
+	return &runstore.ClaimedError{Where: dir, Holder: c.Holder(), Started: c.Started, Heartbeat: c.Heartbeat}
 }

@@ -1,0 +1,67 @@
+// Package faultfs wraps the filesystem store's Files so that tests can make
+// the disk fill up or fail at any write: before each write of a run's
+// record, a function decides its fate, and an error it returns is the
+// write's, after half of the data was written (as a full disk accepts part
+// of a write). Only tests import it.
+package faultfs
+
+import (
+	"github.com/skillkit/skillkit/internal/runstore/fs"
+)
+
+// Files is a fs.Files whose writes Fault may fail.
+type Files struct {
+	Inner fs.Files
+	// Fault is called with the file's path before each write.
+	Fault func(path string) error
+}
+
+// Wrap returns Files over the operating system's.
+func Wrap(fault func(path string) error) *Files { return &Files{Inner: fs.OS{}, Fault: fault} }
+
+// OpenAppend implements fs.Files.
+func (w *Files) OpenAppend(path string) (fs.AppendFile, error) {
+	f, err := w.Inner.OpenAppend(path)
+	if err != nil {
+		return nil, err
+	}
+	return &appendFile{AppendFile: f, path: path, w: w}, nil
+}
+
+// CreateTemp implements fs.Files: the fault is judged by the path of the
+// file the temporary one replaces.
+func (w *Files) CreateTemp(target string) (fs.TempFile, error) {
+	f, err := w.Inner.CreateTemp(target)
+	if err != nil {
+		return nil, err
+	}
+	return &tempFile{TempFile: f, target: target, w: w}, nil
+}
+
+type appendFile struct {
+	fs.AppendFile
+	path string
+	w    *Files
+}
+
+func (f *appendFile) Write(p []byte) (int, error) {
+	if err := f.w.Fault(f.path); err != nil {
+		n, _ := f.AppendFile.Write(p[:len(p)/2])
+		return n, err
+	}
+	return f.AppendFile.Write(p)
+}
+
+type tempFile struct {
+	fs.TempFile
+	target string
+	w      *Files
+}
+
+func (f *tempFile) Write(p []byte) (int, error) {
+	if err := f.w.Fault(f.target); err != nil {
+		n, _ := f.TempFile.Write(p[:len(p)/2])
+		return n, err
+	}
+	return f.TempFile.Write(p)
+}

@@ -1,0 +1,439 @@
+// Package run is the one lifecycle of a run, whatever its mode (DESIGN
+// §3.1): validate the skill, claim and create or resume its record, build
+// the engine, hand the work to a strategy (package sequential for phases,
+// package orchestrator for the loop, both for a hybrid skill), and finish:
+// completed, failed, aborted, or interrupted and resumable. It also says
+// what a run would do without doing it (Plan).
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/skillkit/skillkit/internal/agent"
+	"github.com/skillkit/skillkit/internal/engine"
+	"github.com/skillkit/skillkit/internal/orchestrator"
+	"github.com/skillkit/skillkit/internal/runstore"
+	"github.com/skillkit/skillkit/internal/script"
+	"github.com/skillkit/skillkit/internal/sequential"
+	"github.com/skillkit/skillkit/plan"
+)
+
+// Options configure a run.
+type Options struct {
+	// Skill is the parsed skill.
+	Skill *plan.Skill
+	// Store keeps the run's record. Required.
+	Store runstore.Store
+	// WorkDir is the work dir of a new run (--workdir); empty lets the
+	// store choose.
+	WorkDir string
+	// Resume names a run to resume (--resume): an id, or what else the
+	// store locates runs by.
+	Resume string
+	// Force resumes a run whose skill changed since it started.
+	Force  bool
+	Inputs map[string]string
+	// ProjectDir is the project the skill works on (JS code may touch it);
+	// AllowPaths are more folders it may touch.
+	ProjectDir string
+	AllowPaths []string
+	// Agent does agent work; nil makes a run that reaches some stop there,
+	// resumable, with a message naming --agent. Its Dir and Env are set
+	// for the run.
+	Agent *agent.Agent
+	// Answers answers AskUserQuestion and step confirmations
+	// (script.Terminal, script.LoadAnswers); nil applies the defaults.
+	Answers script.Answerer
+	// Yes answers yes to every confirmation (--yes).
+	Yes bool
+	// Validate checks the skill before a new run starts (lint errors);
+	// its error stops the run before anything is written.
+	Validate func(*plan.Skill) error
+	// Loop tunes the orchestrator loop of autonomous and hybrid skills.
+	Loop orchestrator.Options
+	// Out receives plain progress lines; Observe sees every event.
+	Out     io.Writer
+	Observe func(runstore.Event)
+	// Claim tunes the claim's heartbeat; Backoff the default retry wait.
+	Claim   runstore.ClaimOptions
+	Backoff time.Duration
+}
+
+// Result is where a run ended.
+type Result struct {
+	ID string
+	// Dir is where the record is (Run.Where), WorkDir where the steps
+	// worked.
+	Dir     string
+	WorkDir string
+	State   runstore.RunState
+}
+
+// ErrSkillChanged is returned when the skill's content hash differs from
+// the one the run started with.
+var ErrSkillChanged = errors.New("the skill changed since the run started")
+
+// errLost stops a run whose claim another process took over.
+var errLost = errors.New("another process took the run over (this one stalled past its claim timeout)")
+
+// Run runs the skill, or resumes a run of it, to an end. It returns the
+// run's result even with an error once a record exists. The error is a
+// *RunError for a run that failed, was aborted or interrupted (wrapping
+// the context's error after Ctrl-C: the run is then resumable), wraps
+// ErrInvalid for a skill that cannot start, and is a
+// *runstore.ClaimedError when another process holds the run.
+func Run(ctx context.Context, o Options) (*Result, error) {
+	s := o.Skill
+	if s == nil {
+		return nil, fmt.Errorf("run: no skill: %w", ErrInvalid)
+	}
+	if o.Store == nil {
+		return nil, errors.New("run: no store to keep the run in")
+	}
+	phases, err := phasesOf(s)
+	if err != nil {
+		return nil, err
+	}
+	hooks, err := engine.LoadHooks(s)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
+	var l *lifecycle
+	if o.Resume != "" {
+		l, err = resume(o)
+	} else {
+		l, err = create(o)
+	}
+	if err != nil {
+		return nil, err
+	}
+	l.eng.Hooks = hooks
+	return l.run(ctx, phases)
+}
+
+// phasesOf is what the phase strategy runs: the numbered phases, where an
+// autonomous skill is one phase, its orchestrator, so that the loop runs
+// as it runs in a hybrid skill's place.
+func phasesOf(s *plan.Skill) ([]*plan.Phase, error) {
+	switch s.Mode {
+	case plan.ModeSequential, plan.ModeHybrid:
+		return s.Phases, nil
+	case plan.ModeAutonomous:
+		doc := &plan.Doc{File: "phases/orchestrator.md", Title: "Orchestrator"}
+		if s.Orchestrator != nil && s.Orchestrator.Doc != nil {
+			doc = s.Orchestrator.Doc
+		}
+		title := doc.Title
+		if title == "" {
+			title = "Orchestrator"
+		}
+		return []*plan.Phase{{Doc: doc, Title: title, IsOrchestrator: true}}, nil
+	}
+	return nil, fmt.Errorf("%s: the skill has no numbered phase, orchestrator or action to run (mode %s): %w", s.Dir, s.Mode, ErrInvalid)
+}
+
+// lifecycle is one run in progress.
+type lifecycle struct {
+	o   Options
+	rec runstore.Run
+	eng *engine.Runner
+	// from is the run state the run is in when it starts running.
+	from runstore.RunState
+}
+
+// create validates the skill and records a new run, claimed.
+func create(o Options) (*lifecycle, error) {
+	s := o.Skill
+	t0 := time.Now()
+	if o.Validate != nil {
+		if err := o.Validate(s); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+		}
+	}
+	t1 := time.Now()
+	start := runstore.Start{
+		RunID: runstore.NewID(t0), Skill: s.Name, SkillDir: absDir(s.Dir), SkillHash: s.Hash, Mode: string(s.Mode),
+		StartedAt: t0.UTC(), SkillVersion: skillVersion(s), TotalSteps: totalSteps(s), Inputs: o.Inputs,
+	}
+	rec, err := o.Store.Create(runstore.NewRun{Start: start, State: initialState(s, t0), WorkDir: o.WorkDir}, o.Claim)
+	if err != nil {
+		if errors.Is(err, runstore.ErrExists) {
+			return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+		}
+		return nil, err
+	}
+	l := &lifecycle{o: o, rec: rec, from: runstore.RunReady}
+	if err := l.newEngine(); err != nil {
+		rec.Close()
+		return nil, err
+	}
+	if o.Observe != nil {
+		// The store recorded the first transition as it made the record.
+		o.Observe(runstore.Event{Time: t0, Run: start.RunID, To: string(runstore.RunPending), Detail: s.Name})
+	}
+	// These transitions happened before the record existed to hold them.
+	for _, e := range []runstore.Event{
+		{Time: t0, From: string(runstore.RunPending), To: string(runstore.RunValidating)},
+		{Time: t1, From: string(runstore.RunValidating), To: string(runstore.RunReady)},
+	} {
+		if err := l.eng.Event(e); err != nil {
+			rec.Close()
+			return nil, err
+		}
+	}
+	return l, nil
+}
+
+// resume claims an existing run of the skill.
+func resume(o Options) (*lifecycle, error) {
+	rec, err := o.Store.Resume(o.Resume, o.Claim)
+	if err != nil {
+		return nil, err
+	}
+	p := rec.Progress()
+	fail := func(err error) (*lifecycle, error) {
+		rec.Close()
+		return nil, err
+	}
+	if p.Skill != o.Skill.Name {
+		return fail(fmt.Errorf("resuming run %s: it is a run of %s, not %s: %w", p.RunID, p.Skill, o.Skill.Name, ErrInvalid))
+	}
+	if h := o.Skill.Hash; h != "" && p.SkillHash != "" && h != p.SkillHash && !o.Force {
+		return fail(fmt.Errorf("resuming run %s: %w (hash %s, now %s); resume with --force to run the changed skill",
+			p.RunID, ErrSkillChanged, short(p.SkillHash), short(h)))
+	}
+	l := &lifecycle{o: o, rec: rec, from: p.RunState}
+	for _, n := range rec.Notes() {
+		l.printf("note: %s\n", n)
+	}
+	if err := l.newEngine(); err != nil {
+		return fail(err)
+	}
+	return l, nil
+}
+
+func short(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}
+
+// newEngine makes the step engine of the run, with its state and host.
+func (l *lifecycle) newEngine() error {
+	p := l.rec.Progress()
+	inputs := maps.Clone(p.Inputs)
+	if inputs == nil {
+		inputs = map[string]string{}
+	}
+	maps.Copy(inputs, l.o.Inputs)
+	hopts := script.Options{
+		WorkDir: l.rec.WorkDir(), SkillDir: l.o.Skill.Dir, ProjectDir: l.o.ProjectDir, AllowPaths: l.o.AllowPaths,
+		Inputs: inputs, RunID: p.RunID, Skill: l.o.Skill.Name, Agent: l.o.Agent, Answers: l.o.Answers,
+		Log: logWriter{l.rec, "console"},
+	}
+	host, err := script.NewHost(hopts)
+	if err != nil {
+		return err
+	}
+	e := &engine.Runner{
+		Run: l.rec, Skill: l.o.Skill, Inputs: inputs, State: l.rec.State(), Script: host, Env: script.Env(hopts),
+		Yes: l.o.Yes, Out: l.o.Out, Backoff: l.o.Backoff, Observe: l.o.Observe,
+	}
+	if l.o.Answers != nil {
+		e.Confirm = l.o.Answers
+	}
+	if l.o.Agent != nil {
+		// The agent works in the run like a step: same folder, same SKILL_*.
+		a := *l.o.Agent
+		a.Dir = l.rec.WorkDir()
+		a.Env = append(slices.Clone(e.Env), a.Env...)
+		e.Agent = &a
+	}
+	l.eng = e
+	return nil
+}
+
+// logWriter is an io.Writer onto one of the run's logs (console.log of the
+// run's JS).
+type logWriter struct {
+	rec  runstore.Run
+	name string
+}
+
+func (w logWriter) Write(p []byte) (int, error) {
+	if err := w.rec.Log(w.name, string(p)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// run runs the phases not yet completed and ends the run.
+func (l *lifecycle) run(ctx context.Context, phases []*plan.Phase) (*Result, error) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	go func() {
+		select {
+		case <-l.rec.Lost():
+			cancel(errLost)
+		case <-ctx.Done():
+		}
+	}()
+	p := l.rec.Progress()
+	e := runstore.Event{From: string(l.from), To: string(runstore.RunRunning)}
+	if l.from != runstore.RunReady {
+		e.Detail = "resumed"
+		if len(l.o.Inputs) > 0 {
+			e.Inputs = l.o.Inputs
+		}
+	}
+	if err := l.eng.Commit(e); err != nil {
+		return l.close(err)
+	}
+	l.printf("run %s: %s (%d phases, %d steps) in %s\n", p.RunID, l.o.Skill.Name, len(phases), p.TotalSteps, l.rec.WorkDir())
+	start := time.Now()
+	loop := func(ctx context.Context, r *engine.Runner, ph *plan.Phase) error {
+		lo := l.o.Loop
+		if lo.Backoff == 0 {
+			lo.Backoff = l.o.Backoff
+		}
+		return orchestrator.Run(ctx, r, l.o.Skill, lo)
+	}
+	err := sequential.Run(ctx, l.eng, phases, loop)
+	if cause := context.Cause(ctx); err != nil && errors.Is(cause, errLost) {
+		// The run is someone else's now: write nothing more.
+		res := l.result()
+		l.rec.Close()
+		return res, &RunError{ID: p.RunID, Dir: res.Dir, State: runstore.RunInterrupted, Err: cause}
+	}
+	return l.finish(ctx, start, err)
+}
+
+// finish puts the run in its end state: completed, failed, aborted, or
+// interrupted (resumable) after Ctrl-C, at agent work without an agent, or
+// when the disk failed.
+func (l *lifecycle) finish(ctx context.Context, start time.Time, err error) (*Result, error) {
+	state := runstore.RunCompleted
+	switch {
+	case err == nil:
+	case ctx.Err() != nil && errors.Is(err, context.Canceled), errors.Is(err, agent.ErrNoAgent),
+		errors.Is(err, runstore.ErrWrite):
+		// A full or failing disk stops the run but is not the skill's
+		// failure: it stays resumable once there is room again.
+		state = runstore.RunInterrupted
+	case errors.Is(err, engine.ErrAborted):
+		state = runstore.RunAborted
+	default:
+		state = runstore.RunFailed
+	}
+	if state.Terminal() {
+		// The base state knows completed and failed only: aborted is failed.
+		st := maps.Clone(l.eng.State)
+		st["status"] = "failed"
+		if state == runstore.RunCompleted {
+			st["status"] = "completed"
+		}
+		l.eng.SetState(st)
+	}
+	e := runstore.Event{From: string(runstore.RunRunning), To: string(state), Detail: errText(err)}
+	if err != nil && state != runstore.RunInterrupted {
+		e.Error = runError(err)
+	}
+	var werr error
+	if !errors.Is(err, runstore.ErrWrite) {
+		werr = l.eng.Commit(e)
+	}
+	if state.Terminal() {
+		// The run is over whatever a post_run hook says; its failure is
+		// reported, not recorded.
+		if herr := l.eng.RunHooks(context.WithoutCancel(ctx), engine.HookPostRun, map[string]string{"SKILL_RUN_STATE": string(state)}); herr != nil {
+			l.printf("warning: %v\n", herr)
+		}
+	}
+	l.printf("run %s: %s in %v\n", l.rec.ID(), state, time.Since(start).Round(time.Millisecond))
+	res, cerr := l.close(nil)
+	if werr = errors.Join(werr, cerr); werr != nil {
+		return res, errors.Join(err, werr)
+	}
+	if err != nil {
+		return res, &RunError{ID: res.ID, Dir: res.Dir, State: state, Err: err}
+	}
+	return res, nil
+}
+
+// close closes the record, writing its snapshots, and returns the result
+// with err.
+func (l *lifecycle) close(err error) (*Result, error) {
+	res := l.result()
+	return res, errors.Join(err, l.rec.Close())
+}
+
+func (l *lifecycle) result() *Result {
+	p := l.rec.Progress()
+	return &Result{ID: p.RunID, Dir: l.rec.Where(), WorkDir: l.rec.WorkDir(), State: p.RunState}
+}
+
+func (l *lifecycle) printf(format string, args ...any) {
+	if l.o.Out != nil {
+		fmt.Fprintf(l.o.Out, format, args...)
+	}
+}
+
+// runError fills the progress file's error from what stopped the run.
+func runError(err error) *runstore.RunError {
+	e := &runstore.RunError{Message: err.Error()}
+	var se *engine.StepError
+	var oe *sequential.OutputError
+	var ae *engine.ActionError
+	switch {
+	case errors.As(err, &ae):
+		e.Step = ae.Action
+	case errors.As(err, &se):
+		e.Step, e.Diagnostics = se.Step, se.Diagnostics
+	case errors.As(err, &oe):
+		e.Step, e.Diagnostics = oe.Phase, oe.Diagnostics
+	}
+	return e
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+func absDir(dir string) string {
+	if abs, err := filepath.Abs(dir); err == nil {
+		return abs
+	}
+	return dir
+}
+
+func totalSteps(s *plan.Skill) int {
+	n := 0
+	for _, ph := range s.Phases {
+		n += len(ph.Steps)
+	}
+	return n
+}
+
+// skillVersion is the front matter's version, or metadata.version.
+func skillVersion(s *plan.Skill) string {
+	if v := s.FrontMatter.Get("version"); v != nil {
+		return fmt.Sprint(v.Value)
+	}
+	if f := s.FrontMatter.Get("metadata"); f != nil {
+		if m, ok := f.Value.(map[string]any); ok && m["version"] != nil {
+			return fmt.Sprint(m["version"])
+		}
+	}
+	return ""
+}

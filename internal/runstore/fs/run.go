@@ -1,0 +1,329 @@
+// Package fs is the filesystem store of runs: a run's record is a folder,
+// .skillkit/runs/<skill>/<run-id>/ by default, which is also the work dir
+// its steps run in unless --workdir says otherwise (DESIGN §3.2).
+//
+// events.jsonl is the record: an append-only log, one whole JSON line per
+// write, fsynced once per commit. state.json, skill-state.yaml and
+// threads/<n>.json are snapshots derived from it, replaced atomically (a
+// temporary file renamed over the old one), refreshed at least every
+// SnapshotEvery, before anything of the skill's runs (Flush) and when the
+// run closes, and rebuilt from the log when a run is resumed. metrics.jsonl
+// and logs/ are history, appended without syncs. claim.json says which
+// process runs the run.
+package fs
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/skillkit/skillkit/internal/runstore"
+)
+
+// Names of the files in a run directory.
+const (
+	StateFile    = "state.json"
+	ProgressFile = "skill-state.yaml"
+	EventsFile   = "events.jsonl"
+	MetricsFile  = "metrics.jsonl"
+	ClaimFile    = "claim.json"
+	ThreadsDir   = "threads"
+	LogsDir      = "logs"
+)
+
+// SnapshotEvery bounds how stale skill-state.yaml may get during a run:
+// rewriting it after every step would make a long run quadratic (its list
+// of completed steps grows) and cost a file replacement per step.
+const SnapshotEvery = 200 * time.Millisecond
+
+// run is an open, claimed run record.
+type run struct {
+	dir, work string
+	files     Files
+	durable   bool
+	claim     *claim
+
+	mu       sync.Mutex
+	progress runstore.Progress
+	state    map[string]any
+	// pending is a state set and not yet in the log; stale says state.json
+	// is behind the state, moved that skill-state.yaml is behind the
+	// progress.
+	pending, stale, moved bool
+	// mark is a checkpoint waiting for the next event.
+	mark *runstore.Mark
+	// threads are the checkpoints taken; written counts those in threads/.
+	threads []runstore.Checkpoint
+	written int
+	// snapped is when skill-state.yaml was last written.
+	snapped time.Time
+	events  *logFile
+	metrics *logFile
+	logs    map[string]*os.File
+	notes   []string
+}
+
+// logFile is an append-only .jsonl file of the run.
+type logFile struct {
+	f AppendFile
+	// torn says the last line is partial (a killed writer, a full disk):
+	// the next line starts with a newline.
+	torn bool
+}
+
+func (r *run) ID() string      { return r.Progress().RunID }
+func (r *run) WorkDir() string { return r.work }
+func (r *run) Where() string   { return r.dir }
+func (r *run) Notes() []string { return r.notes }
+
+func (r *run) Lost() <-chan struct{} { return r.claim.lostC() }
+
+func (r *run) Progress() runstore.Progress {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.progress.Clone()
+}
+
+func (r *run) State() map[string]any {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.state
+}
+
+func (r *run) SetState(state map[string]any) {
+	if state == nil {
+		state = map[string]any{}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.state = state
+	r.pending, r.stale = true, true
+}
+
+func (r *run) Checkpoint(hook string, w runstore.Worker) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.mark = &runstore.Mark{Hook: hook, Worker: w}
+	return nil
+}
+
+func (r *run) Append(e runstore.Event) error { return r.record(e, false) }
+func (r *run) Commit(e runstore.Event) error { return r.record(e, true) }
+
+// record appends e to the log with the state and checkpoint waiting for
+// it, and applies it to the progress once it is written.
+func (r *run) record(e runstore.Event, commit bool) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if e.Time.IsZero() {
+		e.Time = time.Now()
+	}
+	if e.Run == "" {
+		e.Run = r.progress.RunID
+		if e.Start != nil {
+			e.Run = e.Start.RunID
+		}
+	}
+	if r.pending {
+		st, err := json.Marshal(r.state)
+		if err != nil {
+			return fmt.Errorf("encoding state: %w", err)
+		}
+		e.State = st
+	}
+	if r.mark != nil {
+		e.Checkpoint = r.mark
+	}
+	if err := r.appendLine(&r.events, EventsFile, e); err != nil {
+		return err
+	}
+	if commit && r.durable {
+		if err := r.events.f.Sync(); err != nil {
+			return &runstore.WriteError{Err: fmt.Errorf("syncing %s: %w", EventsFile, err)}
+		}
+	}
+	r.pending = false
+	if m := r.mark; m != nil {
+		r.threads = append(r.threads, runstore.Checkpoint{N: len(r.threads) + 1, Time: e.Time, Hook: m.Hook, Worker: m.Worker, State: r.lastState(e)})
+		r.mark = nil
+	}
+	r.progress.Apply(&e)
+	r.moved = true
+	if commit && time.Since(r.snapped) >= SnapshotEvery {
+		return r.flush(true)
+	}
+	return nil
+}
+
+// lastState is the state as recorded up to e, encoded.
+func (r *run) lastState(e runstore.Event) json.RawMessage {
+	if e.State != nil {
+		return e.State
+	}
+	st, _ := json.Marshal(r.state)
+	return st
+}
+
+func (r *run) Metric(m runstore.Metric) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if m.Time.IsZero() {
+		m.Time = time.Now()
+	}
+	if m.Run == "" {
+		m.Run = r.progress.RunID
+	}
+	return r.appendLine(&r.metrics, MetricsFile, m)
+}
+
+func (r *run) Log(name, text string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	f := r.logs[name]
+	if f == nil {
+		dir := filepath.Join(r.dir, LogsDir)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return &runstore.WriteError{Err: err}
+		}
+		var err error
+		f, err = os.OpenFile(filepath.Join(dir, name+".log"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		if err != nil {
+			return &runstore.WriteError{Err: err}
+		}
+		r.logs[name] = f
+	}
+	if _, err := f.WriteString(text); err != nil {
+		return &runstore.WriteError{Err: err}
+	}
+	return nil
+}
+
+// Flush writes state.json now if it is behind: before a process of the
+// skill starts (a shell step, a hook, the agent), so that what it reads is
+// the state. The other snapshots wait for their time or the end.
+func (r *run) Flush() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.flush(false)
+}
+
+// flush writes state.json if it is behind and, with all set, the other
+// snapshots that are.
+func (r *run) flush(all bool) error {
+	var errs []error
+	if r.stale {
+		data, err := runstore.EncodeState(r.state)
+		if err == nil {
+			err = writeFile(r.files, filepath.Join(r.dir, StateFile), data, false)
+		}
+		if err == nil {
+			r.stale = false
+		}
+		errs = append(errs, err)
+	}
+	if !all {
+		return errors.Join(errs...)
+	}
+	if r.moved {
+		err := writeFile(r.files, filepath.Join(r.dir, ProgressFile), runstore.EncodeProgress(&r.progress), false)
+		if err == nil {
+			r.moved = false
+		}
+		errs = append(errs, err)
+	}
+	r.snapped = time.Now()
+	errs = append(errs, r.writeThreads())
+	return errors.Join(errs...)
+}
+
+// writeThreads writes the checkpoints not yet in threads/.
+func (r *run) writeThreads() error {
+	if r.written >= len(r.threads) {
+		return nil
+	}
+	dir := filepath.Join(r.dir, ThreadsDir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return &runstore.WriteError{Err: fmt.Errorf("writing checkpoints: %w", err)}
+	}
+	for _, c := range r.threads[r.written:] {
+		data, err := json.MarshalIndent(c, "", "  ")
+		if err != nil {
+			return fmt.Errorf("encoding checkpoint: %w", err)
+		}
+		if err := writeFile(r.files, filepath.Join(dir, strconv.Itoa(c.N)+".json"), append(data, '\n'), false); err != nil {
+			return err
+		}
+		r.written++
+	}
+	return nil
+}
+
+// appendLine writes v as one JSON line with a single write call, so that a
+// killed process leaves whole lines (and at worst one partial last line).
+func (r *run) appendLine(lf **logFile, name string, v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encoding %s line: %w", name, err)
+	}
+	if *lf == nil {
+		f, err := r.files.OpenAppend(filepath.Join(r.dir, name))
+		if err != nil {
+			return &runstore.WriteError{Err: fmt.Errorf("opening %s: %w", name, err)}
+		}
+		*lf = &logFile{f: f, torn: endsMidLine(f)}
+	}
+	l := *lf
+	line := append(data, '\n')
+	if l.torn {
+		line = append([]byte{'\n'}, line...)
+	}
+	if n, err := l.f.Write(line); err != nil {
+		l.torn = n > 0 || l.torn
+		return &runstore.WriteError{Err: fmt.Errorf("appending to %s: %w", name, err)}
+	}
+	l.torn = false
+	return nil
+}
+
+// endsMidLine reports whether the file is not empty and its last byte is
+// not a newline.
+func endsMidLine(f AppendFile) bool {
+	size, err := f.Size()
+	if err != nil || size == 0 {
+		return false
+	}
+	var b [1]byte
+	_, err = f.ReadAt(b[:], size-1)
+	return err == nil && b[0] != '\n'
+}
+
+// Close writes the snapshots, releases the claim and closes the files.
+func (r *run) Close() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var errs []error
+	select {
+	case <-r.claim.lostC():
+		// The run is another process's now: its snapshots are not ours
+		// to write.
+	default:
+		errs = append(errs, r.flush(true))
+	}
+	for _, lf := range []*logFile{r.events, r.metrics} {
+		if lf != nil {
+			errs = append(errs, lf.f.Close())
+		}
+	}
+	r.events, r.metrics = nil, nil
+	for name, f := range r.logs {
+		errs = append(errs, f.Close())
+		delete(r.logs, name)
+	}
+	errs = append(errs, r.claim.release())
+	return errors.Join(errs...)
+}

@@ -1,0 +1,425 @@
+package fs
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/skillkit/skillkit/internal/runstore"
+)
+
+// counting counts the syncs of events.jsonl and can make writes fail.
+type counting struct {
+	OS
+	syncs atomic.Int32
+	fault func(path string) error
+}
+
+func (c *counting) OpenAppend(path string) (AppendFile, error) {
+	f, err := c.OS.OpenAppend(path)
+	if err != nil {
+		return nil, err
+	}
+	return &countingFile{AppendFile: f, c: c, path: path}, nil
+}
+
+type countingFile struct {
+	AppendFile
+	c    *counting
+	path string
+}
+
+func (f *countingFile) Write(p []byte) (int, error) {
+	if f.c.fault != nil {
+		if err := f.c.fault(f.path); err != nil {
+			n, _ := f.AppendFile.Write(p[:len(p)/2])
+			return n, err
+		}
+	}
+	return f.AppendFile.Write(p)
+}
+
+func (f *countingFile) Sync() error {
+	if filepath.Base(f.path) == EventsFile {
+		f.c.syncs.Add(1)
+	}
+	return f.AppendFile.Sync()
+}
+
+func newStore(t *testing.T, files Files) *Store {
+	t.Helper()
+	return New(Options{Base: t.TempDir(), Files: files})
+}
+
+func newRun(t *testing.T, s *Store, id string) runstore.Run {
+	t.Helper()
+	r, err := s.Create(runstore.NewRun{Start: runstore.Start{RunID: id, Skill: "demo", StartedAt: time.Now().UTC()}, State: map[string]any{"n": 0.0}}, runstore.ClaimOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func step(r runstore.Run, id string, n float64) error {
+	if err := r.Append(runstore.Event{Phase: "01-a", Step: id, To: "pending"}); err != nil {
+		return err
+	}
+	r.SetState(map[string]any{"n": n})
+	return r.Commit(runstore.Event{Phase: "01-a", Step: id, From: "executing", To: "completed", Record: &runstore.StepRecord{Step: id, Status: runstore.StepCompleted}})
+}
+
+// A resume rebuilds from the log exactly what the run had: progress and
+// state, and the snapshots with them.
+func TestResumeRebuildsFromTheLog(t *testing.T) {
+	s := newStore(t, nil)
+	r := newRun(t, s, "r1")
+	for i := 1; i <= 3; i++ {
+		if err := step(r, "01-a#"+strconv.Itoa(i), float64(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := r.Progress()
+	dir := r.Where()
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(dir, StateFile))
+	os.WriteFile(filepath.Join(dir, ProgressFile), []byte("garbage: ["), 0o644)
+
+	back, err := s.Resume("r1", runstore.ClaimOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer back.Close()
+	got := back.Progress()
+	wj, _ := json.Marshal(want)
+	gj, _ := json.Marshal(got)
+	if string(wj) != string(gj) {
+		t.Errorf("progress after resume:\n%s\nwant\n%s", gj, wj)
+	}
+	if back.State()["n"] != 3.0 {
+		t.Errorf("state after resume = %v", back.State())
+	}
+	var st map[string]any
+	data, err := os.ReadFile(filepath.Join(dir, StateFile))
+	if err != nil || json.Unmarshal(data, &st) != nil || st["n"] != 3.0 {
+		t.Errorf("state.json not rebuilt: %s %v", data, err)
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, ProgressFile)); !strings.Contains(string(data), `- step: "01-a#3"`) {
+		t.Errorf("skill-state.yaml not rebuilt:\n%s", data)
+	}
+}
+
+// One sync per commit, none for the events inside a group.
+func TestOneSyncPerCommit(t *testing.T) {
+	files := &counting{}
+	s := New(Options{Base: t.TempDir(), Files: files})
+	r := newRun(t, s, "r1")
+	defer r.Close()
+	before := files.syncs.Load()
+	for i := 1; i <= 50; i++ {
+		if err := step(r, "01-a#"+strconv.Itoa(i), float64(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := files.syncs.Load() - before; n != 50 {
+		t.Errorf("50 steps of 2 events made %d syncs of the log, want 50", n)
+	}
+}
+
+// A torn last line is a killed writer's: ignored, with a note. Damage
+// further up is reported with its position, and nothing is reset.
+func TestTornAndDamagedLog(t *testing.T) {
+	s := newStore(t, nil)
+	r := newRun(t, s, "r1")
+	step(r, "01-a#1", 1)
+	dir := r.Where()
+	r.Close()
+	log := filepath.Join(dir, EventsFile)
+	good, _ := os.ReadFile(log)
+
+	os.WriteFile(log, append(slices.Clone(good), `{"time":"2026-01-02T03:04:05Z","ph`...), 0o644)
+	back, err := s.Resume("r1", runstore.ClaimOptions{})
+	if err != nil {
+		t.Fatalf("resume over a torn last line: %v", err)
+	}
+	if notes := back.Notes(); len(notes) != 1 || !strings.Contains(notes[0], "events.jsonl:4: the last line was cut short") {
+		t.Errorf("notes = %q", notes)
+	}
+	if !back.Progress().StepDone("01-a#1") {
+		t.Error("a completed step was lost")
+	}
+	// The next event starts on a line of its own.
+	step(back, "01-a#2", 2)
+	back.Close()
+	sum, err := s.Status("r1")
+	if err != nil || len(sum.Progress.CompletedSteps) != 2 {
+		t.Fatalf("after writing past a torn line: %v, %+v", err, sum)
+	}
+
+	lines := strings.SplitAfter(string(good), "\n")
+	lines[1] = `{"time": nonsense}` + "\n"
+	os.WriteFile(log, []byte(strings.Join(lines, "")), 0o644)
+	_, err = s.Resume("r1", runstore.ClaimOptions{})
+	if !errors.Is(err, runstore.ErrCorrupt) || !strings.Contains(err.Error(), "events.jsonl:2:11: ") {
+		t.Fatalf("resume over a damaged line: %v, want its position", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ClaimFile)); err == nil {
+		t.Error("a refused resume left its claim behind")
+	}
+}
+
+// A full disk fails the write, and leaves the record readable: the cut
+// line is skipped, the lines before it stand.
+func TestDiskFullLeavesRecordReadable(t *testing.T) {
+	files := &counting{}
+	s := New(Options{Base: t.TempDir(), Files: files, NoSync: true})
+	r := newRun(t, s, "r1")
+	step(r, "01-a#1", 1)
+	files.fault = func(string) error { return syscall.ENOSPC }
+	err := step(r, "01-a#2", 2)
+	if !errors.Is(err, syscall.ENOSPC) || !errors.Is(err, runstore.ErrWrite) {
+		t.Fatalf("step on a full disk: %v", err)
+	}
+	if r.Progress().StepDone("01-a#2") {
+		t.Error("an event that could not be written changed the progress")
+	}
+	files.fault = nil
+	if err := step(r, "01-a#3", 3); err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	sum, err := s.Status("r1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, rec := range sum.Progress.CompletedSteps {
+		got = append(got, rec.Step)
+	}
+	if strings.Join(got, " ") != "01-a#1 01-a#3" || sum.LastState["n"] != 3.0 {
+		t.Errorf("after a full disk: steps %v, state %v", got, sum.LastState)
+	}
+}
+
+// Checkpoints ride on the next event and are written as threads/<n>.json
+// with the snapshots; their numbers go on across a resume.
+func TestCheckpointsFromTheLog(t *testing.T) {
+	s := newStore(t, nil)
+	r := newRun(t, s, "r1")
+	r.Checkpoint("auto_checkpoint", runstore.Worker{ID: "01-a", Skill: "demo", State: "completed"})
+	step(r, "01-a#1", 1)
+	dir := r.Where()
+	r.Close()
+	os.RemoveAll(filepath.Join(dir, ThreadsDir))
+	back, err := s.Resume("r1", runstore.ClaimOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	back.Checkpoint("checkpoint_error_state", runstore.Worker{ID: "01-b", Skill: "demo", State: "error"})
+	step(back, "01-b#1", 2)
+	back.Close()
+	for n, want := range map[int]string{1: `"n": 1`, 2: `"n": 2`} {
+		data, err := os.ReadFile(filepath.Join(dir, ThreadsDir, strconv.Itoa(n)+".json"))
+		if err != nil || !strings.Contains(string(data), want) || !strings.Contains(string(data), `"n": `+strconv.Itoa(n)+",") {
+			t.Errorf("threads/%d.json = %s, %v; want the state %s", n, data, err, want)
+		}
+	}
+}
+
+func TestCreateRefusesExistingRun(t *testing.T) {
+	s := newStore(t, nil)
+	r := newRun(t, s, "r1")
+	dir := r.Where()
+	r.Close()
+	_, err := s.Create(runstore.NewRun{Start: runstore.Start{RunID: "r2", Skill: "demo"}, WorkDir: dir}, runstore.ClaimOptions{})
+	if !errors.Is(err, runstore.ErrExists) || !strings.Contains(err.Error(), "--resume") {
+		t.Fatalf("Create over a run: err = %v, want a hint to resume", err)
+	}
+}
+
+func TestResumeRefusesFinishedRun(t *testing.T) {
+	s := newStore(t, nil)
+	r := newRun(t, s, "r1")
+	r.Commit(runstore.Event{From: "running", To: "completed"})
+	r.Close()
+	if _, err := s.Resume("r1", runstore.ClaimOptions{}); !errors.Is(err, runstore.ErrTerminal) {
+		t.Fatalf("resume of a completed run: %v", err)
+	}
+}
+
+func TestClaimSecondRefusedNamingHolder(t *testing.T) {
+	s := newStore(t, nil)
+	r := newRun(t, s, "r1")
+	_, err := s.Resume("r1", runstore.ClaimOptions{})
+	var ce *runstore.ClaimedError
+	if !errors.As(err, &ce) {
+		t.Fatalf("second claim: err = %v, want *ClaimedError", err)
+	}
+	host, _ := os.Hostname()
+	if want := strconv.Itoa(os.Getpid()) + "@" + host; !strings.Contains(err.Error(), want) {
+		t.Errorf("refusal %q does not name %s", err, want)
+	}
+	r.Close()
+	again, err := s.Resume("r1", runstore.ClaimOptions{})
+	if err != nil {
+		t.Fatalf("claim after release: %v", err)
+	}
+	again.Close()
+}
+
+func TestClaimTakeover(t *testing.T) {
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Skip("no true command:", err)
+	}
+	host, _ := os.Hostname()
+	tests := []struct {
+		name  string
+		claim ClaimInfo
+		taken bool
+	}{
+		{"dead process on this host", ClaimInfo{PID: dead.Process.Pid, Host: host, Heartbeat: time.Now(), TimeoutMS: 60000}, true},
+		{"old heartbeat on another host", ClaimInfo{PID: 1, Host: "elsewhere", Heartbeat: time.Now().Add(-time.Hour), TimeoutMS: 1000}, true},
+		{"fresh heartbeat on another host", ClaimInfo{PID: 1, Host: "elsewhere", Heartbeat: time.Now(), TimeoutMS: 60000}, false},
+		{"live process on this host", ClaimInfo{PID: os.Getpid(), Host: host, Heartbeat: time.Now(), TimeoutMS: 60000}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newStore(t, nil)
+			r := newRun(t, s, "r1")
+			dir := r.Where()
+			r.Close()
+			data, _ := json.Marshal(tt.claim)
+			os.WriteFile(filepath.Join(dir, ClaimFile), data, 0o644)
+			back, err := s.Resume("r1", runstore.ClaimOptions{})
+			if tt.taken != (err == nil) {
+				t.Fatalf("Resume err = %v, want taken = %v", err, tt.taken)
+			}
+			if back != nil {
+				got, _ := readClaim(dir)
+				if got.PID != os.Getpid() {
+					t.Errorf("claim.json holds pid %d after takeover", got.PID)
+				}
+				back.Close()
+			}
+		})
+	}
+}
+
+func TestClaimHeartbeatAndLoss(t *testing.T) {
+	s := newStore(t, nil)
+	r, err := s.Create(runstore.NewRun{Start: runstore.Start{RunID: "r1", Skill: "demo"}}, runstore.ClaimOptions{Heartbeat: 5 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := r.Where()
+	first, _ := readClaim(dir)
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
+		cur, err := readClaim(dir)
+		if err == nil && cur.Heartbeat.After(first.Heartbeat) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("heartbeat was never refreshed")
+		}
+	}
+	// Another process took the run over: the holder must notice.
+	other := *first
+	other.Token = "someone-else"
+	data, _ := json.Marshal(other)
+	writeFile(OS{}, filepath.Join(dir, ClaimFile), data, false)
+	select {
+	case <-r.Lost():
+	case <-time.After(5 * time.Second):
+		t.Fatal("lost claim not reported")
+	}
+	r.Close()
+	if cur, err := readClaim(dir); err != nil || cur.Token != "someone-else" {
+		t.Fatalf("Close removed a claim it no longer held: %v %v", cur, err)
+	}
+}
+
+func TestListLocateAndStatus(t *testing.T) {
+	s := newStore(t, nil)
+	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	var ids []string
+	for i, skill := range []string{"a", "b", "a"} {
+		id := runstore.NewID(start.Add(time.Duration(i) * time.Minute))
+		ids = append(ids, id)
+		r, err := s.Create(runstore.NewRun{Start: runstore.Start{RunID: id, Skill: skill, StartedAt: start.Add(time.Duration(i) * time.Minute)}}, runstore.ClaimOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Commit(runstore.Event{From: "ready", To: "running"})
+		r.Close()
+	}
+	runs, err := s.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range runs {
+		got = append(got, r.ID)
+	}
+	if want := []string{ids[2], ids[1], ids[0]}; !slices.Equal(got, want) {
+		t.Fatalf("List = %v, want newest first %v", got, want)
+	}
+	if dir, err := s.Locate(ids[1]); err != nil || dir != filepath.Join(s.Root(), "b", ids[1]) {
+		t.Fatalf("Locate(id) = %s, %v", dir, err)
+	}
+	if dir, err := s.Locate(""); err != nil || filepath.Base(dir) != ids[2] {
+		t.Fatalf("Locate(\"\") = %s, %v, want the newest", dir, err)
+	}
+	if _, err := s.Locate("nope"); !errors.Is(err, runstore.ErrNoRun) {
+		t.Fatalf("Locate(nope) err = %v", err)
+	}
+	// A running run that nobody holds shows as interrupted; a held one as
+	// running, naming its holder.
+	sum, _ := s.Status(ids[0])
+	if sum.State != runstore.RunInterrupted {
+		t.Errorf("unclaimed running run shows as %s", sum.State)
+	}
+	held, err := s.Resume(ids[0], runstore.ClaimOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	sum, _ = s.Status(ids[0])
+	var b strings.Builder
+	runstore.WriteStatus(&b, sum)
+	if sum.State != runstore.RunRunning || !strings.Contains(b.String(), "claimed by "+sum.Holder) {
+		t.Errorf("claimed run shows as %s:\n%s", sum.State, b.String())
+	}
+}
+
+func TestOpenRemovesTempsOfKilledWriter(t *testing.T) {
+	s := newStore(t, nil)
+	r := newRun(t, s, "r1")
+	dir := r.Where()
+	r.Close()
+	stray := filepath.Join(dir, "."+StateFile+tmpMark+"123")
+	own := filepath.Join(dir, ".notes"+tmpMark+"1")
+	os.WriteFile(stray, []byte("{"), 0o644)
+	os.WriteFile(own, []byte("skill file"), 0o644)
+	back, err := s.Resume("r1", runstore.ClaimOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	back.Close()
+	if _, err := os.Stat(stray); err == nil {
+		t.Error("temporary state file was left behind")
+	}
+	if _, err := os.Stat(own); err != nil {
+		t.Error("a file that is not the store's was removed")
+	}
+}

@@ -1,0 +1,72 @@
+package runstore
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// skill-state.yaml is written by hand: whatever the strings hold, it must
+// read back as written.
+func TestProgressEncodingRoundTrip(t *testing.T) {
+	now := time.Date(2026, 1, 2, 3, 4, 5, 123456789, time.UTC)
+	nasty := []string{"", "plain", "yes", "null", "- dash", "a: b", "#hash", "'q'", `"dq"`, "line\nbreak\ttab", "中文 ✓", "\u2028", "\x01", "{[", "trailing "}
+	for _, s := range nasty {
+		p := Progress{
+			SkillVersion: s, StartedAt: now, CurrentPhase: s, CurrentStep: s, TotalSteps: 3,
+			CompletedSteps: []StepRecord{{Step: s, Status: StepCompleted, EvidenceCaptured: true, Timestamp: now}},
+			LastAction:     s, Error: &RunError{Step: s, Message: s, Diagnostics: []string{s, "x"}}, CompletedAt: &now,
+			RunState: RunFailed, SkillHash: s, RunID: s, Skill: s, SkillDir: s, Mode: s,
+			Inputs: map[string]string{s + "k": s, "z": s}, CompletedPhases: []string{s},
+			Loop: &Loop{Iteration: 4, MaxIterations: 100, CurrentAction: s, LastAction: s, Completed: 3, ErrorCount: 1},
+		}
+		var back Progress
+		if err := yaml.Unmarshal(EncodeProgress(&p), &back); err != nil {
+			t.Fatalf("%q: %v\n%s", s, err, EncodeProgress(&p))
+		}
+		want, _ := json.Marshal(p)
+		got, _ := json.Marshal(back)
+		if string(want) != string(got) {
+			t.Errorf("%q did not round-trip:\n%s\nwant %s\ngot  %s", s, EncodeProgress(&p), want, got)
+		}
+	}
+	var empty Progress
+	if err := yaml.Unmarshal(EncodeProgress(&empty), &empty); err != nil {
+		t.Fatalf("zero progress: %v", err)
+	}
+}
+
+// Apply is the one way progress changes: a run's events, folded, give its
+// progress.
+func TestApplyFoldsARun(t *testing.T) {
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	events := []Event{
+		{Time: t0, To: "pending", Start: &Start{RunID: "r1", Skill: "demo", SkillHash: "h", Mode: "sequential", StartedAt: t0, TotalSteps: 2, Inputs: map[string]string{"a": "1"}}},
+		{Time: t0, From: "pending", To: "validating"},
+		{Time: t0, From: "ready", To: "running", Inputs: map[string]string{"b": "2"}},
+		{Time: t0, Phase: "01-x", To: "loading"},
+		{Time: t0, Phase: "01-x", Step: "01-x#1", To: "pending"},
+		{Time: t0, Phase: "01-x", Step: "01-x#1", From: "executing", To: "completed", Record: &StepRecord{Step: "01-x#1", Title: "one", Status: StepCompleted}},
+		{Time: t0, Phase: "01-x", Step: "01-x#2", To: "pending"},
+		{Time: t0, Phase: "01-x", From: "post_hook", To: "completed", Loop: &Loop{Iteration: 3}},
+		{Time: t0.Add(time.Second), From: "running", To: "failed", Error: &RunError{Step: "01-x#2", Message: "boom"}},
+	}
+	var p Progress
+	for i := range events {
+		p.Apply(&events[i])
+	}
+	if p.RunID != "r1" || p.RunState != RunFailed || p.Inputs["a"] != "1" || p.Inputs["b"] != "2" {
+		t.Errorf("run fields: %+v", p)
+	}
+	if !p.StepDone("01-x#1") || p.StepDone("01-x#2") || !p.PhaseDone("01-x") {
+		t.Errorf("steps %v, phases %v", p.CompletedSteps, p.CompletedPhases)
+	}
+	if p.CurrentStep != "" || p.CurrentPhase != "01-x" || p.CompletedAt == nil || !p.CompletedAt.Equal(t0.Add(time.Second)) {
+		t.Errorf("current %q/%q, completed at %v", p.CurrentPhase, p.CurrentStep, p.CompletedAt)
+	}
+	if p.Error == nil || p.Error.Message != "boom" || p.Loop == nil || p.Loop.Iteration != 3 || p.LastAction != "phase 01-x: completed" {
+		t.Errorf("error %+v, loop %+v, last %q", p.Error, p.Loop, p.LastAction)
+	}
+}

@@ -1,0 +1,255 @@
+// Package runstore is the storage seam of a run: what the runtime needs to
+// keep a run's record (its event log, state, progress, metrics, checkpoints,
+// logs) and to claim it, as interfaces, with the record types they share.
+// The filesystem store (package runstore/fs) is one implementation; a store
+// is added without touching the engine or the runners.
+//
+// The record is an append-only event log. Everything else a run shows
+// (state.json, skill-state.yaml, threads/) is a snapshot derived from it:
+// Progress.Apply folds events into progress, and an event that changed the
+// skill's state carries the state. A store makes the log durable once per
+// commit (Run.Commit), so a step or an action costs one sync, and a kill at
+// any moment leaves either the whole group of its transitions or none.
+package runstore
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Store keeps the records of runs.
+type Store interface {
+	// Create records a new run and claims it for this process.
+	Create(n NewRun, c ClaimOptions) (Run, error)
+	// Resume claims an existing run, named by ref (an id, or whatever else
+	// the store can locate a run by; "" is the newest), and rebuilds its
+	// progress and state from the record. It refuses a finished run
+	// (ErrTerminal) and one another live process holds (*ClaimedError).
+	Resume(ref string, c ClaimOptions) (Run, error)
+	// Status reads a run without claiming or changing it.
+	Status(ref string) (*Summary, error)
+	// List returns every run, newest first.
+	List() ([]*Summary, error)
+}
+
+// Run is one claimed run record. Only one goroutine writes to it at a
+// time; Progress and State may be read from any.
+type Run interface {
+	ID() string
+	// WorkDir is the folder the run's steps work in.
+	WorkDir() string
+	// Where names the record for a person (a folder, a database row).
+	Where() string
+	// Progress is where the run stands, as its log says.
+	Progress() Progress
+	// State is the skill's state as last recorded or set.
+	State() map[string]any
+	// SetState changes the skill's state; the next recorded event carries
+	// it.
+	SetState(state map[string]any)
+	// Append records an event without waiting for the disk: a kill keeps
+	// it (it is written), a power loss may not.
+	Append(e Event) error
+	// Commit records an event and makes the log durable up to it: the end
+	// of a group of transitions (a step finished, a unit ended, the run
+	// changed state).
+	Commit(e Event) error
+	// Metric records one metrics line (history, not synced).
+	Metric(m Metric) error
+	// Checkpoint takes a checkpoint of the state (threads/) for a hook:
+	// the next recorded event carries it.
+	Checkpoint(hook string, w Worker) error
+	// Log appends text to the run's log called name (logs/<name>.log).
+	Log(name, text string) error
+	// Flush brings the snapshots up to date now (state.json and the
+	// like, where a store keeps them beside the work): before a process of
+	// the skill starts, so that what it reads is the state.
+	Flush() error
+	// Notes are what opening the record found and repaired, for a person:
+	// a torn last line, snapshots rebuilt.
+	Notes() []string
+	// Lost is closed when another process took the claim over (this one
+	// stalled past its timeout): the holder must stop writing.
+	Lost() <-chan struct{}
+	// Close writes the snapshots, releases the claim and closes the record.
+	Close() error
+}
+
+// NewRun is what a new run's record starts with.
+type NewRun struct {
+	Start Start
+	State map[string]any
+	// WorkDir is the work dir (--workdir); empty lets the store choose.
+	WorkDir string
+}
+
+// ClaimOptions tune a claim's heartbeat; zero values mean the defaults.
+type ClaimOptions struct {
+	Heartbeat time.Duration
+	Timeout   time.Duration
+}
+
+// Default claim timing: the holder refreshes its heartbeat every
+// DefaultHeartbeat; a claim whose heartbeat is older than DefaultClaimTimeout
+// is stale and may be taken over.
+const (
+	DefaultHeartbeat    = 2 * time.Second
+	DefaultClaimTimeout = 15 * time.Second
+)
+
+// NewID returns a run id: the UTC start time, sortable, and a random suffix
+// so that two runs started in the same second differ.
+func NewID(now time.Time) string {
+	var b [3]byte
+	rand.Read(b[:])
+	return now.UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
+}
+
+// Kind is what a metric or a checkpoint is about.
+type Kind string
+
+// Kinds of units and steps.
+const (
+	KindPhase  Kind = "phase"
+	KindAction Kind = "action"
+	KindStep   Kind = "step"
+)
+
+// Event is one line of the run's log: a transition of the run, a phase, an
+// action or a step from one lifecycle state to the next (DESIGN §3.1), with
+// what the transition changed in the record.
+type Event struct {
+	Time   time.Time `json:"time"`
+	Run    string    `json:"run"`
+	Phase  string    `json:"phase,omitempty"`
+	Action string    `json:"action,omitempty"`
+	Step   string    `json:"step,omitempty"`
+	From   string    `json:"from"`
+	To     string    `json:"to"`
+	Detail string    `json:"detail,omitempty"`
+
+	// Start is the run's identity, on its first event only.
+	Start *Start `json:"start,omitempty"`
+	// State is the skill's state after the transition, when it changed.
+	State json.RawMessage `json:"state,omitempty"`
+	// Record is a step that finished for good: a resume never runs it
+	// again.
+	Record *StepRecord `json:"record,omitempty"`
+	// Inputs are --input values a resume added.
+	Inputs map[string]string `json:"inputs,omitempty"`
+	// Error is why the run failed, on its terminal event.
+	Error *RunError `json:"error,omitempty"`
+	// Loop is the autonomous loop's position after the transition.
+	Loop *Loop `json:"loop,omitempty"`
+	// Checkpoint is a checkpoint a hook took just before the transition,
+	// of the state as recorded up to this event.
+	Checkpoint *Mark `json:"checkpoint,omitempty"`
+}
+
+// Mark is a checkpoint in the log: who took it, for whom.
+type Mark struct {
+	Hook   string `json:"hook"`
+	Worker Worker `json:"worker"`
+}
+
+// Metric is one line of metrics.jsonl: a phase, action or step that
+// finished, however it finished.
+type Metric struct {
+	Time   time.Time `json:"time"`
+	Run    string    `json:"run"`
+	Kind   Kind      `json:"kind"`
+	Phase  string    `json:"phase,omitempty"`
+	Action string    `json:"action,omitempty"`
+	Step   string    `json:"step,omitempty"`
+	// DurationMS is the wall time in milliseconds, retries and backoff
+	// included.
+	DurationMS float64 `json:"duration_ms"`
+	Attempts   int     `json:"attempts"`
+	Outcome    string  `json:"outcome"`
+}
+
+// Worker is the worker record of a checkpoint: the phase or action that
+// was running when it was taken.
+type Worker struct {
+	ID          string     `json:"id"`
+	Skill       string     `json:"skill"`
+	State       string     `json:"state"`
+	StartedAt   time.Time  `json:"started_at"`
+	CompletedAt *time.Time `json:"completed_at"`
+	Error       *string    `json:"error"`
+}
+
+// Checkpoint is threads/<n>.json: the state after a phase or action, or
+// after it failed, with who produced it.
+type Checkpoint struct {
+	N    int       `json:"n"`
+	Time time.Time `json:"time"`
+	// Hook is the hook that took it: auto_checkpoint or
+	// checkpoint_error_state.
+	Hook   string          `json:"hook"`
+	State  json.RawMessage `json:"state"`
+	Worker Worker          `json:"worker"`
+}
+
+// Summary is what `skillkit status` and `skillkit runs` show of a run.
+type Summary struct {
+	ID    string `json:"id"`
+	Skill string `json:"skill"`
+	Dir   string `json:"dir"`
+	// State is the run state as a reader should see it: a run marked
+	// running whose claim is gone or stale shows as interrupted.
+	State     RunState `json:"state"`
+	StepsDone int      `json:"stepsDone"`
+	// Holder is the live claim's pid@host, empty when nobody runs it.
+	Holder   string   `json:"holder,omitempty"`
+	Progress Progress `json:"progress"`
+	// WorkDir is where the run's steps work; LastState is the state as
+	// last recorded.
+	WorkDir   string         `json:"-"`
+	LastState map[string]any `json:"-"`
+}
+
+// ErrNoRun is returned when a reference names no run.
+var ErrNoRun = errors.New("no run")
+
+// ErrCorrupt is wrapped by the error of a record that does not parse:
+// skillkit writes it whole, so something else changed or damaged it. The
+// error names the file and the position of the damage.
+var ErrCorrupt = errors.New("run record is damaged")
+
+// ErrExists is returned when a new run is made where a run already is.
+var ErrExists = errors.New("a run is already there")
+
+// ErrTerminal is returned when a finished run is resumed: terminal states
+// are final.
+var ErrTerminal = errors.New("the run has finished; terminal states are final")
+
+// ErrWrite is matched (errors.Is) by every failure to write a record: a
+// full disk, a read-only or failing device. The run is not at fault and
+// stays resumable.
+var ErrWrite = errors.New("writing the run record failed")
+
+// WriteError reads as the failure it wraps and also matches ErrWrite.
+type WriteError struct{ Err error }
+
+func (e *WriteError) Error() string   { return e.Err.Error() }
+func (e *WriteError) Unwrap() []error { return []error{e.Err, ErrWrite} }
+
+// ClaimedError is returned when another live process holds the run.
+type ClaimedError struct {
+	Where  string
+	Holder string
+	// Started and Heartbeat are when the holder claimed the run and last
+	// said it is alive.
+	Started, Heartbeat time.Time
+}
+
+func (e *ClaimedError) Error() string {
+	return fmt.Sprintf("run %s is claimed by %s (started %s, heartbeat %s ago)",
+		e.Where, e.Holder, e.Started.Format(time.RFC3339),
+		time.Since(e.Heartbeat).Round(time.Second))
+}
