@@ -31,8 +31,8 @@ type candidate struct {
 	once bool
 }
 
-// newSelector prepares selection. Declarative candidates are the catalog's
-// rows, highest Priority first (a row without one counts as 0, ties keep
+// newSelector prepares selection. Declarative candidates are the actions
+// the catalog's rows resolve to (plan.Skill.ResolveRow), highest Priority first (a row without one counts as 0, ties keep
 // the catalog's order), or every action by id when there is no catalog. A
 // catalog row naming no action file is an error: the run could select it.
 func newSelector(s *plan.Skill) (*selector, error) {
@@ -49,7 +49,12 @@ func newSelector(s *plan.Skill) (*selector, error) {
 	rows := slices.Clone(s.Catalog.Rows)
 	slices.SortStableFunc(rows, func(a, b *plan.CatalogRow) int { return cmp.Compare(priority(b), priority(a)) })
 	for _, row := range rows {
-		a := s.Action(row.Action)
+		a := s.ResolveRow(row)
+		if a == nil && !plan.IsActionName(row.Action) {
+			// Prose in the Action column names no action; lint does not
+			// ask for a file either.
+			continue
+		}
 		if a == nil {
 			return nil, fmt.Errorf("%s: the action catalog names %s, which has no action file", row.Pos, row.Action)
 		}
@@ -86,7 +91,7 @@ func (sel *selector) next(ctx context.Context, state map[string]any, inputs map[
 		if err != nil || !ok {
 			return nil, err
 		}
-		a := sel.skill.Action(id)
+		a := sel.skill.ResolveAction(id)
 		if a == nil {
 			return nil, fmt.Errorf("%s: selectNextAction returned %q, which is no action of the skill", o.Decision.Pos, id)
 		}
