@@ -9,6 +9,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
@@ -29,10 +30,6 @@ var stateRules = []Rule{
 	newRule("state-update-type", plan.SevError,
 		"a literal state update does not fit the field's type in the schema", checkUpdateTypes),
 }
-
-// baseFields are the fields the runtime maintains in every state (DESIGN
-// 1.4): a skill may use them whether or not its schema declares them.
-var baseFields = []string{"status", "started_at", "updated_at", "current_action", "completed_actions", "errors", "error_count"}
 
 // schemaOf returns the skill's state schema, nil when it has none.
 func schemaOf(s *plan.Skill) *plan.StateSchema {
@@ -106,8 +103,9 @@ func checkSchemaCompiles(p *Pass) {
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-// placeholderTime fills {ISO8601} in the initial state.
-const placeholderTime = "2006-01-02T15:04:05Z"
+// placeholderTime fills {ISO8601} in the initial state: any fixed time
+// does, and a fixed one keeps findings stable.
+var placeholderTime = time.Date(2006, 1, 2, 15, 4, 5, 0, time.UTC)
 
 func checkInitialState(p *Pass) {
 	ss := schemaOf(p.Skill)
@@ -118,7 +116,7 @@ func checkInitialState(p *Pass) {
 	if err != nil {
 		return // state-schema-invalid reports it
 	}
-	initial := fillPlaceholders(ss.Initial, p.Skill.Name)
+	initial := plan.FillPlaceholders(ss.Initial, p.Skill.Name, placeholderTime)
 	err = sch.Validate(initial)
 	var ve *jsonschema.ValidationError
 	if !errors.As(err, &ve) {
@@ -132,7 +130,7 @@ func checkInitialState(p *Pass) {
 		}
 		// The runtime fills the base fields when a run starts.
 		top, _, _ := strings.Cut(strings.TrimPrefix(e.InstanceLocation, "/"), "/")
-		if top != "" && top == strings.TrimPrefix(e.InstanceLocation, "/") && slices.Contains(baseFields, top) {
+		if top != "" && top == strings.TrimPrefix(e.InstanceLocation, "/") && plan.IsBaseField(top) {
 			continue
 		}
 		where := e.InstanceLocation
@@ -147,27 +145,6 @@ func checkInitialState(p *Pass) {
 		slices.Sort(problems)
 		p.Report(ss.InitialPos, "initial state does not satisfy the state schema (%s): %s", plural(len(problems), "problem"), strings.Join(problems, "; "))
 	}
-}
-
-// fillPlaceholders copies v with the placeholders the runtime fills in.
-func fillPlaceholders(v any, name string) any {
-	switch v := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(v))
-		for k, e := range v {
-			out[k] = fillPlaceholders(e, name)
-		}
-		return out
-	case []any:
-		out := make([]any, len(v))
-		for i, e := range v {
-			out[i] = fillPlaceholders(e, name)
-		}
-		return out
-	case string:
-		return strings.NewReplacer("{skill-name}", name, "{skill_name}", name, "{ISO8601}", placeholderTime).Replace(v)
-	}
-	return v
 }
 
 // schemaNav walks a state schema by field names.
@@ -198,7 +175,7 @@ func (n *schemaNav) lookup(fields []string) (bad int, sub map[string]any) {
 			s = ps
 			continue
 		}
-		if i == 0 && slices.Contains(baseFields, f) {
+		if i == 0 && plan.IsBaseField(f) {
 			return -1, nil
 		}
 		switch ap := s["additionalProperties"].(type) {

@@ -153,7 +153,7 @@ func create(o Options) (*runner, error) {
 		RunState: runstore.RunRunning, SkillHash: s.Hash, RunID: id, Skill: s.Name, SkillDir: absDir(s.Dir),
 		Mode: string(s.Mode), Inputs: o.Inputs, CompletedSteps: []runstore.StepRecord{}, CompletedPhases: []string{},
 	}
-	run, err := runstore.Create(dir, p, initialState(s, t0), runstore.Options{NoSync: o.NoSync})
+	run, err := runstore.Create(dir, p, s.InitialState(t0), runstore.Options{NoSync: o.NoSync})
 	if err != nil {
 		return nil, err
 	}
