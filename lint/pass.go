@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/skillkit/skillkit/internal/jsstatic"
+	"github.com/skillkit/skillkit/internal/stateschema"
 	"github.com/skillkit/skillkit/plan"
 )
 
@@ -19,9 +20,9 @@ type Pass struct {
 	findings []rawFinding
 	js       map[*plan.CodeBlock]*jsBlock
 	nestings map[*plan.Doc]*nesting
-	// nav caches the state schema navigator (a nil *schemaNav once known
+	// nav caches the state schema navigator (a nil *stateschema.Nav once known
 	// to be absent).
-	nav **schemaNav
+	nav **stateschema.Nav
 	// schema caches the compiled state schema.
 	schema *compiled
 	// updates caches each action's returned state updates.

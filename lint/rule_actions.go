@@ -21,29 +21,6 @@ var actionRules = []Rule{
 		"nothing can end the run: no action sets status to completed or failed and selectNextAction never returns null", checkNoTerminal),
 }
 
-// actionLike is a name written as an action id.
-var actionLike = regexp.MustCompile(`^action-[A-Za-z0-9][A-Za-z0-9_-]*$`)
-
-// plainName is a catalog cell that names one thing (INIT, init, action-init).
-var plainName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`)
-
-// findAction resolves a name as written to an action file. Catalogs and
-// decision logic also name actions without the prefix or in capitals
-// (INIT for action-init); those count when such a file exists.
-func findAction(s *plan.Skill, name string) *plan.Action {
-	if a := s.Action(name); a != nil {
-		return a
-	}
-	lower := strings.ToLower(strings.ReplaceAll(name, "_", "-"))
-	if a := s.Action(lower); a != nil {
-		return a
-	}
-	if !strings.HasPrefix(lower, "action-") {
-		return s.Action("action-" + lower)
-	}
-	return nil
-}
-
 // decision is what static reading tells of selectNextAction.
 type decision struct {
 	block   *plan.CodeBlock
@@ -71,23 +48,23 @@ func (p *Pass) readDecision() (decision, bool) {
 func checkActionMissing(p *Pass) {
 	s := p.Skill
 	missing := func(pos plan.Pos, endCol int, name, where string) {
-		p.ReportRange(pos, endCol, "%s names action %s, but the skill has no action file %s.md", where, name, missingFileName(name))
+		p.ReportRange(pos, endCol, "%s names action %s, but the skill has no action file %s.md", where, name, plan.MissingActionFile(name))
 	}
 	if c := s.Catalog; c != nil {
 		for _, r := range c.Rows {
-			if plainName.MatchString(r.Action) && findAction(s, r.Action) == nil {
+			if plan.IsActionName(r.Action) && s.ResolveRow(r) == nil {
 				missing(r.Pos, 0, r.Action, "the action catalog")
 			}
 		}
 		seen := map[string]bool{}
 		for _, e := range c.Edges {
 			for _, n := range []plan.GraphNode{e.From, e.To} {
-				name := graphAction(n)
+				name := n.Action()
 				if name == "" || seen[name] {
 					continue
 				}
 				seen[name] = true
-				if findAction(s, name) == nil {
+				if s.ResolveAction(name) == nil {
 					missing(n.Pos, 0, name, fmt.Sprintf("graph node %s", n.ID))
 				}
 			}
@@ -95,7 +72,7 @@ func checkActionMissing(p *Pass) {
 	}
 	for _, a := range s.Actions {
 		for _, h := range a.Hints {
-			if findAction(s, h.Action) == nil {
+			if s.ResolveAction(h.Action) == nil {
 				missing(h.Pos, 0, h.Action, "the Next Actions hint")
 			}
 		}
@@ -103,11 +80,11 @@ func checkActionMissing(p *Pass) {
 	if d, ok := p.readDecision(); ok {
 		seen := map[string]bool{}
 		for _, lit := range d.returns.Strings {
-			if seen[lit.Value] || !plainName.MatchString(lit.Value) {
+			if seen[lit.Value] || !plan.IsActionName(lit.Value) {
 				continue
 			}
 			seen[lit.Value] = true
-			if findAction(s, lit.Value) == nil {
+			if s.ResolveAction(lit.Value) == nil {
 				pos := at(d.block, lit.Line, lit.Col)
 				missing(pos, pos.Col+len(lit.Value)+2, lit.Value, "selectNextAction returns "+quoteJS(lit.Value)+" and so")
 			}
@@ -115,28 +92,7 @@ func checkActionMissing(p *Pass) {
 	}
 }
 
-// missingFileName is the file an action name would have.
-func missingFileName(name string) string {
-	if actionLike.MatchString(name) {
-		return name
-	}
-	return "action-" + strings.ToLower(name)
-}
-
 func quoteJS(s string) string { return "'" + s + "'" }
-
-// graphAction returns the action a mermaid node names: its label or id
-// when written as an action id, "" otherwise (start, end and decision
-// nodes are not actions).
-func graphAction(n plan.GraphNode) string {
-	if l := strings.TrimSpace(n.Label); actionLike.MatchString(l) {
-		return l
-	}
-	if actionLike.MatchString(n.ID) {
-		return n.ID
-	}
-	return ""
-}
 
 func checkActionUnreachable(p *Pass) {
 	d, ok := p.readDecision()
@@ -147,7 +103,7 @@ func checkActionUnreachable(p *Pass) {
 	}
 	returned := map[*plan.Action]bool{}
 	for _, lit := range d.returns.Strings {
-		if a := findAction(p.Skill, lit.Value); a != nil {
+		if a := p.Skill.ResolveAction(lit.Value); a != nil {
 			returned[a] = true
 		}
 	}
@@ -164,7 +120,7 @@ func checkCatalogPreconditions(p *Pass) {
 		return
 	}
 	for _, r := range c.Rows {
-		a := findAction(p.Skill, r.Action)
+		a := p.Skill.ResolveRow(r)
 		if a == nil || len(r.Preconditions) == 0 || len(a.Preconditions) == 0 {
 			continue
 		}

@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -60,7 +61,9 @@ var frontMatterRules = []Rule{
 	newRule("frontmatter-compatibility", plan.SevError,
 		"compatibility is not a string of at most 500 characters", checkCompatibility),
 	newRule("frontmatter-metadata", plan.SevError,
-		"metadata is not a mapping of string keys to string values", checkMetadata),
+		"metadata is not a mapping of string keys to string values (hooks aside)", checkMetadata),
+	newRule("hooks-invalid", plan.SevError,
+		"a hooks map (metadata.hooks or skillkit.yaml hooks) names an unknown hook point or a value that is no command", checkHooks),
 	newRule("frontmatter-type", plan.SevError,
 		"a known front matter key has a value of the wrong type", checkTypes),
 	newRule("frontmatter-unknown-key", plan.SevWarning,
@@ -212,6 +215,11 @@ func checkMetadata(p *Pass) {
 	}
 	var bad []string
 	for k, v := range m {
+		if k == "hooks" {
+			// The runtime reads metadata.hooks as a map; hooks-invalid
+			// checks it as the runtime does.
+			continue
+		}
 		if _, ok := v.(string); !ok {
 			bad = append(bad, fmt.Sprintf("%s (%s)", k, yamlKind(v)))
 		}
@@ -335,5 +343,13 @@ func checkBodyLength(p *Pass) {
 	}
 	if body > maxBodyLines {
 		p.Report(plan.Pos{File: s.Entry}, "SKILL.md body is %d lines; the Agent Skills specification advises under %d, with detail moved to referenced files", body, maxBodyLines)
+	}
+}
+
+func checkHooks(p *Pass) {
+	_, err := p.Skill.ReadHooks()
+	var he *plan.HookError
+	if errors.As(err, &he) {
+		p.Report(he.Pos, "%s", he.Msg)
 	}
 }

@@ -1,18 +1,13 @@
 package lint
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"maps"
 	"slices"
 	"strings"
-
-	"github.com/santhosh-tekuri/jsonschema/v5"
+	"time"
 
 	"github.com/skillkit/skillkit/internal/jsstatic"
+	"github.com/skillkit/skillkit/internal/stateschema"
 	"github.com/skillkit/skillkit/plan"
 )
 
@@ -30,10 +25,6 @@ var stateRules = []Rule{
 		"a literal state update does not fit the field's type in the schema", checkUpdateTypes),
 }
 
-// baseFields are the fields the runtime maintains in every state (DESIGN
-// 1.4): a skill may use them whether or not its schema declares them.
-var baseFields = []string{"status", "started_at", "updated_at", "current_action", "completed_actions", "errors", "error_count"}
-
 // schemaOf returns the skill's state schema, nil when it has none.
 func schemaOf(s *plan.Skill) *plan.StateSchema {
 	if s.StateSchema == nil || s.StateSchema.Schema == nil {
@@ -42,41 +33,11 @@ func schemaOf(s *plan.Skill) *plan.StateSchema {
 	return s.StateSchema
 }
 
-// compileSchema compiles the state schema with no access to files or the
-// network: references that leave the schema fail.
-func compileSchema(ss *plan.StateSchema) (*jsonschema.Schema, error) {
-	schema := ss.Schema
-	draft := jsonschema.Draft2020
-	if ss.Source == "typescript" {
-		// The converter writes only keywords that mean the same in draft
-		// 7 (type, enum, const, properties, required, items,
-		// additionalProperties, anyOf, allOf, a lone $ref), and draft 7's
-		// meta-schema is far cheaper to check a schema against than
-		// 2020-12's, the larger part of linting state.
-		schema = maps.Clone(schema)
-		schema["$schema"] = "http://json-schema.org/draft-07/schema#"
-		draft = jsonschema.Draft7
-	}
-	data, err := json.Marshal(schema)
-	if err != nil {
-		return nil, fmt.Errorf("encoding the schema: %w", err)
-	}
-	c := jsonschema.NewCompiler()
-	c.Draft = draft
-	c.LoadURL = func(u string) (io.ReadCloser, error) {
-		return nil, fmt.Errorf("lint does not load %s: references outside the schema are not followed", u)
-	}
-	const url = "skillkit:state-schema.json"
-	if err := c.AddResource(url, bytes.NewReader(data)); err != nil {
-		return nil, err
-	}
-	return c.Compile(url)
-}
-
 // compiledSchema compiles the skill's schema once per pass.
-func (p *Pass) compiledSchema() (*jsonschema.Schema, error) {
+func (p *Pass) compiledSchema() (*stateschema.Schema, error) {
 	if p.schema == nil {
-		sch, err := compileSchema(p.Skill.StateSchema)
+		ss := p.Skill.StateSchema
+		sch, err := stateschema.Compile(ss.File, ss.Schema)
 		p.schema = &compiled{sch, err}
 	}
 	return p.schema.schema, p.schema.err
@@ -84,7 +45,7 @@ func (p *Pass) compiledSchema() (*jsonschema.Schema, error) {
 
 // compiled is a compiled state schema or why it did not compile.
 type compiled struct {
-	schema *jsonschema.Schema
+	schema *stateschema.Schema
 	err    error
 }
 
@@ -106,8 +67,9 @@ func checkSchemaCompiles(p *Pass) {
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-// placeholderTime fills {ISO8601} in the initial state.
-const placeholderTime = "2006-01-02T15:04:05Z"
+// placeholderTime fills {ISO8601} in the initial state: any fixed time
+// does, and a fixed one keeps findings stable.
+var placeholderTime = time.Date(2006, 1, 2, 15, 4, 5, 0, time.UTC)
 
 func checkInitialState(p *Pass) {
 	ss := schemaOf(p.Skill)
@@ -118,28 +80,22 @@ func checkInitialState(p *Pass) {
 	if err != nil {
 		return // state-schema-invalid reports it
 	}
-	initial := fillPlaceholders(ss.Initial, p.Skill.Name)
-	err = sch.Validate(initial)
-	var ve *jsonschema.ValidationError
-	if !errors.As(err, &ve) {
+	initial := plan.FillPlaceholders(ss.Initial, p.Skill.Name, placeholderTime)
+	violations, err := sch.Validate(initial)
+	if err != nil {
 		return
 	}
 	var problems []string
-	for _, e := range ve.BasicOutput().Errors {
-		// Inner errors only: the outer ones say "doesn't validate with …".
-		if e.Error == "" || strings.HasPrefix(e.Error, "doesn't validate with") {
-			continue
-		}
+	for _, v := range violations {
 		// The runtime fills the base fields when a run starts.
-		top, _, _ := strings.Cut(strings.TrimPrefix(e.InstanceLocation, "/"), "/")
-		if top != "" && top == strings.TrimPrefix(e.InstanceLocation, "/") && slices.Contains(baseFields, top) {
+		if v.Field != "" && !strings.Contains(v.Field, ".") && plan.IsBaseField(v.Field) {
 			continue
 		}
-		where := e.InstanceLocation
+		where := v.Pointer
 		if where == "" {
 			where = "/"
 		}
-		if msg := where + ": " + e.Error; !slices.Contains(problems, msg) {
+		if msg := where + ": " + v.Message; !slices.Contains(problems, msg) {
 			problems = append(problems, msg)
 		}
 	}
@@ -149,163 +105,21 @@ func checkInitialState(p *Pass) {
 	}
 }
 
-// fillPlaceholders copies v with the placeholders the runtime fills in.
-func fillPlaceholders(v any, name string) any {
-	switch v := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(v))
-		for k, e := range v {
-			out[k] = fillPlaceholders(e, name)
-		}
-		return out
-	case []any:
-		out := make([]any, len(v))
-		for i, e := range v {
-			out[i] = fillPlaceholders(e, name)
-		}
-		return out
-	case string:
-		return strings.NewReplacer("{skill-name}", name, "{skill_name}", name, "{ISO8601}", placeholderTime).Replace(v)
-	}
-	return v
-}
-
-// schemaNav walks a state schema by field names.
-type schemaNav struct {
-	root map[string]any
-	// closed is set for schemas converted from TypeScript: an interface
-	// lists every field it has, so an undeclared one is a mistake. A JSON
-	// Schema is closed only where it says additionalProperties: false.
-	closed bool
-}
-
-// lookup walks fields from the root. It returns the index of the first
-// field the schema rules out, or -1; sub is the schema of the last field
-// when the walk reached it with a definite schema, else nil.
-func (n *schemaNav) lookup(fields []string) (bad int, sub map[string]any) {
-	s := n.root
-	for i, f := range fields {
-		s = n.resolve(s)
-		if len(s) == 0 {
-			return -1, nil
-		}
-		if !isObjectSchema(s) {
-			// state.items.length, state.name.trim: members of a value.
-			return -1, nil
-		}
-		props, _ := s["properties"].(map[string]any)
-		if ps, ok := props[f].(map[string]any); ok {
-			s = ps
-			continue
-		}
-		if i == 0 && slices.Contains(baseFields, f) {
-			return -1, nil
-		}
-		switch ap := s["additionalProperties"].(type) {
-		case map[string]any:
-			s = ap
-			continue
-		case bool:
-			if ap {
-				return -1, nil
-			}
-			return i, nil
-		}
-		if n.closed && props != nil {
-			return i, nil
-		}
-		return -1, nil
-	}
-	return -1, n.resolve(s)
-}
-
-// resolve follows $ref and narrows "T | null" to T. It returns nil for
-// what cannot be followed (a schema that is any).
-func (n *schemaNav) resolve(s map[string]any) map[string]any {
-	for range 16 {
-		if ref, ok := s["$ref"].(string); ok {
-			switch {
-			case ref == "#":
-				s = n.root
-			case strings.HasPrefix(ref, "#/$defs/"):
-				defs, _ := n.root["$defs"].(map[string]any)
-				d, ok := defs[strings.TrimPrefix(ref, "#/$defs/")].(map[string]any)
-				if !ok {
-					return nil
-				}
-				s = d
-			default:
-				return nil
-			}
-			continue
-		}
-		if alts, ok := s["anyOf"].([]any); ok {
-			var keep []map[string]any
-			for _, a := range alts {
-				am, _ := a.(map[string]any)
-				if am == nil {
-					return nil
-				}
-				if t, _ := am["type"].(string); t == "null" && len(am) == 1 {
-					continue
-				}
-				keep = append(keep, am)
-			}
-			if len(keep) != 1 {
-				return nil
-			}
-			s = keep[0]
-			continue
-		}
-		if _, ok := s["oneOf"]; ok {
-			return nil
-		}
-		if _, ok := s["allOf"]; ok {
-			return nil
-		}
-		return s
-	}
-	return nil
-}
-
-// isObjectSchema reports whether a schema may be an object with fields:
-// type object (alone or with null), or no type but properties.
-func isObjectSchema(s map[string]any) bool {
-	switch t := s["type"].(type) {
-	case string:
-		return t == "object"
-	case []any:
-		for _, e := range t {
-			if e == "object" {
-				return true
-			}
-		}
-		return false
-	}
-	if _, ok := s["enum"]; ok {
-		return false
-	}
-	if _, ok := s["const"]; ok {
-		return false
-	}
-	return true
-}
-
 // navFor returns the navigator of the skill's schema, nil when it has
 // none or the schema does not compile (state-schema-invalid reports that;
 // checking code against a broken schema would only add noise).
-func (p *Pass) navFor() *schemaNav {
+func (p *Pass) navFor() *stateschema.Nav {
 	if p.nav != nil {
 		return *p.nav
 	}
-	var nav *schemaNav
+	var nav *stateschema.Nav
 	if ss := schemaOf(p.Skill); ss != nil {
 		// Compiling is the costly part of linting state; a converted
 		// TypeScript schema is valid by construction and skips it.
 		if ss.Source == "typescript" {
-			nav = &schemaNav{root: ss.Schema, closed: true}
+			nav = &stateschema.Nav{Root: ss.Schema, Closed: true}
 		} else if _, err := p.compiledSchema(); err == nil {
-			nav = &schemaNav{root: ss.Schema}
+			nav = &stateschema.Nav{Root: ss.Schema}
 		}
 	}
 	p.nav = &nav
@@ -431,7 +245,7 @@ func checkStateFields(p *Pass) {
 	}
 	seen := map[key]bool{}
 	for _, u := range stateUses(p) {
-		bad, _ := nav.lookup(u.fields)
+		bad, _ := nav.Lookup(u.fields)
 		if bad < 0 || u.nested && bad < len(u.fields)-1 {
 			continue
 		}
@@ -462,7 +276,7 @@ func checkUpdateTypes(p *Pass) {
 			if s, ok := u.Value.(string); ok && isPlaceholder(s) {
 				continue
 			}
-			bad, sub := nav.lookup(strings.Split(u.Key, "."))
+			bad, sub := nav.Lookup(strings.Split(u.Key, "."))
 			if bad >= 0 || sub == nil {
 				continue
 			}
@@ -497,8 +311,8 @@ func describeValue(kind string, v any) string {
 
 // misfit says why a literal does not fit a schema, "" when it fits or the
 // schema is too complex to say.
-func misfit(n *schemaNav, s map[string]any, kind string, v any) string {
-	if s = n.resolve(s); s == nil {
+func misfit(n *stateschema.Nav, s map[string]any, kind string, v any) string {
+	if s = n.Resolve(s); s == nil {
 		return ""
 	}
 	if enum, ok := s["enum"].([]any); ok {

@@ -358,7 +358,7 @@ func (m *md) buildSections() {
 			}
 		}
 		m.doc.Sections = append(m.doc.Sections, &plan.Section{
-			Heading: h.text, Key: sectionKey(h.text), Level: h.level,
+			Heading: h.text, Key: plan.SectionKey(h.text), Level: h.level,
 			Pos: m.at(h.line, h.col), EndLine: end,
 		})
 	}

@@ -316,3 +316,18 @@ func TestDeepNestingIsSkipped(t *testing.T) {
 		})
 	}
 }
+
+// An "Execution Process" overview is the execution section, and the
+// steps a later section spells out are still the phase's steps.
+func TestStepsOutsideAnExecutionOverview(t *testing.T) {
+	src := "# Phase 1: Plan\n\n## Execution Process\n\nOverview: explore, then plan.\n\n## Detailed Steps\n\n### Step 1: Explore\n\nLook.\n\n### Step 2: Plan\n\n```bash\necho plan\n```\n"
+	s := mustDir(t, writeSkill(t, map[string]string{"phases/01-plan.md": src}))
+	ph := s.Phases[0]
+	if len(ph.Steps) != 2 || ph.Steps[0].Title != "Explore" || ph.Steps[1].KindLabel() != "bash" {
+		t.Fatalf("steps = %+v, want Explore (agent) and Plan (bash)", ph.Steps)
+	}
+	only := "# Phase 1: Plan\n\n## 执行流程\n\n```bash\necho one\n```\n"
+	if st := mustDir(t, writeSkill(t, map[string]string{"phases/01-plan.md": only})).Phases[0].Steps; len(st) != 1 || st[0].KindLabel() != "bash" {
+		t.Fatalf("steps = %+v, want the 执行流程 section as one bash step", st)
+	}
+}

@@ -59,23 +59,19 @@ func firstParagraph(m *md) string {
 // readSteps finds a phase's steps. Step headings ("### Step 2: x",
 // "## Step 2.1") inside the execution section, else anywhere, are the steps,
 // at the outermost level they occur; without step headings the execution
-// section as a whole is one step.
+// section as a whole is one step. "Anywhere" also applies when the
+// execution section has none: an "Execution Process" overview followed by
+// "Detailed Steps" keeps its steps.
 func readSteps(m *md) []*plan.Step {
 	exec := m.section(plan.SecExecution)
 	from, to := 1, m.numLines()
 	if exec != nil {
 		from, to = exec.Pos.Line, exec.EndLine
 	}
-	var heads []int // indexes into m.headings
-	level := 7
-	for i, h := range m.headings {
-		if h.line <= from && exec != nil || h.line > to || h.level < 2 {
-			continue
-		}
-		if stepHeading.MatchString(h.text) {
-			heads = append(heads, i)
-			level = min(level, h.level)
-		}
+	heads, level := stepHeads(m, from, to, exec != nil)
+	if len(heads) == 0 && exec != nil {
+		from, to = 1, m.numLines()
+		heads, level = stepHeads(m, from, to, false)
 	}
 	var steps []*plan.Step
 	for _, hi := range heads {
@@ -101,6 +97,23 @@ func readSteps(m *md) []*plan.Step {
 		steps = append(steps, st)
 	}
 	return steps
+}
+
+// stepHeads returns the indexes into m.headings of the step headings
+// within lines from..to (after from when inside is set), and the
+// outermost level they occur at.
+func stepHeads(m *md, from, to int, inside bool) (heads []int, level int) {
+	level = 7
+	for i, h := range m.headings {
+		if h.line <= from && inside || h.line > to || h.level < 2 {
+			continue
+		}
+		if stepHeading.MatchString(h.text) {
+			heads = append(heads, i)
+			level = min(level, h.level)
+		}
+	}
+	return heads, level
 }
 
 func fillStep(m *md, st *plan.Step, from, to int) {

@@ -351,6 +351,22 @@ func (s *Step) Kind() string {
 	return StepAgent
 }
 
+// KindLabel names what runs in the step: "bash", "js", both joined by "+"
+// in the order they first appear ("bash+js"), or "agent". The plan
+// summary and the dry run both show it, so they say the same.
+func (s *Step) KindLabel() string {
+	var kinds []string
+	for _, c := range s.Runnable() {
+		if !slices.Contains(kinds, c.Kind()) {
+			kinds = append(kinds, c.Kind())
+		}
+	}
+	if len(kinds) == 0 {
+		return StepAgent
+	}
+	return strings.Join(kinds, "+")
+}
+
 // Runnable returns the blocks of the step that run, in order.
 func (s *Step) Runnable() []*CodeBlock {
 	var out []*CodeBlock

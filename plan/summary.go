@@ -25,7 +25,7 @@ func (s *Skill) WriteSummary(w io.Writer) error {
 			}
 			p.line("  %-5s %s  %s%s", ph.Number.Raw, ph.Doc.File, ph.Title, kind)
 			for _, st := range ph.Steps {
-				p.line("        step %-4s %-8s %s", orDash(st.Number), stepKind(st), st.Title)
+				p.line("        step %-4s %-8s %s", orDash(st.Number), st.KindLabel(), st.Title)
 			}
 			for _, o := range ph.Outputs {
 				p.line("        output %s %s", o.File, o.Format)
@@ -93,19 +93,6 @@ func writePre(p *printer, ps []*Precondition, indent string) {
 			writePre(p, pc.AnyOf, indent+"    ")
 		}
 	}
-}
-
-func stepKind(st *Step) string {
-	if st.Kind() == StepAgent {
-		return "agent"
-	}
-	var kinds []string
-	for _, c := range st.Runnable() {
-		if !slices.Contains(kinds, c.Kind()) {
-			kinds = append(kinds, c.Kind())
-		}
-	}
-	return strings.Join(kinds, "+")
 }
 
 func orDash(s string) string {

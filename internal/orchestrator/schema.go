@@ -1,23 +1,18 @@
 package orchestrator
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"path"
 	"slices"
 	"strings"
 
-	"github.com/santhosh-tekuri/jsonschema/v5"
-
+	"github.com/skillkit/skillkit/internal/stateschema"
 	"github.com/skillkit/skillkit/plan"
 )
 
 // stateSchema validates the state against the skill's state schema.
 type stateSchema struct {
 	file   string
-	schema *jsonschema.Schema
+	schema *stateschema.Schema
 }
 
 // compileSchema compiles the skill's state schema; nil when the skill has
@@ -26,17 +21,7 @@ func compileSchema(s *plan.StateSchema) (*stateSchema, error) {
 	if s == nil || s.Schema == nil {
 		return nil, nil
 	}
-	data, err := json.Marshal(s.Schema)
-	if err != nil {
-		return nil, fmt.Errorf("%s: encoding the state schema: %w", s.File, err)
-	}
-	c := jsonschema.NewCompiler()
-	c.Draft = jsonschema.Draft2020
-	url := "skillkit:///" + s.File
-	if err := c.AddResource(url, bytes.NewReader(data)); err != nil {
-		return nil, fmt.Errorf("%s: loading the state schema: %w", s.File, err)
-	}
-	sch, err := c.Compile(url)
+	sch, err := stateschema.Compile(s.File, s.Schema)
 	if err != nil {
 		return nil, fmt.Errorf("%s: compiling the state schema: %w", s.File, err)
 	}
@@ -65,12 +50,8 @@ func (s *stateSchema) check(state map[string]any, updates map[string]any) error 
 	if s == nil {
 		return nil
 	}
-	err := s.schema.Validate(state)
-	if err == nil {
-		return nil
-	}
-	var ve *jsonschema.ValidationError
-	if !errors.As(err, &ve) {
+	violations, err := s.schema.Validate(state)
+	if err != nil {
 		return fmt.Errorf("validating the state against %s: %w", s.file, err)
 	}
 	touched := make([]string, 0, len(updates))
@@ -79,42 +60,15 @@ func (s *stateSchema) check(state map[string]any, updates map[string]any) error 
 		touched = append(touched, top)
 	}
 	var out []string
-	for _, v := range leaves(ve) {
-		field := fieldOf(v.InstanceLocation)
-		top, _, _ := strings.Cut(field, ".")
-		if field != "" && !slices.Contains(touched, top) {
+	for _, v := range violations {
+		top, _, _ := strings.Cut(v.Field, ".")
+		if v.Field != "" && !slices.Contains(touched, top) {
 			continue
 		}
-		if field == "" {
-			field = "(the state)"
-		}
-		out = append(out, fmt.Sprintf("%s: %s [%s]", field, v.Message, path.Base(v.KeywordLocation)))
+		out = append(out, v.String())
 	}
 	if len(out) == 0 {
 		return nil
 	}
-	slices.Sort(out)
 	return &SchemaError{File: s.file, Violations: slices.Compact(out)}
-}
-
-// leaves are the innermost errors: the rules actually broken.
-func leaves(ve *jsonschema.ValidationError) []*jsonschema.ValidationError {
-	if len(ve.Causes) == 0 {
-		return []*jsonschema.ValidationError{ve}
-	}
-	var out []*jsonschema.ValidationError
-	for _, c := range ve.Causes {
-		out = append(out, leaves(c)...)
-	}
-	return out
-}
-
-// fieldOf turns a JSON pointer ("/context/items/0") into the dotted path
-// state updates use ("context.items.0").
-func fieldOf(pointer string) string {
-	parts := strings.Split(strings.TrimPrefix(pointer, "/"), "/")
-	for i, p := range parts {
-		parts[i] = strings.NewReplacer("~1", "/", "~0", "~").Replace(p)
-	}
-	return strings.Join(parts, ".")
 }

@@ -31,8 +31,8 @@ type candidate struct {
 	once bool
 }
 
-// newSelector prepares selection. Declarative candidates are the catalog's
-// rows, highest Priority first (a row without one counts as 0, ties keep
+// newSelector prepares selection. Declarative candidates are the actions
+// the catalog's rows resolve to (plan.Skill.ResolveRow), highest Priority first (a row without one counts as 0, ties keep
 // the catalog's order), or every action by id when there is no catalog. A
 // catalog row naming no action file is an error: the run could select it.
 func newSelector(s *plan.Skill) (*selector, error) {
@@ -49,13 +49,36 @@ func newSelector(s *plan.Skill) (*selector, error) {
 	rows := slices.Clone(s.Catalog.Rows)
 	slices.SortStableFunc(rows, func(a, b *plan.CatalogRow) int { return cmp.Compare(priority(b), priority(a)) })
 	for _, row := range rows {
-		a := s.Action(row.Action)
-		if a == nil {
-			return nil, fmt.Errorf("%s: the action catalog names %s, which has no action file", row.Pos, row.Action)
+		a, err := rowAction(s, row)
+		if err != nil {
+			return nil, err
 		}
-		sel.candidates = append(sel.candidates, newCandidate(a, row.Preconditions))
+		if a != nil {
+			sel.candidates = append(sel.candidates, newCandidate(a, row.Preconditions))
+		}
 	}
 	return sel, nil
+}
+
+// rowAction is the action a catalog row names; nil, nil for a row whose
+// Action cell is prose, which names no action (lint asks for no file
+// either).
+func rowAction(s *plan.Skill, row *plan.CatalogRow) (*plan.Action, error) {
+	a := s.ResolveRow(row)
+	if a == nil && plan.IsActionName(row.Action) {
+		return nil, fmt.Errorf("%s: the action catalog names %s, which has no action file", row.Pos, row.Action)
+	}
+	return a, nil
+}
+
+// resolve is the action a name selectNextAction (at pos) returned refers
+// to.
+func resolve(s *plan.Skill, id string, pos plan.Pos) (*plan.Action, error) {
+	a := s.ResolveAction(id)
+	if a == nil {
+		return nil, fmt.Errorf("%s: selectNextAction returned %q, which is no action of the skill", pos, id)
+	}
+	return a, nil
 }
 
 func newCandidate(a *plan.Action, row []*plan.Precondition) candidate {
@@ -86,11 +109,7 @@ func (sel *selector) next(ctx context.Context, state map[string]any, inputs map[
 		if err != nil || !ok {
 			return nil, err
 		}
-		a := sel.skill.Action(id)
-		if a == nil {
-			return nil, fmt.Errorf("%s: selectNextAction returned %q, which is no action of the skill", o.Decision.Pos, id)
-		}
-		return a, nil
+		return resolve(sel.skill, id, o.Decision.Pos)
 	}
 	env := script.PureEnv{State: state, Inputs: inputs}
 	if o := sel.skill.Orchestrator; o != nil {

@@ -63,7 +63,7 @@ type DryStep struct {
 	ID    string   `json:"id"`
 	Title string   `json:"title"`
 	Pos   plan.Pos `json:"pos"`
-	// Kind is "bash", "js", both joined by "+" in block order, or "agent".
+	// Kind is plan.Step.KindLabel: "bash", "js", "bash+js" or "agent".
 	Kind      string `json:"kind"`
 	Condition string `json:"condition,omitempty"`
 	Confirm   string `json:"confirm,omitempty"`
@@ -88,7 +88,7 @@ func Plan(o Options) (*DryRun, error) {
 	}
 	d := &DryRun{Skill: s.Name, Mode: string(s.Mode)}
 	done := map[string]bool{}
-	state := initialState(s, time.Now())
+	state := s.InitialState(time.Now())
 	workDir := o.WorkDir
 	if workDir == "" {
 		workDir = "<the new run's work dir>"
@@ -116,7 +116,7 @@ func Plan(o Options) (*DryRun, error) {
 		id := sequential.PhaseID(ph)
 		dp := &DryPhase{ID: id, Title: ph.Title, Done: done[id], IsOrchestrator: ph.IsOrchestrator, Outputs: ph.Outputs}
 		for j, st := range ph.Steps {
-			ds := &DryStep{ID: engine.StepID(id, j), Title: st.Title, Pos: st.Pos, Kind: stepKind(st)}
+			ds := &DryStep{ID: engine.StepID(id, j), Title: st.Title, Pos: st.Pos, Kind: st.KindLabel()}
 			ds.Done = done[ds.ID]
 			a := st.Attrs
 			if a.Condition != nil {
@@ -171,18 +171,6 @@ func dryLoop(s *plan.Skill) *DryLoop {
 		l.Actions = append(l.Actions, da)
 	}
 	return l
-}
-
-func stepKind(st *plan.Step) string {
-	blocks := st.Runnable()
-	if len(blocks) == 0 {
-		return plan.StepAgent
-	}
-	var kinds []string
-	for _, b := range blocks {
-		kinds = append(kinds, b.Kind())
-	}
-	return strings.Join(kinds, "+")
 }
 
 func onErrorText(e *plan.OnError) string {

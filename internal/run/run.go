@@ -162,7 +162,7 @@ func create(o Options) (*lifecycle, error) {
 		RunID: runstore.NewID(t0), Skill: s.Name, SkillDir: absDir(s.Dir), SkillHash: s.Hash, Mode: string(s.Mode),
 		StartedAt: t0.UTC(), SkillVersion: skillVersion(s), TotalSteps: totalSteps(s), Inputs: o.Inputs,
 	}
-	rec, err := o.Store.Create(runstore.NewRun{Start: start, State: initialState(s, t0), WorkDir: o.WorkDir}, o.Claim)
+	rec, err := o.Store.Create(runstore.NewRun{Start: start, State: s.InitialState(t0), WorkDir: o.WorkDir}, o.Claim)
 	if err != nil {
 		if errors.Is(err, runstore.ErrExists) {
 			return nil, fmt.Errorf("%w: %w", ErrInvalid, err)

@@ -10,9 +10,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/santhosh-tekuri/jsonschema/v5"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/skillkit/skillkit/internal/stateschema"
 	"github.com/skillkit/skillkit/plan"
 )
 
@@ -107,17 +107,24 @@ func verifyOutput(workDir, skillDir string, o *plan.Output) error {
 		return fail(fmt.Errorf("a schema is given but the format %q is neither JSON nor YAML", o.Format))
 	}
 	schemaPath := filepath.Join(skillDir, filepath.FromSlash(o.Schema))
-	c := jsonschema.NewCompiler()
-	sch, err := c.Compile(schemaPath)
+	sch, err := stateschema.CompileFile(schemaPath)
 	if err != nil {
 		return fail(fmt.Errorf("loading schema %s: %w", o.Schema, err))
 	}
-	if err := sch.Validate(doc); err != nil {
-		var ve *jsonschema.ValidationError
-		if errors.As(err, &ve) {
-			return fail(fmt.Errorf("does not satisfy %s", o.Schema), violations(ve)...)
-		}
+	violations, err := sch.Validate(doc)
+	if err != nil {
 		return fail(err)
+	}
+	if len(violations) > 0 {
+		var diag []string
+		for _, v := range violations {
+			loc := v.Pointer
+			if loc == "" {
+				loc = "/"
+			}
+			diag = append(diag, loc+": "+v.Message)
+		}
+		return fail(fmt.Errorf("does not satisfy %s", o.Schema), diag...)
 	}
 	return nil
 }
@@ -132,23 +139,6 @@ func formatOf(name string) string {
 		return "yaml"
 	}
 	return ""
-}
-
-// violations lists the innermost schema errors: where in the document and
-// what is wrong.
-func violations(ve *jsonschema.ValidationError) []string {
-	if len(ve.Causes) == 0 {
-		loc := ve.InstanceLocation
-		if loc == "" {
-			loc = "/"
-		}
-		return []string{loc + ": " + ve.Message}
-	}
-	var out []string
-	for _, c := range ve.Causes {
-		out = append(out, violations(c)...)
-	}
-	return out
 }
 
 func jsonValue(v any) (any, error) {

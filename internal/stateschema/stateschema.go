@@ -1,0 +1,138 @@
+// Package stateschema compiles, validates and walks the JSON Schemas of a
+// skill: its state schema (parse/tsschema's output or a JSON schema block)
+// and the schemas of declared outputs. Lint, the loop and output checks
+// all go through it, so a schema means one thing everywhere: draft
+// 2020-12, unless the schema names another draft with $schema.
+package stateschema
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v5"
+)
+
+// Schema is a compiled schema and the JSON value it was compiled from
+// (what Walk reads).
+type Schema struct {
+	Root     map[string]any
+	compiled *jsonschema.Schema
+}
+
+// Compile compiles a schema given as a JSON value. name labels it in
+// errors. References that leave the schema are refused: a skill's state
+// schema is self-contained, and neither lint nor a run fetches URLs.
+func Compile(name string, schema map[string]any) (*Schema, error) {
+	data, err := json.Marshal(schema)
+	if err != nil {
+		return nil, fmt.Errorf("encoding the schema: %w", err)
+	}
+	c := compiler()
+	c.LoadURL = func(u string) (io.ReadCloser, error) {
+		return nil, fmt.Errorf("%s is not loaded: references outside the schema are not followed", u)
+	}
+	url := "skillkit:///" + name
+	if err := c.AddResource(url, bytes.NewReader(data)); err != nil {
+		return nil, err
+	}
+	sch, err := c.Compile(url)
+	if err != nil {
+		return nil, err
+	}
+	return &Schema{Root: schema, compiled: sch}, nil
+}
+
+// CompileFile compiles a schema file, such as an output's schema in the
+// skill folder; its relative references are files beside it.
+func CompileFile(file string) (*Schema, error) {
+	sch, err := compiler().Compile(file)
+	if err != nil {
+		return nil, err
+	}
+	return &Schema{compiled: sch}, nil
+}
+
+func compiler() *jsonschema.Compiler {
+	c := jsonschema.NewCompiler()
+	// The default for a schema without $schema; one that names its
+	// draft keeps it.
+	c.Draft = jsonschema.Draft2020
+	return c
+}
+
+// Violation is one rule a value breaks.
+type Violation struct {
+	// Pointer is where in the value, as a JSON pointer ("/context/items/0",
+	// "" for the value itself); Field is the same as the dotted path
+	// state updates use ("context.items.0").
+	Pointer string
+	Field   string
+	// Rule is the schema keyword broken (type, enum, required …).
+	Rule    string
+	Message string
+}
+
+// String formats the violation as "field: message [rule]", the value
+// itself named "(the state)".
+func (v Violation) String() string {
+	f := v.Field
+	if f == "" {
+		f = "(the state)"
+	}
+	return fmt.Sprintf("%s: %s [%s]", f, v.Message, v.Rule)
+}
+
+// Validate checks a JSON value (as encoding/json decodes it) against the
+// schema. It returns the rules broken, innermost ones only (the outer
+// "doesn't validate with" wrappers say nothing more), sorted, nil when
+// the value satisfies the schema; err is for a value that cannot be
+// checked at all.
+func (s *Schema) Validate(v any) ([]Violation, error) {
+	err := s.compiled.Validate(v)
+	if err == nil {
+		return nil, nil
+	}
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return nil, err
+	}
+	var out []Violation
+	for _, l := range leaves(ve) {
+		out = append(out, Violation{
+			Pointer: l.InstanceLocation, Field: fieldOf(l.InstanceLocation),
+			Rule: path.Base(l.KeywordLocation), Message: l.Message,
+		})
+	}
+	slices.SortFunc(out, func(a, b Violation) int { return strings.Compare(a.String(), b.String()) })
+	return slices.Compact(out), nil
+}
+
+// leaves are the innermost errors: the rules actually broken.
+func leaves(ve *jsonschema.ValidationError) []*jsonschema.ValidationError {
+	if len(ve.Causes) == 0 {
+		return []*jsonschema.ValidationError{ve}
+	}
+	var out []*jsonschema.ValidationError
+	for _, c := range ve.Causes {
+		out = append(out, leaves(c)...)
+	}
+	return out
+}
+
+// fieldOf turns a JSON pointer into a dotted path.
+func fieldOf(pointer string) string {
+	if pointer == "" {
+		return ""
+	}
+	parts := strings.Split(strings.TrimPrefix(pointer, "/"), "/")
+	for i, p := range parts {
+		parts[i] = strings.NewReplacer("~1", "/", "~0", "~").Replace(p)
+	}
+	return strings.Join(parts, ".")
+}

@@ -1,0 +1,78 @@
+package plan
+
+import (
+	"regexp"
+	"strings"
+)
+
+// sectionAliases maps a normalized heading to its canonical key. It is
+// the one table of section names: the parser files sections under these
+// keys, and lint's and the runtime's views of a section (has this phase
+// an execution section?) follow from it, so they cannot disagree. Real
+// skills write the same section many ways; the Chinese forms are the ones
+// found in the corpus.
+var sectionAliases = map[string]string{
+	"objective": SecObjective, "objectives": SecObjective, "goal": SecObjective,
+	"goals": SecObjective, "task objective": SecObjective, "目标": SecObjective,
+
+	"input": SecInput, "inputs": SecInput, "输入": SecInput,
+
+	"execution": SecExecution, "execution steps": SecExecution, "steps": SecExecution,
+	"execution flow": SecExecution, "execution process": SecExecution, "execution phases": SecExecution,
+	"execution protocol": SecExecution, "execution logic": SecExecution,
+	"执行": SecExecution, "执行步骤": SecExecution, "执行流程": SecExecution, "执行逻辑": SecExecution,
+
+	"output": SecOutput, "outputs": SecOutput, "输出": SecOutput,
+
+	"next phase": SecNextPhase, "下一阶段": SecNextPhase, "next step": SecNextPhase,
+
+	"purpose": SecPurpose, "目的": SecPurpose,
+
+	"preconditions": SecPreconditions, "precondition": SecPreconditions,
+	"前置条件": SecPreconditions,
+
+	"state update": SecStateUpdates, "state updates": SecStateUpdates,
+	"状态更新": SecStateUpdates,
+
+	"next actions": SecNextActions, "next actions (hints)": SecNextActions,
+	"next action": SecNextActions, "下一步动作": SecNextActions,
+
+	"decision logic": SecDecisionLogic, "决策逻辑": SecDecisionLogic,
+
+	"action catalog": SecActionCatalog, "available actions": SecActionCatalog,
+	"动作目录": SecActionCatalog,
+
+	"initial state": SecInitialState, "初始状态": SecInitialState,
+
+	"schema definition": SecSchema, "state schema": SecSchema, "schema": SecSchema,
+	"状态结构": SecSchema,
+}
+
+// leadingEnumeration drops "1.", "2)" that some authors put before a
+// heading's words.
+var leadingEnumeration = regexp.MustCompile(`^(?:\d+[.)]\s*)+`)
+
+// normalizeHeading lower-cases a heading and strips what does not change its
+// meaning: enumeration, a trailing colon, bold marks, surrounding space.
+func normalizeHeading(h string) string {
+	h = strings.TrimSpace(strings.ReplaceAll(h, "**", ""))
+	if h != "" && h[0] >= '0' && h[0] <= '9' {
+		h = leadingEnumeration.ReplaceAllString(h, "")
+	}
+	h = strings.TrimRight(h, ":： ")
+	return strings.ToLower(strings.Join(strings.Fields(h), " "))
+}
+
+// SectionKey returns the canonical key (a Sec constant) of a heading as
+// written, "" for a heading that is no known section.
+func SectionKey(heading string) string {
+	n := normalizeHeading(heading)
+	if k, ok := sectionAliases[n]; ok {
+		return k
+	}
+	// "Initial State Template", "Initial State (New Cycle)".
+	if strings.HasPrefix(n, "initial state") || strings.HasPrefix(n, "初始状态") {
+		return SecInitialState
+	}
+	return ""
+}
