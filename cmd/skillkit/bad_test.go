@@ -219,6 +219,7 @@ var badCases = map[string]badCase{
 	"cyclic-next-phase":           {clean, planned, completes},
 	"duplicate-phase-numbers":     {lintErr(`01-b.md: error: phase number 1 is also 01-a.md`), planned, refused(`phase-number-duplicate`)},
 	"empty-skill":                 {outcome{2, `no skill found`}, planned, nothingRun},
+	"empty-html-comment":          {clean, planned, completes},
 	"file-over-16mb":              {lintErr(inFile + `error: file is \d+ bytes, over the`), planErr(`over the 16777216-byte limit`), refused(`file-unreadable`)},
 	"frontmatter-alias-bomb":      {lintWarn(`SKILL.md:4:1: warning: key "a"`), planned, completes},
 	"frontmatter-invalid-yaml":    {lintErr(`SKILL.md:2:1: error: front matter is not valid YAML`), planErr(`SKILL.md:2:1: front matter is not valid YAML`), refused(`SKILL.md:2:1`)},
