@@ -240,6 +240,7 @@ var badCases = map[string]badCase{
 	"output-missing":              {clean, planned, runFails(`01-a.md:11:3: output report.json: not found`)},
 	"output-not-json":             {clean, planned, runFails(`01-a.md:11:3: output report.json: not valid JSON`)},
 	"phases-is-file":              {lintErr(`phases: error: phases is a file, not a folder`), planned, refused(`mode-unknown`)},
+	"retry-overflow":              {lintErr(`01-a.md:6:3: error: On error retry 99999999999999999999999 is more than 100 retries`), planErr(`01-a.md:13:3: On error backoff 1ns is under 10ms`), refused(`01-a.md:13:3: error: On error retry 1000000000 is more than 100 retries`)},
 	"skill-md-is-a-folder":        {clean, planned, completes},
 	"state-schema-self-reference": {lintWarn(`state-schema.md:5:13: info: type Loop is defined in terms of itself`), planned, completes},
 	"steps-100000":                {clean, planned, outcome{1, `01-a.md:5:1: step 01-a#1 is prose for the agent`}},
