@@ -215,6 +215,7 @@ var badCases = map[string]badCase{
 	"catalog-1000-actions":        {lintErr(`action-catalog.md:1004:1: error: the action catalog names action action-999`), planned, refused(`action-missing`)},
 	"condition-100000-parens":     {clean, planned, outcome{0, `condition is false`}},
 	"condition-infinite-loop":     {clean, planned, runFails(`01-a.md:6:21: evaluation timed out after 5s`)},
+	"cr-only-lines":               {clean, planErr(`step 2 +bash +Check`), outcome{0, `step 01-a#2 Check: completed`}},
 	"crlf-bom":                    {clean, planned, completes},
 	"cyclic-next-phase":           {clean, planned, completes},
 	"duplicate-phase-numbers":     {lintErr(`01-b.md: error: phase number 1 is also 01-a.md`), planned, refused(`phase-number-duplicate`)},
