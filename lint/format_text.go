@@ -2,13 +2,14 @@ package lint
 
 import (
 	"bufio"
-	"bytes"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"unicode"
+
+	"github.com/skillkit/skillkit/parse"
 )
 
 // ANSI colours of the text format.
@@ -99,7 +100,7 @@ func (s *sources) line(file string, n int) (string, bool) {
 	lines, ok := s.cache[file]
 	if !ok {
 		if data, err := s.read(file); err == nil {
-			lines = strings.Split(string(bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))), "\n")
+			lines = strings.Split(string(parse.NormalizeNewlines(data)), "\n")
 		}
 		s.cache[file] = lines
 	}

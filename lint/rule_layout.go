@@ -13,7 +13,7 @@ var layoutRules = []Rule{
 	diagnosticRule("file-binary", plan.SevError, "a markdown file holds NUL bytes"),
 	diagnosticRule("file-encoding", plan.SevWarning, "a markdown file is not valid UTF-8"),
 	diagnosticRule("file-too-deep", plan.SevError, "a markdown file nests blocks more than 250 levels deep and is skipped"),
-	diagnosticRule("step-attribute", plan.SevError, "a step attribute (Timeout, Confirm, On error) has a value skillkit cannot read"),
+	diagnosticRule("step-attribute", plan.SevError, "a step attribute (Timeout, Confirm, On error) has a value skillkit cannot read, or a retry count or backoff past its bounds"),
 	newRule("mode-unknown", plan.SevError,
 		"the skill has a phases/ folder but no numbered phase, orchestrator or action to run", checkModeUnknown),
 	newRule("phase-number-duplicate", plan.SevError,

@@ -186,6 +186,9 @@ func FuzzStepAttrs(f *testing.F) {
 		{"Confirm", "Go on? (default: maybe, timeout: -3)"},
 		{"On error", "retry 3 backoff 2s"},
 		{"On error", "retry 99999999999999999999"},
+		{"On error", "retry 1000000000 backoff 1ns"},
+		{"On error", "retry 3 backoff -1s"},
+		{"On error", "retry 2 backoff 2h"},
 		{"On-error", "`continue`"},
 		{"Timeout", "2m"},
 		{"Timeout", "-1s"},
@@ -214,8 +217,8 @@ func FuzzStepAttrs(f *testing.F) {
 				if oe.Policy != plan.OnErrorAbort && oe.Policy != plan.OnErrorContinue && oe.Policy != plan.OnErrorRetry {
 					t.Fatalf("On error policy %q", oe.Policy)
 				}
-				if oe.Retries < 0 || oe.Backoff < 0 {
-					t.Fatalf("On error retries %d backoff %v", oe.Retries, oe.Backoff)
+				if oe.Retries < 0 || oe.Retries > plan.MaxRetries || oe.Backoff != 0 && (oe.Backoff < plan.MinBackoff || oe.Backoff > plan.MaxBackoff) {
+					t.Fatalf("On error retries %d backoff %v, outside the bounds", oe.Retries, oe.Backoff)
 				}
 			}
 			if a.Timeout != nil && a.Timeout.Duration <= 0 {

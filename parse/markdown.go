@@ -332,16 +332,20 @@ func (m *md) addComments(html string, off int) {
 		if i < 0 {
 			return
 		}
-		j := strings.Index(rest[i:], "-->")
+		// The closing --> may share the opener's dashes: "<!-->" and
+		// "<!--->" are whole, empty comments (CommonMark, HTML), so the
+		// search starts after "<!" and the body may be empty.
+		j := strings.Index(rest[i+2:], "-->")
 		if j < 0 {
 			return
 		}
-		body := rest[i+4 : i+j]
+		end := i + 2 + j
+		body := rest[min(i+4, end):end]
 		p := base
 		p.Line += strings.Count(html[:shift+i], "\n")
 		m.doc.Comments = append(m.doc.Comments, &plan.Comment{Text: strings.TrimSpace(body), Pos: p})
-		shift += i + j + 3
-		rest = rest[i+j+3:]
+		shift += end + 3
+		rest = rest[end+3:]
 	}
 }
 

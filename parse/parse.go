@@ -163,12 +163,10 @@ func (r *reader) readDoc(p string, data []byte) {
 		r.diag(plan.Pos{File: p}, plan.SevError, "file-binary", "file holds NUL bytes: not a markdown text file; skipped")
 		return
 	}
+	data = NormalizeNewlines(data)
 	if !utf8.Valid(data) {
 		line := 1 + bytes.Count(data[:firstInvalidUTF8(data)], []byte("\n"))
 		r.diag(plan.Pos{File: p, Line: line, Col: 1}, plan.SevWarning, "file-encoding", "file is not valid UTF-8")
-	}
-	if bytes.Contains(data, []byte("\r\n")) {
-		data = bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))
 	}
 	if line, depth := deepestNesting(data); depth > MaxNesting {
 		r.diag(plan.Pos{File: p, Line: line, Col: 1}, plan.SevError, "file-too-deep",

@@ -159,6 +159,46 @@ func TestStepAttributeErrors(t *testing.T) {
 	}
 }
 
+// Retry counts and backoffs past the bounds are step-attribute errors at
+// the attribute, and are clamped: a count past the int range used to wrap
+// to a negative attempt total and retry forever.
+func TestOnErrorBounds(t *testing.T) {
+	cases := []struct {
+		val     string
+		retries int
+		backoff time.Duration
+		msg     string
+	}{
+		{"retry 99999999999999999999999", plan.MaxRetries, 0, "On error retry 99999999999999999999999 is more than 100 retries"},
+		{"retry 101", plan.MaxRetries, 0, "On error retry 101 is more than 100 retries"},
+		{"retry 1000000000 backoff 1ns", plan.MaxRetries, plan.MinBackoff, "On error retry 1000000000 is more than 100 retries; On error backoff 1ns is under 10ms"},
+		{"retry 3 backoff -1s", 3, plan.MinBackoff, "On error backoff -1s is under 10ms"},
+		{"retry 3 backoff 2h", 3, plan.MaxBackoff, "On error backoff 2h is over 1m0s, the longest wait between attempts"},
+		{"retry 100 backoff 1m", 100, time.Minute, ""},
+		{"retry 0 backoff 10ms", 0, 10 * time.Millisecond, ""},
+	}
+	for _, c := range cases {
+		src := "# P\n## Execution\n### Step 1: x\n- **On error**: " + c.val + "\n```bash\ntrue\n```\n"
+		s := mustDir(t, writeSkill(t, map[string]string{"phases/01-x.md": src}))
+		var msgs []string
+		for _, d := range s.Diagnostics {
+			if d.Code == "step-attribute" {
+				if d.Pos.Line != 4 || d.Pos.Col != 3 || d.Severity != plan.SevError {
+					t.Errorf("%s: %s at %v, want an error at 4:3", c.val, d.Message, d.Pos)
+				}
+				msgs = append(msgs, d.Message)
+			}
+		}
+		if got := strings.Join(msgs, "; "); got != c.msg {
+			t.Errorf("%s: diagnostics %q, want %q", c.val, got, c.msg)
+		}
+		oe := s.Phases[0].Steps[0].Attrs.OnError
+		if oe == nil || oe.Retries != c.retries || oe.Backoff != c.backoff {
+			t.Errorf("%s: On error %+v, want %d retries, backoff %v", c.val, oe, c.retries, c.backoff)
+		}
+	}
+}
+
 func TestImplicitStepAndNoRun(t *testing.T) {
 	src := "# P\n## Execution\n```js norun\nx()\n```\n```json\n{}\n```\n"
 	s := mustDir(t, writeSkill(t, map[string]string{"phases/01-x.md": src}))

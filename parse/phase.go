@@ -1,6 +1,7 @@
 package parse
 
 import (
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -233,17 +234,36 @@ func readOnError(m *md, val string, p plan.Pos) *plan.OnError {
 	if oe.Policy == plan.OnErrorRetry {
 		oe.Retries = 1
 		if mm[2] != "" {
-			oe.Retries, _ = strconv.Atoi(mm[2])
+			// Atoi fails past the int range: that is over the bound too.
+			n, err := strconv.Atoi(mm[2])
+			if err != nil || n > plan.MaxRetries {
+				m.diag(p, plan.SevError, "step-attribute", fmt.Sprintf("On error retry %s is more than %d retries", mm[2], plan.MaxRetries))
+				n = plan.MaxRetries
+			}
+			oe.Retries = n
 		}
 		if mm[3] != "" {
-			d, err := time.ParseDuration(mm[3])
-			if err != nil {
-				m.diag(p, plan.SevError, "step-attribute", "On error backoff "+strconv.Quote(mm[3])+" is not a Go duration")
-			}
-			oe.Backoff = d
+			oe.Backoff = readBackoff(m, mm[3], p)
 		}
 	}
 	return oe
+}
+
+// readBackoff reads the D of "retry N backoff D", within the bounds.
+func readBackoff(m *md, val string, p plan.Pos) time.Duration {
+	d, err := time.ParseDuration(val)
+	switch {
+	case err != nil:
+		m.diag(p, plan.SevError, "step-attribute", "On error backoff "+strconv.Quote(val)+" is not a Go duration")
+		return 0
+	case d < plan.MinBackoff:
+		m.diag(p, plan.SevError, "step-attribute", fmt.Sprintf("On error backoff %s is under %v", val, plan.MinBackoff))
+		return plan.MinBackoff
+	case d > plan.MaxBackoff:
+		m.diag(p, plan.SevError, "step-attribute", fmt.Sprintf("On error backoff %s is over %v, the longest wait between attempts", val, plan.MaxBackoff))
+		return plan.MaxBackoff
+	}
+	return d
 }
 
 // readOutputs reads "**File**: `x`", "**Format**: JSON", "**Schema**: `s`"

@@ -424,6 +424,19 @@ const (
 	OnErrorRetry    = "retry"
 )
 
+// Bounds of `retry N backoff D`. A retry count is bounded so that a typo
+// (an extra zero, a pasted number) cannot make a step run for days; the
+// backoff is at least MinBackoff so that retries are not a busy loop, and
+// at most MaxBackoff because the runtime never waits longer between two
+// attempts (the doubling stops there). Values past them are step-attribute
+// errors, and the parser clamps them so that a run reached without lint
+// still ends.
+const (
+	MaxRetries = 100
+	MinBackoff = 10 * time.Millisecond
+	MaxBackoff = time.Minute
+)
+
 // OnError is what a failed step does.
 type OnError struct {
 	Policy  string        `json:"policy"`

@@ -81,6 +81,10 @@ var version = "devel"
 
 // Main runs skillkit with args and returns the exit code.
 func Main(args []string, s Streams) int {
+	return guard(s.Err, func() int { return execute(args, s) })
+}
+
+func execute(args []string, s Streams) int {
 	root := newRootCmd(s)
 	root.SetArgs(args)
 	err := root.Execute()

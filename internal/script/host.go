@@ -187,12 +187,12 @@ func (ev *evaluation) run(b *plan.CodeBlock) (any, error) {
 	}
 	fnv, err := ev.vm.RunProgram(prog)
 	if err != nil {
-		return nil, jsError(err, b.Body)
+		return nil, jsError(ev.vm, err, b.Body)
 	}
 	fn, _ := goja.AssertFunction(fnv)
 	v, err := fn(goja.Undefined())
 	if err != nil {
-		return nil, jsError(err, b.Body)
+		return nil, jsError(ev.vm, err, b.Body)
 	}
 	if v, err = await(ev.vm, v, b.Body); err != nil {
 		return nil, err
@@ -219,7 +219,11 @@ func (h *Host) RunStep(ctx context.Context, block *plan.CodeBlock, state map[str
 	if err != nil {
 		return nil, err
 	}
-	after, err := fromJS(ev.vm, ev.vm.Get("state"))
+	st, err := global(ev.vm, "state")
+	if err != nil {
+		return nil, &Error{Pos: block.Body, Msg: "reading the state after the step: " + err.Error(), Err: err}
+	}
+	after, err := fromJS(ev.vm, st)
 	if err != nil {
 		return nil, &Error{Pos: block.Body, Msg: "reading the state after the step: " + err.Error(), Err: err}
 	}

@@ -82,7 +82,7 @@ func (p *pureVM) declare(b *plan.CodeBlock) error {
 		if _, err := p.vm.RunProgram(prog); err != nil {
 			var ierr *goja.InterruptedError
 			if errors.As(err, &ierr) {
-				return jsError(err, d.pos)
+				return jsError(p.vm, err, d.pos)
 			}
 		}
 	}
@@ -100,7 +100,7 @@ func (p *pureVM) eval(e *plan.Expr) (bool, error) {
 	}
 	v, err := p.vm.RunProgram(prog)
 	if err != nil {
-		return false, jsError(err, e.Pos)
+		return false, jsError(p.vm, err, e.Pos)
 	}
 	return v.ToBoolean(), nil
 }
@@ -190,13 +190,17 @@ func selectNext(ctx context.Context, o *plan.Orchestrator, env PureEnv) (string,
 		return "", false, err
 	}
 	defer p.stop()
-	fn, isFn := goja.AssertFunction(p.vm.Get("selectNextAction"))
+	sel, err := global(p.vm, "selectNextAction")
+	if err != nil {
+		return "", false, &Error{Pos: o.Decision.Body, Msg: "reading selectNextAction: " + err.Error(), Err: err}
+	}
+	fn, isFn := goja.AssertFunction(sel)
 	if !isFn {
 		return "", false, &Error{Pos: o.Decision.Body, Msg: "the Decision Logic block defines no function selectNextAction"}
 	}
 	v, err := fn(goja.Undefined(), p.state)
 	if err != nil {
-		return "", false, jsError(err, o.Decision.Body)
+		return "", false, jsError(p.vm, err, o.Decision.Body)
 	}
 	if v, err = await(p.vm, v, o.Decision.Body); err != nil {
 		return "", false, err
@@ -204,9 +208,12 @@ func selectNext(ctx context.Context, o *plan.Orchestrator, env PureEnv) (string,
 	if goja.IsNull(v) || goja.IsUndefined(v) {
 		return "", false, nil
 	}
-	id, isStr := v.Export().(string)
+	// Export runs the getters of an object; one that fails is no id.
+	var id string
+	var isStr bool
+	_ = protect(p.vm, func() { id, isStr = v.Export().(string) })
 	if !isStr || id == "" {
-		return "", false, &Error{Pos: o.Decision.Body, Msg: fmt.Sprintf("selectNextAction returned %s, want an action id or null", describe(v))}
+		return "", false, &Error{Pos: o.Decision.Body, Msg: fmt.Sprintf("selectNextAction returned %s, want an action id or null", describe(p.vm, v))}
 	}
 	return id, true, nil
 }
@@ -220,7 +227,12 @@ func containsBlock(bs []*plan.CodeBlock, b *plan.CodeBlock) bool {
 	return false
 }
 
-func describe(v goja.Value) string {
+// describe shows a value that is not an action id; an object is shown
+// protected, as its string form runs skill code.
+func describe(vm *goja.Runtime, v goja.Value) string {
+	if _, isObj := v.(*goja.Object); isObj {
+		return show(vm, v)
+	}
 	if s, ok := v.Export().(string); ok {
 		return fmt.Sprintf("%q", s)
 	}

@@ -156,7 +156,8 @@ func deadline(ctx context.Context, vm *goja.Runtime, timeout time.Duration) (con
 
 // jsError turns what goja returned into an *Error positioned in the
 // markdown file; fallback is used when no frame of skill code is known.
-func jsError(err error, fallback plan.Pos) error {
+// The thrown value is read protected (see show): it may be anything.
+func jsError(vm *goja.Runtime, err error, fallback plan.Pos) error {
 	var serr *Error
 	if errors.As(err, &serr) {
 		return err
@@ -171,46 +172,40 @@ func jsError(err error, fallback plan.Pos) error {
 	}
 	var exc *goja.Exception
 	if errors.As(err, &exc) {
-		e := &Error{Pos: framePos(exc.Stack(), fallback), Msg: exc.Value().String(), Stack: stackString(exc.Stack(), fallback), Err: exc.Unwrap()}
-		if obj, ok := exc.Value().(*goja.Object); ok {
-			e.Msg = errorText(obj)
-		}
+		e := &Error{Pos: framePos(exc.Stack(), fallback), Msg: show(vm, exc.Value()), Stack: stackString(exc.Stack(), fallback)}
+		// Unwrap reads the value's "value" property: a getter, maybe.
+		_ = protect(vm, func() { e.Err = exc.Unwrap() })
 		return e
 	}
+	err = plain(vm, err)
 	return &Error{Pos: fallback, Msg: err.Error(), Err: err}
 }
 
 // rejection turns the reason of a rejected promise into an *Error: there
 // is no Go exception then, only the JS value and its stack text.
 func rejection(vm *goja.Runtime, reason goja.Value, fallback plan.Pos) error {
-	e := &Error{Pos: fallback, Msg: fmt.Sprint(reason)}
+	e := &Error{Pos: fallback, Msg: show(vm, reason)}
 	obj, ok := reason.(*goja.Object)
 	if !ok {
-		e.Msg = "uncaught " + reason.String()
+		e.Msg = "uncaught " + e.Msg
 		return e
 	}
-	e.Msg = errorText(obj)
-	if v := obj.Get("value"); v != nil {
-		if gerr, ok := v.Export().(error); ok {
-			e.Err = gerr
+	// Its Go error and stack are extras: when reading them fails, the
+	// message alone is the error.
+	_ = protect(vm, func() {
+		if v := obj.Get("value"); v != nil {
+			if gerr, ok := v.Export().(error); ok {
+				e.Err = gerr
+			}
 		}
-	}
-	if s := obj.Get("stack"); s != nil && !goja.IsUndefined(s) {
-		e.Stack = s.String()
-		if p, ok := stackPos(e.Stack, fallback.File); ok && p.Line >= fallback.Line {
-			e.Pos = p
+		if s := obj.Get("stack"); s != nil && !goja.IsUndefined(s) {
+			e.Stack = s.String()
 		}
+	})
+	if p, ok := stackPos(e.Stack, fallback.File); ok && p.Line >= fallback.Line {
+		e.Pos = p
 	}
 	return e
-}
-
-// errorText is "Name: message" for an Error object, else its string value.
-func errorText(obj *goja.Object) string {
-	name, msg := obj.Get("name"), obj.Get("message")
-	if name == nil || msg == nil || goja.IsUndefined(msg) {
-		return obj.String()
-	}
-	return name.String() + ": " + msg.String()
 }
 
 // framePos is the position of the innermost frame of skill code.
@@ -283,17 +278,30 @@ func toJS(vm *goja.Runtime, v any) (goja.Value, error) {
 }
 
 // fromJS copies a JS value out as a Go JSON value (maps, slices, float64,
-// string, bool, nil); undefined and functions become nil.
+// string, bool, nil); undefined and functions become nil. Skill code has
+// run by then, so JSON itself and every toJSON and getter are read
+// protected.
 func fromJS(vm *goja.Runtime, v goja.Value) (any, error) {
 	if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
 		return nil, nil
 	}
-	stringify, _ := goja.AssertFunction(vm.Get("JSON").ToObject(vm).Get("stringify"))
-	s, err := stringify(goja.Undefined(), v)
-	if err != nil {
-		return nil, err
+	var s goja.Value
+	var jsonErr error
+	err := protect(vm, func() {
+		stringify, ok := goja.AssertFunction(vm.Get("JSON").ToObject(vm).Get("stringify"))
+		if !ok {
+			jsonErr = errors.New("JSON.stringify is not a function any more")
+			return
+		}
+		s, jsonErr = stringify(goja.Undefined(), v)
+	})
+	if err == nil {
+		err = jsonErr
 	}
-	if goja.IsUndefined(s) {
+	if err != nil {
+		return nil, plain(vm, err)
+	}
+	if s == nil || goja.IsUndefined(s) {
 		return nil, nil
 	}
 	var out any
@@ -307,8 +315,16 @@ func fromJS(vm *goja.Runtime, v goja.Value) (any, error) {
 // the outermost call returns, so a promise that is still pending waits on
 // something that will never come.
 func await(vm *goja.Runtime, v goja.Value, pos plan.Pos) (goja.Value, error) {
-	p, ok := v.Export().(*goja.Promise)
-	if !ok {
+	obj, isObj := v.(*goja.Object)
+	if !isObj {
+		return v, nil
+	}
+	// Export runs the getters of a plain object.
+	var p *goja.Promise
+	if err := protect(vm, func() { p, _ = obj.Export().(*goja.Promise) }); err != nil {
+		return nil, &Error{Pos: pos, Msg: "reading the result: " + plain(vm, err).Error()}
+	}
+	if p == nil {
 		return v, nil
 	}
 	switch p.State() {
