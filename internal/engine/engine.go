@@ -78,9 +78,6 @@ func permanent(ctx context.Context, err error) bool {
 // further retry waits twice as long as the one before.
 const DefaultBackoff = time.Second
 
-// maxBackoff caps the doubling.
-const maxBackoff = time.Minute
-
 // Runner runs units and steps of one run. Only one goroutine may use it.
 type Runner struct {
 	Run   runstore.Run

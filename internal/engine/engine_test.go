@@ -24,7 +24,7 @@ func TestBackoff(t *testing.T) {
 		{2 * time.Second, 0, 3, 8 * time.Second},
 		{0, 0, 2, 2 * DefaultBackoff},
 		{0, time.Millisecond, 1, time.Millisecond},
-		{10 * time.Second, 0, 10, maxBackoff},
+		{10 * time.Second, 0, 10, plan.MaxBackoff},
 	}
 	for _, tt := range tests {
 		if got := backoff(tt.given, tt.fallback, tt.n); got != tt.want {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/skillkit/skillkit/internal/runstore"
+	"github.com/skillkit/skillkit/plan"
 )
 
 // UnitState is where a phase or an action is in its lifecycle.
@@ -238,10 +239,10 @@ func backoff(given, fallback time.Duration, n int) time.Duration {
 	if d <= 0 {
 		d = DefaultBackoff
 	}
-	for i := 1; i < n && d < maxBackoff; i++ {
+	for i := 1; i < n && d < plan.MaxBackoff; i++ {
 		d *= 2
 	}
-	return min(d, maxBackoff)
+	return min(d, plan.MaxBackoff)
 }
 
 func sleep(ctx context.Context, d time.Duration) error {

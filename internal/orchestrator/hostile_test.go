@@ -1,7 +1,8 @@
-package orchestrator
+package orchestrator_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"runtime/debug"
@@ -9,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/skillkit/skillkit/internal/engine"
+	lifecycle "github.com/skillkit/skillkit/internal/run"
+
 	"github.com/skillkit/skillkit/internal/runstore"
-	"github.com/skillkit/skillkit/internal/sequential"
 )
 
 // hostileStep is a sequential skill whose one phase runs js as a step,
@@ -92,8 +93,8 @@ func TestHostileValues(t *testing.T) {
 			if err == nil || !regexp.MustCompile(c.want).MatchString(err.Error()) {
 				t.Fatalf("run: %v\nwant an error matching %q", err, c.want)
 			}
-			if code := engine.ExitCode(err); code != engine.ExitFailed {
-				t.Errorf("exit %d, want %d (a failed run)", code, engine.ExitFailed)
+			if !errors.As(err, new(*lifecycle.RunError)) {
+				t.Errorf("err %v, want a failed run (exit 1)", err)
 			}
 			if res == nil {
 				t.Fatal("no run directory")
@@ -114,10 +115,10 @@ func TestHostileValues(t *testing.T) {
 }
 
 // guarded runs o, failing the test on a panic or after a minute.
-func guarded(t *testing.T, o Options) (*sequential.Result, error) {
+func guarded(t *testing.T, o lifecycle.Options) (*lifecycle.Result, error) {
 	t.Helper()
 	type result struct {
-		res    *sequential.Result
+		res    *lifecycle.Result
 		err    error
 		panicV string
 	}
@@ -128,7 +129,7 @@ func guarded(t *testing.T, o Options) (*sequential.Result, error) {
 				done <- result{panicV: fmt.Sprintf("%v\n%s", p, debug.Stack())}
 			}
 		}()
-		res, err := Run(context.Background(), o)
+		res, err := lifecycle.Run(context.Background(), o)
 		done <- result{res: res, err: err}
 	}()
 	select {
