@@ -34,9 +34,10 @@ mkdir -p "$bin" "$tmp/reports" "$tmp/logs"
 say() { echo "bench: $*" >&2; }
 
 # ---------------------------------------------------------------- tools
-say "building skillkit, parsefloor, benchgen"
+say "building skillkit, parsefloor, appendfloor, benchgen"
 go build -o "$bin/skillkit" ./cmd/skillkit
 go build -o "$bin/parsefloor" ./bench/parsefloor
+go build -o "$bin/appendfloor" ./bench/appendfloor
 go build -o "$bin/benchgen" ./bench/benchgen
 sk=$bin/skillkit
 gen=$bin/benchgen
@@ -210,6 +211,18 @@ for size in $sizes; do
   cd "$repo"
 done
 
+# syncs_cmd NAME CMD: how many fsync/fdatasync calls CMD made (strace),
+# into $tmp/logs/NAME.syncs.
+syncs_cmd() {
+  local name=$1 cmd=$2
+  if command -v strace >/dev/null 2>&1; then
+    strace -f -qq -c -e trace=fsync,fdatasync -o "$tmp/logs/$name.sc" bash -c "$cmd" >/dev/null 2>&1 || true
+    awk '$NF == "fsync" || $NF == "fdatasync" {n += $4} END {print n + 0}' "$tmp/logs/$name.sc" >"$tmp/logs/$name.syncs"
+  else
+    echo "n/a" >"$tmp/logs/$name.syncs"
+  fi
+}
+
 # ---------------------------------------------------------------- runners
 rundir=$tmp/runs
 mkdir -p "$rundir"
@@ -217,6 +230,11 @@ nphases=100
 if [ "$short" = 1 ]; then nphases=5; fi
 "$gen" phases -n "$nphases" -out "$rundir/seq$nphases"
 cd "$rundir"
+# The floor: one durable append per operation, on the same disk, as many
+# as the runs below make operations.
+say "run: durable-append floor"
+time_cmd "floor-phases" "$runs" "$bin/appendfloor -n $nphases -dir $rundir"
+syncs_cmd "run-skillkit" "$sk run $rundir/seq$nphases > /dev/null"
 say "run: skillkit, $nphases phases"
 time_cmd "run-skillkit" "$runs" "$sk run $rundir/seq$nphases > /dev/null"
 rss_cmd "run-skillkit" "$sk run $rundir/seq$nphases > /dev/null"
@@ -244,6 +262,8 @@ if [ "$has_loop" = 1 ]; then
   "$gen" loop -n "$niter" -out "$rundir/loop$niter"
   say "run: orchestrator loop, $niter iterations"
   "$sk" run "$rundir/loop$niter" --max-iterations "$niter" >"$tmp/logs/loop-check.out" 2>&1 || { cat "$tmp/logs/loop-check.out" >&2; exit 1; }
+  time_cmd "floor-loop" "$runs" "$bin/appendfloor -n $niter -dir $rundir"
+  syncs_cmd "run-loop" "$sk run $rundir/loop$niter --max-iterations $niter > /dev/null"
   time_cmd "run-loop" "$([ "$short" = 1 ] && echo 1 || echo 3)" "$sk run $rundir/loop$niter --max-iterations $niter > /dev/null"
   rss_cmd "run-loop" "$sk run $rundir/loop$niter --max-iterations $niter > /dev/null"
 fi
@@ -389,10 +409,14 @@ sk1=$(mean skillkit-1); sk20=$(mean skillkit-20)
   fi
   echo "## Runners"
   echo
-  echo "| what | wall (ms, mean ± sd) | per phase / iteration (ms) | peak RSS (MB) |"
-  echo "|---|---|---|---|"
+  echo "| what | wall (ms, mean ± sd) | per phase / iteration (ms) | peak RSS (MB) | syncs per phase / iteration |"
+  echo "|---|---|---|---|---|"
   r=$(mean run-skillkit)
-  echo "| skillkit run, $nphases phases of one bash \`true\` step (durable state: fsync after every step) | $(fmt_ms "$r") ± $(fmt_ms "$(sd run-skillkit)") | $(awk -v r="$r" -v n="$nphases" 'BEGIN {printf "%.2f", r*1000/n}') | $(val run-skillkit.rss) |"
+  per() { awk -v r="$1" -v n="$2" 'BEGIN { if (r == "n/a") print "n/a"; else printf "%.2f", r*1000/n }'; }
+  persync() { awk -v s="$1" -v n="$2" 'BEGIN { if (s == "n/a") print "n/a"; else printf "%.2f", s/n }'; }
+  echo "| skillkit run, $nphases phases of one bash \`true\` step (durable: the log synced once per step and per phase) | $(fmt_ms "$r") ± $(fmt_ms "$(sd run-skillkit)") | $(per "$r" "$nphases") | $(val run-skillkit.rss) | $(persync "$(val run-skillkit.syncs)" "$nphases") |"
+  f=$(mean floor-phases)
+  echo "| floor: $nphases durable appends of a 200-byte line (write + fsync), same disk | $(fmt_ms "$f") ± $(fmt_ms "$(sd floor-phases)") | $(per "$f" "$nphases") | | 1.00 |"
   if [ "$has_task" = 1 ]; then
     t=$(mean run-task)
     echo "| go-task $("$tmp/gobin/task" --version 2>/dev/null | awk '{print $NF}'), $nphases tasks in order, each \`bash -c true\` (no state on disk) | $(fmt_ms "$t") ± $(fmt_ms "$(sd run-task)") | $(awk -v r="$t" -v n="$nphases" 'BEGIN {printf "%.2f", r*1000/n}') | $(val run-task.rss) |"
@@ -401,12 +425,18 @@ sk1=$(mean skillkit-1); sk20=$(mean skillkit-20)
   fi
   if [ "$has_loop" = 1 ]; then
     l=$(mean run-loop)
-    echo "| skillkit run, orchestrator loop of $niter no-op JS actions (durable) | $(fmt_ms "$l") ± $(fmt_ms "$(sd run-loop)") | $(awk -v r="$l" -v n="$niter" 'BEGIN {printf "%.2f", r*1000/n}') | $(val run-loop.rss) |"
+    echo "| skillkit run, orchestrator loop of $niter no-op JS actions (durable) | $(fmt_ms "$l") ± $(fmt_ms "$(sd run-loop)") | $(per "$l" "$niter") | $(val run-loop.rss) | $(persync "$(val run-loop.syncs)" "$niter") |"
+    fl=$(mean floor-loop)
+    echo "| floor: $niter durable appends of a 200-byte line, same disk | $(fmt_ms "$fl") ± $(fmt_ms "$(sd floor-loop)") | $(per "$fl" "$niter") | | 1.00 |"
   else
     echo "| skillkit run, orchestrator loop of 1,000 no-op actions | **pending**: this checkout's \`skillkit run\` has no autonomous runner (\`--max-iterations\`) yet | | |"
   fi
+  echo
+  echo "Per phase, skillkit run / the durable-append floor: $(ratio "$r" "$f")x."
+  if [ "$has_loop" = 1 ]; then
+    echo "Per iteration, skillkit run / the durable-append floor: $(ratio "$l" "$fl")x."
+  fi
   if [ "$has_task" = 1 ]; then
-    echo
     echo "skillkit run / go-task: $(ratio "$r" "$t")x."
   fi
   echo

@@ -1,19 +1,49 @@
 // Package faultfs wraps the filesystem store's Files so that tests can make
-// the disk fill up or fail at any write: before each write of a run's
-// record, a function decides its fate, and an error it returns is the
-// write's, after half of the data was written (as a full disk accepts part
-// of a write). Only tests import it.
+// the disk fill up or fail at any write, and count the syncs a run makes:
+// before each write of a run's record, a function decides its fate, and an
+// error it returns is the write's, after half of the data was written (as
+// a full disk accepts part of a write). Only tests import it.
 package faultfs
 
 import (
+	"path/filepath"
+	"sync"
+
 	"github.com/skillkit/skillkit/internal/runstore/fs"
 )
 
 // Files is a fs.Files whose writes Fault may fail.
 type Files struct {
 	Inner fs.Files
-	// Fault is called with the file's path before each write.
+	// Fault is called with the file's path before each write; nil lets
+	// every write through.
 	Fault func(path string) error
+
+	mu    sync.Mutex
+	syncs map[string]int
+}
+
+// Syncs is how many times files named name were synced.
+func (w *Files) Syncs(name string) int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.syncs[name]
+}
+
+func (w *Files) synced(path string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.syncs == nil {
+		w.syncs = map[string]int{}
+	}
+	w.syncs[filepath.Base(path)]++
+}
+
+func (w *Files) fault(path string) error {
+	if w.Fault == nil {
+		return nil
+	}
+	return w.Fault(path)
 }
 
 // Wrap returns Files over the operating system's.
@@ -44,8 +74,13 @@ type appendFile struct {
 	w    *Files
 }
 
+func (f *appendFile) Sync() error {
+	f.w.synced(f.path)
+	return f.AppendFile.Sync()
+}
+
 func (f *appendFile) Write(p []byte) (int, error) {
-	if err := f.w.Fault(f.path); err != nil {
+	if err := f.w.fault(f.path); err != nil {
 		n, _ := f.AppendFile.Write(p[:len(p)/2])
 		return n, err
 	}
@@ -58,8 +93,13 @@ type tempFile struct {
 	w      *Files
 }
 
+func (f *tempFile) Sync() error {
+	f.w.synced(f.target)
+	return f.TempFile.Sync()
+}
+
 func (f *tempFile) Write(p []byte) (int, error) {
-	if err := f.w.Fault(f.target); err != nil {
+	if err := f.w.fault(f.target); err != nil {
 		n, _ := f.TempFile.Write(p[:len(p)/2])
 		return n, err
 	}

@@ -16,7 +16,7 @@ import (
 
 // noopOptions are the options of a durable run (fsyncs on) of the no-op
 // loop skill with a limit of n actions.
-func noopOptions(b *testing.B, n int, sync bool) lifecycle.Options {
+func noopOptions(b testing.TB, n int, sync bool) lifecycle.Options {
 	src := load(b, "testdata/noop-loop")
 	files := map[string]string{}
 	for _, f := range src.Files {

@@ -15,7 +15,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -269,12 +271,66 @@ func toJS(vm *goja.Runtime, v any) (goja.Value, error) {
 	if v == nil {
 		return goja.Null(), nil
 	}
-	data, err := json.Marshal(v)
-	if err != nil {
-		return nil, fmt.Errorf("encoding a value for JS: %w", err)
+	// Through JSON first when v holds other Go types, so that JS sees
+	// plain data; then built as native JS objects rather than parsed from
+	// text, which dominated a loop iteration over a large state.
+	if !isJSONData(v) {
+		data, err := json.Marshal(v)
+		if err != nil {
+			return nil, fmt.Errorf("encoding a value for JS: %w", err)
+		}
+		if err := json.Unmarshal(data, &v); err != nil {
+			return nil, fmt.Errorf("encoding a value for JS: %w", err)
+		}
 	}
-	parse, _ := goja.AssertFunction(vm.Get("JSON").ToObject(vm).Get("parse"))
-	return parse(goja.Undefined(), vm.ToValue(string(data)))
+	return build(vm, v), nil
+}
+
+// isJSONData reports whether v holds only what encoding/json decodes
+// into: maps of string to any, slices of any, strings, float64, bools and
+// nil.
+func isJSONData(v any) bool {
+	switch v := v.(type) {
+	case nil, string, float64, bool:
+		return true
+	case map[string]any:
+		for _, x := range v {
+			if !isJSONData(x) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		for _, x := range v {
+			if !isJSONData(x) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// build makes native JS values of JSON data, object keys in sorted order
+// as JSON.parse of encoding/json's output had them.
+func build(vm *goja.Runtime, v any) goja.Value {
+	switch v := v.(type) {
+	case map[string]any:
+		o := vm.NewObject()
+		for _, k := range slices.Sorted(maps.Keys(v)) {
+			_ = o.Set(k, build(vm, v[k]))
+		}
+		return o
+	case []any:
+		items := make([]any, len(v))
+		for i, x := range v {
+			items[i] = build(vm, x)
+		}
+		return vm.NewArray(items...)
+	case nil:
+		return goja.Null()
+	}
+	return vm.ToValue(v)
 }
 
 // fromJS copies a JS value out as a Go JSON value (maps, slices, float64,

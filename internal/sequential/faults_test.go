@@ -51,7 +51,7 @@ func TestDiskFullThenResume(t *testing.T) {
 			})
 			o := lifecycle.Options{Skill: skill, WorkDir: dir, Store: fs.New(fs.Options{NoSync: true, Files: files}), Backoff: 1}
 			_, err := lifecycle.Run(context.Background(), o)
-			files.Fault = func(string) error { return nil }
+			files.Fault = nil
 			if !errors.Is(err, syscall.ENOSPC) || !errors.Is(err, runstore.ErrWrite) {
 				t.Fatalf("run on a full disk: err = %v, want ENOSPC, a write error (exit 3)", err)
 			}

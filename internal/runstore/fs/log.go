@@ -16,9 +16,12 @@ import (
 // record is what a run's log says: its progress and state, and the
 // checkpoints taken along the way.
 type record struct {
-	progress    runstore.Progress
-	state       map[string]any
+	progress runstore.Progress
+	state    map[string]any
+	// checkpoints are those numbered past keepAfter (the ones threads/
+	// lacks); taken counts all.
 	checkpoints []runstore.Checkpoint
+	taken       int
 	// workDir is where the run's steps work.
 	workDir string
 	// events counts the lines read.
@@ -30,12 +33,13 @@ type record struct {
 	midLine bool
 }
 
-// readRecord replays events.jsonl of the run in dir. A partial last line
+// readRecord replays events.jsonl of the run in dir, keeping the
+// checkpoints numbered past keepAfter. A partial last line
 // (a writer killed mid-line) is dropped and reported in tornAt; a line cut
 // short further up, and ended by the next write (a full disk), is a write
 // that failed and is skipped; any other line that does not parse is
 // damage, reported with its position.
-func readRecord(dir string) (*record, error) {
+func readRecord(dir string, keepAfter int) (*record, error) {
 	path := filepath.Join(dir, EventsFile)
 	data, err := os.ReadFile(path)
 	if errors.Is(err, iofs.ErrNotExist) {
@@ -76,9 +80,10 @@ func readRecord(dir string) (*record, error) {
 			st = e.State
 		}
 		if c := e.Checkpoint; c != nil {
-			rec.checkpoints = append(rec.checkpoints, runstore.Checkpoint{
-				N: len(rec.checkpoints) + 1, Time: e.Time, Hook: c.Hook, Worker: c.Worker, State: st,
-			})
+			rec.taken++
+			if rec.taken > keepAfter {
+				rec.checkpoints = append(rec.checkpoints, runstore.Checkpoint{N: rec.taken, Time: e.Time, Hook: c.Hook, Worker: c.Worker, State: st})
+			}
 		}
 	}
 	if rec.events == 0 {

@@ -57,9 +57,10 @@ type run struct {
 	pending, stale, moved bool
 	// mark is a checkpoint waiting for the next event.
 	mark *runstore.Mark
-	// threads are the checkpoints taken; written counts those in threads/.
+	// threads are the checkpoints taken and not yet in threads/; taken
+	// counts all of them, so that they number on.
 	threads []runstore.Checkpoint
-	written int
+	taken   int
 	// snapped is when skill-state.yaml was last written.
 	snapped time.Time
 	events  *logFile
@@ -139,6 +140,17 @@ func (r *run) record(e runstore.Event, commit bool) error {
 	if r.mark != nil {
 		e.Checkpoint = r.mark
 	}
+	if final := terminal(&e); final {
+		// A finished run is never resumed, so nothing would rebuild its
+		// snapshots after a kill: write them, as they will be, before the
+		// record says it finished. A kill in between leaves a run that
+		// resumes and finishes again.
+		p := r.progress.Clone()
+		p.Apply(&e)
+		if err := r.snapshot(&p); err != nil {
+			return err
+		}
+	}
 	if err := r.appendLine(&r.events, EventsFile, e); err != nil {
 		return err
 	}
@@ -149,7 +161,8 @@ func (r *run) record(e runstore.Event, commit bool) error {
 	}
 	r.pending = false
 	if m := r.mark; m != nil {
-		r.threads = append(r.threads, runstore.Checkpoint{N: len(r.threads) + 1, Time: e.Time, Hook: m.Hook, Worker: m.Worker, State: r.lastState(e)})
+		r.taken++
+		r.threads = append(r.threads, runstore.Checkpoint{N: r.taken, Time: e.Time, Hook: m.Hook, Worker: m.Worker, State: r.lastState(e)})
 		r.mark = nil
 	}
 	r.progress.Apply(&e)
@@ -212,6 +225,22 @@ func (r *run) Flush() error {
 	return r.flush(false)
 }
 
+// terminal reports whether e ends the run.
+func terminal(e *runstore.Event) bool {
+	return e.Phase == "" && e.Action == "" && e.Step == "" && runstore.RunState(e.To).Terminal()
+}
+
+// snapshot writes every snapshot now, the progress as p says.
+func (r *run) snapshot(p *runstore.Progress) error {
+	if err := r.flush(false); err != nil {
+		return err
+	}
+	if err := writeFile(r.files, filepath.Join(r.dir, ProgressFile), runstore.EncodeProgress(p), false); err != nil {
+		return err
+	}
+	return r.writeThreads()
+}
+
 // flush writes state.json if it is behind and, with all set, the other
 // snapshots that are.
 func (r *run) flush(all bool) error {
@@ -241,25 +270,28 @@ func (r *run) flush(all bool) error {
 	return errors.Join(errs...)
 }
 
-// writeThreads writes the checkpoints not yet in threads/.
+// writeThreads writes the checkpoints not yet in threads/, and forgets
+// them: the log has them, so memory holds a snapshot period's worth.
 func (r *run) writeThreads() error {
-	if r.written >= len(r.threads) {
+	if len(r.threads) == 0 {
 		return nil
 	}
 	dir := filepath.Join(r.dir, ThreadsDir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return &runstore.WriteError{Err: fmt.Errorf("writing checkpoints: %w", err)}
 	}
-	for _, c := range r.threads[r.written:] {
-		data, err := json.MarshalIndent(c, "", "  ")
+	for len(r.threads) > 0 {
+		c := r.threads[0]
+		data, err := json.Marshal(c)
 		if err != nil {
 			return fmt.Errorf("encoding checkpoint: %w", err)
 		}
 		if err := writeFile(r.files, filepath.Join(dir, strconv.Itoa(c.N)+".json"), append(data, '\n'), false); err != nil {
 			return err
 		}
-		r.written++
+		r.threads = r.threads[1:]
 	}
+	r.threads = nil
 	return nil
 }
 

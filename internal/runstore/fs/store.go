@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	iofs "io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -70,7 +71,7 @@ func (s *Store) Create(n runstore.NewRun, co runstore.ClaimOptions) (runstore.Ru
 	if err != nil {
 		return nil, err
 	}
-	if _, err := readRecord(dir); !errors.Is(err, runstore.ErrNoRun) {
+	if _, err := readRecord(dir, 0); !errors.Is(err, runstore.ErrNoRun) {
 		c.release()
 		return nil, fmt.Errorf("creating run in %s: the folder already holds a run; resume it with --resume %s: %w", dir, dir, runstore.ErrExists)
 	}
@@ -103,7 +104,7 @@ func (s *Store) Resume(ref string, co runstore.ClaimOptions) (runstore.Run, erro
 	if err != nil {
 		return nil, err
 	}
-	if _, err := readRecord(dir); err != nil {
+	if _, err := readRecord(dir, math.MaxInt); err != nil {
 		return nil, err
 	}
 	c, err := acquire(s.o.Files, dir, co)
@@ -112,7 +113,7 @@ func (s *Store) Resume(ref string, co runstore.ClaimOptions) (runstore.Run, erro
 	}
 	// Read again under the claim: a holder that finished just before is
 	// seen as finished.
-	rec, err := readRecord(dir)
+	rec, err := readRecord(dir, countThreads(dir))
 	if err != nil {
 		c.release()
 		return nil, err
@@ -126,8 +127,7 @@ func (s *Store) Resume(ref string, co runstore.ClaimOptions) (runstore.Run, erro
 	removeTemps(filepath.Join(dir, ThreadsDir))
 	r := s.open(dir, c)
 	r.work = cmp.Or(rec.workDir, dir)
-	r.progress, r.state, r.threads = p, rec.state, rec.checkpoints
-	r.written = min(countThreads(dir), len(r.threads))
+	r.progress, r.state, r.threads, r.taken = p, rec.state, rec.checkpoints, rec.taken
 	r.stale, r.moved = true, true
 	if rec.tornAt > 0 {
 		r.notes = append(r.notes, fmt.Sprintf("%s:%d: the last line was cut short (the run was killed while writing it); it is ignored", filepath.Join(dir, EventsFile), rec.tornAt))
@@ -152,7 +152,7 @@ func (s *Store) Status(ref string) (*runstore.Summary, error) {
 }
 
 func status(dir string) (*runstore.Summary, error) {
-	rec, err := readRecord(dir)
+	rec, err := readRecord(dir, math.MaxInt)
 	if err != nil {
 		return nil, err
 	}

@@ -228,10 +228,11 @@ func TestCheckpointsFromTheLog(t *testing.T) {
 	back.Checkpoint("checkpoint_error_state", runstore.Worker{ID: "01-b", Skill: "demo", State: "error"})
 	step(back, "01-b#1", 2)
 	back.Close()
-	for n, want := range map[int]string{1: `"n": 1`, 2: `"n": 2`} {
+	// Each holds the state as it was when its hook took it.
+	for n, want := range map[int]string{1: `"hook":"auto_checkpoint","state":{"n":0}`, 2: `"hook":"checkpoint_error_state","state":{"n":1}`} {
 		data, err := os.ReadFile(filepath.Join(dir, ThreadsDir, strconv.Itoa(n)+".json"))
-		if err != nil || !strings.Contains(string(data), want) || !strings.Contains(string(data), `"n": `+strconv.Itoa(n)+",") {
-			t.Errorf("threads/%d.json = %s, %v; want the state %s", n, data, err, want)
+		if err != nil || !strings.Contains(string(data), want) || !strings.HasPrefix(string(data), `{"n":`+strconv.Itoa(n)+",") {
+			t.Errorf("threads/%d.json = %s, %v; want %s", n, data, err, want)
 		}
 	}
 }
@@ -421,5 +422,28 @@ func TestOpenRemovesTempsOfKilledWriter(t *testing.T) {
 	}
 	if _, err := os.Stat(own); err != nil {
 		t.Error("a file that is not the store's was removed")
+	}
+}
+
+// A finished run is never resumed, so its snapshots are written before the
+// record says it finished: a kill right after that leaves them current.
+func TestSnapshotsCurrentWhenRunFinishes(t *testing.T) {
+	s := New(Options{Base: t.TempDir()})
+	r := newRun(t, s, "r1")
+	step(r, "01-a#1", 1)
+	r.SetState(map[string]any{"n": 9.0, "status": "completed"})
+	if err := r.Commit(runstore.Event{From: "running", To: "completed"}); err != nil {
+		t.Fatal(err)
+	}
+	// No Close yet: as if the process were gone.
+	defer r.Close()
+	dir := r.Where()
+	var st map[string]any
+	data, err := os.ReadFile(filepath.Join(dir, StateFile))
+	if err != nil || json.Unmarshal(data, &st) != nil || st["n"] != 9.0 {
+		t.Errorf("state.json after the final commit = %s, %v", data, err)
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, ProgressFile)); !strings.Contains(string(data), `runState: "completed"`) {
+		t.Errorf("skill-state.yaml after the final commit:\n%s", data)
 	}
 }
