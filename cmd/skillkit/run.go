@@ -67,7 +67,7 @@ Exit codes: 0 completed, 1 failed or aborted, 2 invalid skill or usage,
 	f.StringVar(&o.workDir, "workdir", "", "run directory of a new run (default .skillkit/runs/<skill>/<run-id>)")
 	f.StringArrayVar(&o.inputs, "input", nil, "an input as key=value, repeatable (SKILL_INPUT_KEY for shell, inputs.key for JS)")
 	f.StringVar(&o.agentCmd, "agent", "", "command that does agent work, prompt on stdin (default $SKILLKIT_AGENT)")
-	f.BoolVar(&o.yes, "yes", false, "answer yes to every confirmation")
+	f.BoolVar(&o.yes, "yes", false, "answer yes to every confirmation, and each AskUserQuestion with its first option (--answers wins)")
 	f.StringVar(&o.answers, "answers", "", "YAML or JSON file of answers: question header → option label")
 	f.BoolVar(&o.dryRun, "dry-run", false, "show what would run and what would go to the agent; write nothing")
 	f.StringVar(&o.resume, "resume", "", "resume the run with this id or directory; \"last\" is this skill's newest run")
@@ -115,6 +115,9 @@ func runSkill(c *cobra.Command, s Streams, o *runOptions, dir string) error {
 			return usageErr(err)
 		}
 		opts.Answers = a
+	case o.yes:
+		// --yes answers AskUserQuestion too: each question's first option.
+		opts.Answers = script.Yes{}
 	case isTerminal(s.In):
 		opts.Answers = &script.Terminal{In: s.In, Out: c.ErrOrStderr()}
 	}

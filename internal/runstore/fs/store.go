@@ -123,7 +123,9 @@ func (s *Store) Resume(ref string, co runstore.ClaimOptions) (runstore.Run, erro
 		c.release()
 		return nil, fmt.Errorf("resuming run %s: it is %s: %w", p.RunID, p.RunState, runstore.ErrTerminal)
 	}
-	removeTemps(dir, StateFile, ProgressFile, ClaimFile)
+	// Not claim.json's: a process losing the race for the claim may be
+	// linking its own temporary claim file right now.
+	removeTemps(dir, StateFile, ProgressFile)
 	removeTemps(filepath.Join(dir, ThreadsDir))
 	r := s.open(dir, c)
 	r.work = cmp.Or(rec.workDir, dir)
