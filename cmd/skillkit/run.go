@@ -52,7 +52,7 @@ Claude Code's tool vocabulary (Read, Write, Bash, Glob, Grep, Task, …). Work
 that needs a model (prose steps, prose actions, Task/Agent calls) goes to the
 --agent: claude or codex (one conversation per run), or any command, which
 gets the prompt on stdin. ARGS after -- are the skill's arguments, as Claude
-Code's $ARGUMENTS, $0, $1, …; context commands (!`+"`cmd`"+` and `+"```!"+` blocks) of
+Code's $ARGUMENTS, $0, $1, …; context commands (!` + "`cmd`" + ` and ` + "```!" + ` blocks) of
 SKILL.md and the phases run before their text goes to the agent, unless
 --no-shell-context.
 
