@@ -49,15 +49,15 @@ type Prompt struct {
 
 type section struct{ name, body string }
 
-// ContextSection names the section that a conversation needs only once.
-const ContextSection = "CONTEXT"
+// contextSection names the section that a conversation needs only once.
+const contextSection = "CONTEXT"
 
 // Text renders the prompt; withContext false leaves [CONTEXT] out, for an
 // agent that has it from earlier in the conversation.
 func (p *Prompt) Text(withContext bool) string {
 	var b strings.Builder
 	for _, s := range p.sections {
-		if s.name == ContextSection && !withContext {
+		if s.name == contextSection && !withContext {
 			continue
 		}
 		if b.Len() > 0 {
@@ -113,7 +113,7 @@ func (c Context) begin(r Request) *Prompt {
 	p.add("SKILL", c.Skill)
 	p.add("SKILL_DIR", c.SkillDir)
 	p.add("WORK_DIR", c.WorkDir)
-	p.add(ContextSection, c.Instructions)
+	p.add(contextSection, c.Instructions)
 	return p
 }
 

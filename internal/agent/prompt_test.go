@@ -92,3 +92,21 @@ func TestPromptRejectsUnencodableState(t *testing.T) {
 		t.Fatal("want an error for a state that is not JSON")
 	}
 }
+
+// TestRuntimeDocShowsStepPrompt keeps the step prompt of docs/runtime.md
+// the one StepPrompt builds (testdata/prompt-step.golden).
+func TestRuntimeDocShowsStepPrompt(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/runtime.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile(filepath.Join("testdata", "prompt-step.golden"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, _ := strings.Cut(string(doc), "A step prompt, for a skill run with")
+	_, block, _ := strings.Cut(after, "````text\n")
+	if block, _, _ = strings.Cut(block, "\n````\n"); block+"\n" != string(want) {
+		t.Errorf("docs/runtime.md shows this step prompt:\n%s\nStepPrompt builds:\n%s", block, want)
+	}
+}
