@@ -41,7 +41,9 @@ func readAction(m *md, id string) *plan.Action {
 func readExecution(m *md) plan.Execution {
 	s := m.section(plan.SecExecution)
 	if s == nil {
-		return plan.Execution{Kind: plan.ExecProse, Pos: m.doc.TitlePos}
+		// No recognised execution section: the whole file is the
+		// agent's instruction (DESIGN §1.5), never skipped.
+		return plan.Execution{Kind: plan.ExecProse, Text: strings.TrimSpace(m.text(1, m.numLines())), Pos: m.doc.TitlePos}
 	}
 	for _, c := range m.codeIn(s.Pos.Line, s.EndLine) {
 		switch c.Kind() {

@@ -267,6 +267,7 @@ func (r *reader) classify() {
 	if entry != "" {
 		m := r.docs[entry]
 		s.Entry, s.Body, s.FrontMatter = entry, m.doc, m.fm
+		s.Instructions = strings.TrimSpace(m.text(1, m.numLines()))
 		if fm := s.FrontMatter; fm != nil && fm.Error != nil {
 			s.Diagnostics = append(s.Diagnostics, *fm.Error)
 		}

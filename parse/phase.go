@@ -17,12 +17,13 @@ func readPhase(m *md, n plan.Number, slug string) *plan.Phase {
 		p.HeadingNumber, p.Title = mm[1], mm[2]
 	}
 	p.Description = firstParagraph(m)
+	p.Objective, p.Input = sectionText(m, plan.SecObjective), sectionText(m, plan.SecInput)
 	p.Steps = readSteps(m)
 	if s := m.section(plan.SecOutput); s != nil {
 		p.Outputs = readOutputs(m, s)
 	}
 	if s := m.section(plan.SecNextPhase); s != nil {
-		p.NextText = strings.TrimSpace(m.text(s.Pos.Line+1, s.EndLine))
+		p.NextText = sectionText(m, plan.SecNextPhase)
 		for _, l := range m.doc.Links {
 			if l.Pos.Line > s.Pos.Line && l.Pos.Line <= s.EndLine {
 				p.Next = l
@@ -31,6 +32,16 @@ func readPhase(m *md, n plan.Number, slug string) *plan.Phase {
 		}
 	}
 	return p
+}
+
+// sectionText is the markdown of the section with key, heading excluded,
+// or "" when there is none.
+func sectionText(m *md, key string) string {
+	s := m.section(key)
+	if s == nil {
+		return ""
+	}
+	return strings.TrimSpace(m.text(s.Pos.Line+1, s.EndLine))
 }
 
 // firstParagraph is the text between the H1 and the first other heading,

@@ -8,6 +8,7 @@ package plan
 
 import (
 	"fmt"
+	"path"
 	"slices"
 	"strings"
 	"time"
@@ -85,7 +86,10 @@ type Skill struct {
 	FrontMatter *FrontMatter `json:"frontMatter,omitempty"`
 	// Body is the entry document after its front matter.
 	Body *Doc `json:"body,omitempty"`
-	Mode Mode `json:"mode"`
+	// Instructions is the markdown of Body: what the agent is given as
+	// the skill's context, as Claude Code gives a model the SKILL.md body.
+	Instructions string `json:"instructions,omitempty"`
+	Mode         Mode   `json:"mode"`
 	// Phases are the numbered phase files in execution order. A numbered
 	// orchestrator (hybrid) is among them with IsOrchestrator set.
 	Phases       []*Phase      `json:"phases,omitempty"`
@@ -311,6 +315,10 @@ type Phase struct {
 	Title         string `json:"title"`
 	HeadingNumber string `json:"headingNumber,omitempty"`
 	Description   string `json:"description,omitempty"`
+	// Objective and Input are the markdown of those sections, headings
+	// excluded: what the agent is told of the phase with each step.
+	Objective string `json:"objective,omitempty"`
+	Input     string `json:"input,omitempty"`
 	// IsOrchestrator marks the numbered orchestrator of a hybrid skill.
 	IsOrchestrator bool      `json:"isOrchestrator,omitempty"`
 	Steps          []*Step   `json:"steps,omitempty"`
@@ -322,6 +330,10 @@ type Phase struct {
 	// several ("If auto mode → …") is in the words around it.
 	NextText string `json:"nextText,omitempty"`
 }
+
+// ID names the phase in a run's record: its file name without .md
+// ("02-analyze").
+func (p *Phase) ID() string { return strings.TrimSuffix(path.Base(p.Doc.File), ".md") }
 
 // Step is one unit of a phase's execution section.
 type Step struct {

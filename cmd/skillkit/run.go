@@ -33,12 +33,13 @@ type runOptions struct {
 	allow    []string
 	maxIter  int
 	retries  int
+	noShell  bool
 }
 
 func newRunCmd(s Streams) *cobra.Command {
 	o := &runOptions{}
 	c := &cobra.Command{
-		Use:   "run SKILL",
+		Use:   "run SKILL [-- ARGS...]",
 		Short: "Run a skill locally with durable state",
 		Long: `run executes a skill: numbered phases in order, or the orchestrator loop,
 in a run directory (.skillkit/runs/<skill>/<run-id>/ unless --workdir) that
@@ -49,24 +50,35 @@ completed step never runs again, the interrupted one runs again.
 Shell steps run with bash; JavaScript steps run in an embedded engine with
 Claude Code's tool vocabulary (Read, Write, Bash, Glob, Grep, Task, …). Work
 that needs a model (prose steps, prose actions, Task/Agent calls) goes to the
---agent command with the prompt on stdin; 'claude -p' works as it is.
+--agent: claude or codex (one conversation per run), or any command, which
+gets the prompt on stdin. ARGS after -- are the skill's arguments, as Claude
+Code's $ARGUMENTS, $0, $1, …; context commands (!` + "`cmd`" + ` and ` + "```!" + ` blocks) of
+SKILL.md and the phases run before their text goes to the agent, unless
+--no-shell-context.
 
 Exit codes: 0 completed, 1 failed or aborted, 2 invalid skill or usage,
 3 internal failure, 130 interrupted (resumable).`,
 		Example: `  skillkit run examples/sequential --input dir="$PWD/docs"
-  skillkit run my-skill --agent 'claude -p' --answers answers.yaml
+  skillkit run my-skill --agent claude --answers answers.yaml -- src/main.go
+  skillkit run my-skill --agent ./my-agent.sh
   skillkit run my-skill --dry-run
   skillkit run my-skill --resume 20261121-101500-ab12
-  skillkit run my-skill --resume last --agent 'claude -p'`,
-		Args: cobra.ExactArgs(1),
+  skillkit run my-skill --resume last --agent claude`,
+		Args: func(c *cobra.Command, args []string) error {
+			if dash := c.ArgsLenAtDash(); len(args) == 0 || dash > 1 || dash < 0 && len(args) > 1 {
+				return fmt.Errorf("want one SKILL, then the skill's arguments after --; got %q", args)
+			}
+			return nil
+		},
 		RunE: runE(func(c *cobra.Command, args []string) error {
-			return runSkill(c, s, o, args[0])
+			return runSkill(c, s, o, args[0], args[1:])
 		}),
 	}
 	f := c.Flags()
 	f.StringVar(&o.workDir, "workdir", "", "run directory of a new run (default .skillkit/runs/<skill>/<run-id>)")
 	f.StringArrayVar(&o.inputs, "input", nil, "an input as key=value, repeatable (SKILL_INPUT_KEY for shell, inputs.key for JS)")
-	f.StringVar(&o.agentCmd, "agent", "", "command that does agent work, prompt on stdin (default $SKILLKIT_AGENT)")
+	f.StringVar(&o.agentCmd, "agent", "", "what does agent work: claude, codex, or a command reading the prompt on stdin (default $SKILLKIT_AGENT)")
+	f.BoolVar(&o.noShell, "no-shell-context", false, "send context commands (!`cmd`, ```! blocks) to the agent as written instead of running them")
 	f.BoolVar(&o.yes, "yes", false, "answer yes to every confirmation, and each AskUserQuestion with its first option (--answers wins)")
 	f.StringVar(&o.answers, "answers", "", "YAML or JSON file of answers: question header → option label")
 	f.BoolVar(&o.dryRun, "dry-run", false, "show what would run and what would go to the agent; write nothing")
@@ -78,7 +90,7 @@ Exit codes: 0 completed, 1 failed or aborted, 2 invalid skill or usage,
 	return c
 }
 
-func runSkill(c *cobra.Command, s Streams, o *runOptions, dir string) error {
+func runSkill(c *cobra.Command, s Streams, o *runOptions, dir string, args []string) error {
 	skill, err := parse.Dir(dir)
 	if err != nil {
 		return usageErr(err)
@@ -98,7 +110,7 @@ func runSkill(c *cobra.Command, s Streams, o *runOptions, dir string) error {
 	}
 	opts := skrun.Options{
 		Skill: skill, Store: runsOf(cwd), WorkDir: o.workDir, Resume: o.resume, Force: o.force,
-		Inputs: inputs, ProjectDir: cwd, AllowPaths: o.allow, Yes: o.yes,
+		Inputs: inputs, Args: args, NoShellContext: o.noShell, ProjectDir: cwd, AllowPaths: o.allow, Yes: o.yes,
 		Loop: orchestrator.Options{MaxIterations: o.maxIter, Retries: o.retries},
 		Out:  c.OutOrStdout(),
 		Validate: func(sk *plan.Skill) error {

@@ -39,11 +39,11 @@ func TestAskRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reply, err := a.Ask(context.Background(), RequestAction, prompt)
+	reply, err := a.Ask(context.Background(), prompt)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := testfs.ReadFile(t, filepath.Join(a.Dir, "prompt.txt")); got != prompt {
+	if got := testfs.ReadFile(t, filepath.Join(a.Dir, "prompt.txt")); got != prompt.Text(true) {
 		t.Errorf("the agent read %q on stdin, want the prompt %q", got, prompt)
 	}
 	wantEnv := "request=action\nworkdir=" + a.Dir + "\nrun=run-1\ninput_target=src\n"
@@ -74,7 +74,7 @@ func TestAskFailures(t *testing.T) {
 			if tt.timeout != 0 {
 				a.Timeout = tt.timeout
 			}
-			_, err := a.Ask(context.Background(), RequestStep, "do it")
+			_, err := a.Ask(context.Background(), &Prompt{Request: RequestStep})
 			var aerr *Error
 			if !errors.As(err, &aerr) {
 				t.Fatalf("err = %v, want an *Error", err)
@@ -88,7 +88,7 @@ func TestAskFailures(t *testing.T) {
 
 func TestAskReplyWithoutStateUpdates(t *testing.T) {
 	a := fakeAgent(t, "prose")
-	reply, err := a.Ask(context.Background(), RequestAction, "do it")
+	reply, err := a.Ask(context.Background(), &Prompt{Request: RequestAction})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +100,7 @@ func TestAskReplyWithoutStateUpdates(t *testing.T) {
 
 func TestAskWithoutCommand(t *testing.T) {
 	var a *Agent
-	if _, err := a.Ask(context.Background(), RequestTask, "x"); !errors.Is(err, ErrNoAgent) {
+	if _, err := a.Ask(context.Background(), &Prompt{Request: RequestTask}); !errors.Is(err, ErrNoAgent) {
 		t.Errorf("err = %v, want ErrNoAgent", err)
 	}
 }

@@ -3,19 +3,26 @@ package agent
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/skillkit/skillkit/plan"
 )
 
-// Context is what every prompt tells the agent about the run.
+// Context is what every prompt of a run says about the run.
 type Context struct {
-	Skill   string
-	WorkDir string
-	Inputs  map[string]string
-	// State is the skill's state; nil leaves the [STATE] section out.
+	Skill string
+	// SkillDir and WorkDir are absolute.
+	SkillDir string
+	WorkDir  string
+	// Instructions is the SKILL.md body, expanded: the [CONTEXT] section.
+	Instructions string
+	// State is the skill's state; the requests that show it ([STATE])
+	// need it.
 	State map[string]any
+	// Expand turns the skill's text into what the agent receives
+	// (Claude Code's substitutions, context commands); nil sends it as
+	// written.
+	Expand func(string) (string, error)
 }
 
 // Task is a Task or Agent call of skill code.
@@ -25,119 +32,270 @@ type Task struct {
 	Prompt       string
 }
 
-// The [RETURN] texts: what the reply must hold.
+// Choice is one action the agent may select, with whether its checkable
+// preconditions hold (nil: they cannot be checked).
+type Choice struct {
+	ID      string
+	Purpose string
+	Ready   *bool
+}
+
+// Prompt is one request to the agent: plain text in sections, each opened
+// by a line [NAME] (DESIGN §3.4).
+type Prompt struct {
+	Request  Request
+	sections []section
+}
+
+type section struct{ name, body string }
+
+// contextSection names the section that a conversation needs only once.
+const contextSection = "CONTEXT"
+
+// Text renders the prompt; withContext false leaves [CONTEXT] out, for an
+// agent that has it from earlier in the conversation.
+func (p *Prompt) Text(withContext bool) string {
+	var b strings.Builder
+	for _, s := range p.sections {
+		if s.name == contextSection && !withContext {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "[%s]\n%s\n", s.name, strings.TrimRight(s.body, "\n"))
+	}
+	return b.String()
+}
+
+// add appends a section; one with nothing to say is left out.
+func (p *Prompt) add(name, body string) {
+	if strings.TrimSpace(body) != "" {
+		p.sections = append(p.sections, section{name, body})
+	}
+}
+
+// The [RETURN] texts: what the answer must hold.
 const (
+	returnStep = "Do the step in the work dir. If the step changes the state, end your reply with a JSON " +
+		"object holding a \"stateUpdates\" field, e.g. {\"stateUpdates\": {\"files_counted\": true}}; " +
+		"otherwise just report what you did."
 	returnAction = "Do the action in the work dir. Then end your reply with a JSON object holding a " +
 		"\"stateUpdates\" field: the changes to apply to the state, e.g.\n" +
 		"```json\n{\"stateUpdates\": {\"status\": \"running\"}}\n```\n" +
 		"Keys may be dotted paths (\"context.files\"). The last such object in your reply is used."
-	returnStep = "Do the step in the work dir. If the step changes the state, end your reply with a JSON " +
-		"object holding a \"stateUpdates\" field, e.g. {\"stateUpdates\": {\"files_counted\": true}}; " +
-		"otherwise just report what you did."
+	returnSelect = "Choose the action to run next from [ACTIONS]. End your reply with {\"action\": \"<id>\"}, " +
+		"or {\"action\": null} when no action should run."
+	returnTask    = "Do the task. Your reply, as it is, is returned to the skill's code."
 	returnConfirm = "Answer with one word on the last line: yes (run the step) or skip (do not run it)."
+	// guidance heads the code of an agent step: the code shows what to
+	// do, in a form skillkit could not run.
+	guidance = "The code below is guidance for you, not a script to run as written: do what it means with your own tools."
 )
 
-// StepPrompt is the prompt of an agent step: a step with no runnable block,
-// whose text is the instruction.
-func StepPrompt(c Context, phase string, step *plan.Step) (string, error) {
-	var b strings.Builder
-	if err := c.write(&b); err != nil {
-		return "", err
+// schemaOf is the JSON Schema of the answer to a request that must be
+// JSON, for an adapter that can enforce it; "" for free text.
+func schemaOf(r Request) string {
+	switch r {
+	case RequestAction:
+		return `{"type":"object","properties":{"stateUpdates":{"type":"object"}},"required":["stateUpdates"]}`
+	case RequestSelect:
+		return `{"type":"object","properties":{"action":{"type":["string","null"]}},"required":["action"]}`
+	case RequestConfirm:
+		return `{"type":"object","properties":{"answer":{"type":"string","enum":["yes","skip"]}},"required":["answer"]}`
 	}
-	section(&b, "PHASE", phase)
-	section(&b, "STEP", step.Text)
-	section(&b, "RETURN", returnStep)
-	return b.String(), nil
+	return ""
 }
 
-// ActionPrompt is the prompt of a prose action: its Execution text, with
-// the purpose and the action file for context. The reply must hold
-// stateUpdates (see ParseStateUpdates).
-func ActionPrompt(c Context, a *plan.Action) (string, error) {
-	var b strings.Builder
-	if err := c.write(&b); err != nil {
-		return "", err
+// begin starts a prompt with the sections every request has.
+func (c Context) begin(r Request) *Prompt {
+	p := &Prompt{Request: r}
+	p.add("SKILL", c.Skill)
+	p.add("SKILL_DIR", c.SkillDir)
+	p.add("WORK_DIR", c.WorkDir)
+	p.add(contextSection, c.Instructions)
+	return p
+}
+
+// expand runs the skill's text through Expand.
+func (c Context) expand(text string) (string, error) {
+	if c.Expand == nil {
+		return text, nil
 	}
-	action := "Action: " + a.ID
+	return c.Expand(text)
+}
+
+// state adds [STATE].
+func (c Context) state(p *Prompt) error {
+	data, err := json.MarshalIndent(c.State, "", "  ")
+	if err != nil {
+		return fmt.Errorf("writing the state into the agent prompt: %w", err)
+	}
+	p.add("STATE", string(data))
+	return nil
+}
+
+// StepPrompt is the prompt of an agent step of phase ph: the phase's
+// objective and input, the step's text with its code labelled as
+// guidance, the state and the files the phase must leave.
+func StepPrompt(c Context, ph *plan.Phase, step *plan.Step) (*Prompt, error) {
+	p := c.begin(RequestStep)
+	head := ph.ID()
+	if ph.Title != "" {
+		head += ": " + ph.Title
+	}
+	parts := []string{head}
+	for _, s := range []struct{ name, text string }{{"Objective", ph.Objective}, {"Input", ph.Input}} {
+		if s.text != "" {
+			t, err := c.expand(s.text)
+			if err != nil {
+				return nil, err
+			}
+			parts = append(parts, s.name+":\n"+t)
+		}
+	}
+	p.add("PHASE", strings.Join(parts, "\n\n"))
+	text, err := c.expand(stepBody(step))
+	if err != nil {
+		return nil, err
+	}
+	p.add("STEP", stepTitle(step)+"\n\n"+labelCode(text))
+	if err := c.state(p); err != nil {
+		return nil, err
+	}
+	p.add("OUTPUTS", outputLines(ph.Outputs))
+	p.add("RETURN", returnStep)
+	return p, nil
+}
+
+// stepTitle is "Step 2: Summarize", or the title of a phase's one implicit
+// step.
+func stepTitle(s *plan.Step) string {
+	if s.Number == "" {
+		return s.Title
+	}
+	return "Step " + s.Number + ": " + s.Title
+}
+
+// stepBody is the step's markdown without its heading line, which
+// stepTitle says.
+func stepBody(s *plan.Step) string {
+	if strings.HasPrefix(strings.TrimSpace(s.Text), "#") {
+		_, rest, _ := strings.Cut(s.Text, "\n")
+		return strings.TrimSpace(rest)
+	}
+	return strings.TrimSpace(s.Text)
+}
+
+// labelCode puts the guidance line before the text's first fenced code
+// block: the code stays where the prose refers to it.
+func labelCode(text string) string {
+	spans := fences(text)
+	if len(spans) == 0 {
+		return text
+	}
+	lines := strings.SplitAfter(text, "\n")
+	i := spans[0].start
+	return strings.Join(lines[:i], "") + guidance + "\n\n" + strings.Join(lines[i:], "")
+}
+
+// outputLines is the [OUTPUTS] body: path<TAB>format per declared output;
+// the format is "any" when the skill does not say.
+func outputLines(outs []*plan.Output) string {
+	var lines []string
+	for _, o := range outs {
+		f := o.Format
+		if f == "" {
+			f = "any"
+		}
+		lines = append(lines, o.File+"\t"+f)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// ActionPrompt is the prompt of a prose action: its purpose,
+// preconditions and execution text (or whole file when it has no
+// execution section). The reply must hold stateUpdates (see
+// ParseStateUpdates).
+func ActionPrompt(c Context, a *plan.Action) (*Prompt, error) {
+	p := c.begin(RequestAction)
+	head := "Action: " + a.ID
 	if a.Title != "" {
-		action += " (" + a.Title + ")"
+		head += " (" + a.Title + ")"
 	}
+	parts := []string{head}
 	if a.Purpose != "" {
-		action += "\n\nPurpose:\n" + a.Purpose
+		parts = append(parts, "Purpose:\n"+a.Purpose)
+	}
+	if len(a.Preconditions) > 0 {
+		var pre []string
+		for _, pc := range a.Preconditions {
+			pre = append(pre, "- "+pc.Text)
+		}
+		parts = append(parts, "Preconditions:\n"+strings.Join(pre, "\n"))
 	}
 	if a.Execution.Text != "" {
-		action += "\n\nExecution:\n" + a.Execution.Text
+		parts = append(parts, "Execution:\n"+a.Execution.Text)
 	}
-	section(&b, "ACTION", action)
-	section(&b, "RETURN", returnAction)
-	return b.String(), nil
+	text, err := c.expand(strings.Join(parts, "\n\n"))
+	if err != nil {
+		return nil, err
+	}
+	p.add("ACTION", labelCode(text))
+	if err := c.state(p); err != nil {
+		return nil, err
+	}
+	p.add("RETURN", returnAction)
+	return p, nil
 }
 
-// TaskPrompt is the prompt of a Task or Agent call: the skill's own prompt,
-// headed by the run's context. The reply is returned to the skill code as
-// it is.
-func TaskPrompt(c Context, t Task) (string, error) {
-	var b strings.Builder
-	if err := c.write(&b); err != nil {
-		return "", err
+// SelectPrompt asks the agent which action runs next: the orchestrator's
+// choice when its decision logic is not code skillkit runs.
+func SelectPrompt(c Context, choices []Choice) (*Prompt, error) {
+	p := c.begin(RequestSelect)
+	if err := c.state(p); err != nil {
+		return nil, err
 	}
-	head := t.Description
+	var lines []string
+	for _, ch := range choices {
+		ready := "unknown"
+		if ch.Ready != nil {
+			ready = map[bool]string{true: "yes", false: "no"}[*ch.Ready]
+		}
+		lines = append(lines, ch.ID+"\t"+strings.Join(strings.Fields(ch.Purpose), " ")+"\t"+ready)
+	}
+	p.add("ACTIONS", strings.Join(lines, "\n"))
+	p.add("RETURN", returnSelect)
+	return p, nil
+}
+
+// TaskPrompt is the prompt of a Task or Agent call: the skill code's own
+// prompt, headed by its description. The reply is returned to the skill
+// code as it is.
+func TaskPrompt(c Context, t Task) (*Prompt, error) {
+	p := c.begin(RequestTask)
+	var parts []string
+	if t.Description != "" {
+		parts = append(parts, t.Description)
+	}
 	if t.SubagentType != "" {
-		head = strings.TrimSpace(head + "\n(subagent type: " + t.SubagentType + ")")
+		parts = append(parts, "(subagent type: "+t.SubagentType+")")
 	}
-	if head != "" {
-		section(&b, "TASK", head)
-	}
-	section(&b, "PROMPT", t.Prompt)
-	return b.String(), nil
+	parts = append(parts, t.Prompt)
+	p.add("QUESTION", strings.Join(parts, "\n\n"))
+	p.add("RETURN", returnTask)
+	return p, nil
 }
 
 // ConfirmPrompt asks the agent whether a step should run; read the reply
 // with ParseConfirm.
-func ConfirmPrompt(c Context, question string, step *plan.Step) (string, error) {
-	var b strings.Builder
-	if err := c.write(&b); err != nil {
-		return "", err
+func ConfirmPrompt(c Context, question string, phase string, step *plan.Step) (*Prompt, error) {
+	p := c.begin(RequestConfirm)
+	q, err := c.expand(question)
+	if err != nil {
+		return nil, err
 	}
-	section(&b, "STEP", step.Text)
-	section(&b, "QUESTION", question)
-	section(&b, "RETURN", returnConfirm)
-	return b.String(), nil
-}
-
-// write puts the run's context first: skill, work dir, inputs, state.
-func (c Context) write(b *strings.Builder) error {
-	if c.Skill != "" {
-		section(b, "SKILL", c.Skill)
-	}
-	if c.WorkDir != "" {
-		section(b, "WORK_DIR", c.WorkDir)
-	}
-	if len(c.Inputs) > 0 {
-		keys := make([]string, 0, len(c.Inputs))
-		for k := range c.Inputs {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		var lines []string
-		for _, k := range keys {
-			lines = append(lines, k+"="+c.Inputs[k])
-		}
-		section(b, "INPUTS", strings.Join(lines, "\n"))
-	}
-	if c.State != nil {
-		data, err := json.MarshalIndent(c.State, "", "  ")
-		if err != nil {
-			return fmt.Errorf("writing the state into the agent prompt: %w", err)
-		}
-		section(b, "STATE", string(data))
-	}
-	return nil
-}
-
-func section(b *strings.Builder, name, body string) {
-	if b.Len() > 0 {
-		b.WriteString("\n")
-	}
-	fmt.Fprintf(b, "[%s]\n%s\n", name, strings.TrimRight(body, "\n"))
+	p.add("QUESTION", fmt.Sprintf("Before %q in phase %s: %s", stepTitle(step), phase, q))
+	p.add("RETURN", returnConfirm)
+	return p, nil
 }

@@ -104,8 +104,14 @@ func tail(s string, n int) string {
 func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
 
 // ParseConfirm reads an agent's answer to a confirmation prompt: its last
-// non-empty line, "yes" or "skip" (case and punctuation ignored).
+// non-empty line, "yes" or "skip" (case and punctuation ignored), or the
+// {"answer": …} object an adapter enforcing the JSON schema returns.
 func ParseConfirm(reply string) (yes bool, err error) {
+	if obj, _ := decodeObject(strings.TrimSpace(reply)); obj != nil {
+		if a, ok := obj["answer"].(string); ok {
+			reply = a
+		}
+	}
 	lines := strings.Split(strings.TrimSpace(reply), "\n")
 	last := strings.ToLower(strings.Trim(strings.TrimSpace(lines[len(lines)-1]), " .!*`\"'"))
 	switch last {

@@ -31,14 +31,18 @@ func (e *ActionError) Unwrap() error { return e.Err }
 // moment, and keeps its reply in the action's log: the one path by which
 // an action goes to the agent.
 func (r *Runner) AskAction(ctx context.Context, a *plan.Action) (string, error) {
-	prompt, err := agent.ActionPrompt(r.agentContext(), a)
-	if err != nil {
-		return "", err
-	}
 	if err := r.Run.Flush(); err != nil {
 		return "", err
 	}
-	reply, err := r.Agent.Ask(ctx, agent.RequestAction, prompt)
+	c, err := r.AgentContext(ctx)
+	if err != nil {
+		return "", err
+	}
+	prompt, err := agent.ActionPrompt(c, a)
+	if err != nil {
+		return "", err
+	}
+	reply, err := r.Agent.Ask(ctx, prompt)
 	r.log(a.ID, "# agent\n"+reply)
 	return reply, err
 }

@@ -30,7 +30,7 @@ type Script interface {
 
 // Agent is the agent command; *agent.Agent is one.
 type Agent interface {
-	Ask(ctx context.Context, req agent.Request, prompt string) (string, error)
+	Ask(ctx context.Context, p *agent.Prompt) (string, error)
 }
 
 // Confirmer answers a step's confirmation question with one of the
@@ -111,6 +111,11 @@ type Runner struct {
 	// Observe, when set, sees every event as it is written: a live
 	// display follows the run with it.
 	Observe func(runstore.Event)
+	// Vars are substituted in the skill's text before it goes to the
+	// agent; ShellContext runs the text's context commands (!`cmd`,
+	// ```!) too, in the work dir (off with --no-shell-context).
+	Vars         agent.Vars
+	ShellContext bool
 
 	// loop is the autonomous loop's record, waiting for the next event
 	// when moved.
@@ -119,6 +124,12 @@ type Runner struct {
 	// warned says a write to the run's history (metrics, logs) failed
 	// and was reported once.
 	warned bool
+	// conv is the conversation after the agent calls since the last
+	// event, which the next event records; nil when none happened.
+	conv *runstore.Conversation
+	// instructions is the skill's [CONTEXT], expanded once per process:
+	// its context commands run at most once.
+	instructions *string
 }
 
 // Event records one transition, not waiting for the disk: the kernel
@@ -138,6 +149,7 @@ func (r *Runner) record(e runstore.Event, commit bool) error {
 		l := *r.loop
 		e.Loop = &l
 	}
+	e.Agent = r.conv
 	var err error
 	if commit {
 		err = r.Run.Commit(e)
@@ -147,7 +159,7 @@ func (r *Runner) record(e runstore.Event, commit bool) error {
 	if err != nil {
 		return err
 	}
-	r.moved = false
+	r.moved, r.conv = false, nil
 	if r.Observe != nil {
 		if e.Run == "" {
 			e.Run = r.Run.ID()
@@ -206,9 +218,66 @@ func (r *Runner) printf(format string, args ...any) {
 	}
 }
 
-// agentContext is what every agent prompt says about the run.
-func (r *Runner) agentContext() agent.Context {
-	return agent.Context{Skill: r.Skill.Name, WorkDir: r.Run.WorkDir(), Inputs: r.Inputs, State: r.State}
+// AgentContext is what every agent prompt of the run says about it, with
+// the state of the moment. The skill's text goes through Vars and, with
+// ShellContext, its context commands, which run now: only text about to
+// be sent is expanded, so lint, plan and dry runs never run them.
+func (r *Runner) AgentContext(ctx context.Context) (agent.Context, error) {
+	c := agent.Context{
+		Skill: r.Skill.Name, SkillDir: r.Vars.SkillDir, WorkDir: r.Run.WorkDir(), State: r.State,
+		Expand: func(text string) (string, error) { return r.expand(ctx, text) },
+	}
+	if r.instructions == nil {
+		text, err := r.expand(ctx, r.Vars.Instructions(r.Skill.Instructions))
+		if err != nil {
+			return c, fmt.Errorf("%s: %w", r.Skill.Entry, err)
+		}
+		r.instructions = &text
+	}
+	c.Instructions = *r.instructions
+	return c, nil
+}
+
+// expand substitutes the variables in text and runs its context commands.
+func (r *Runner) expand(ctx context.Context, text string) (string, error) {
+	text = r.Vars.Substitute(text)
+	if !r.ShellContext {
+		return text, nil
+	}
+	return agent.RunContext(ctx, text, func(ctx context.Context, cmd string) (string, error) {
+		res, err := r.Script.Shell(ctx, cmd)
+		if err == nil && res.ExitCode != 0 {
+			err = &agent.CommandError{Command: cmd, ExitCode: res.ExitCode, Stderr: res.Stderr}
+		}
+		return res.Stdout, err
+	})
+}
+
+// AgentCalled records an agent call, whoever made it (a step, an action,
+// skill code): a metrics line with what the agent reported, and the
+// conversation's progress, which the next event carries so that a resume
+// continues the conversation and its call count.
+func (r *Runner) AgentCalled(c agent.Call) {
+	r.conv = &runstore.Conversation{Calls: c.N, Thread: c.Thread}
+	outcome := string(StepCompleted)
+	if c.Err != nil {
+		outcome = string(StepFailed)
+	}
+	r.metric(runstore.Metric{
+		Kind: runstore.KindAgent, DurationMS: ms(c.Duration), Attempts: 1, Outcome: outcome,
+		Request: string(c.Request), Call: c.N, Session: r.conv.Thread, Turns: c.Turns, CostUSD: c.CostUSD,
+	})
+}
+
+// phase is the phase of the skill that a unit id names, or a bare one for
+// a unit that is no phase file.
+func (r *Runner) phase(unit string) *plan.Phase {
+	for _, ph := range r.Skill.Phases {
+		if ph.ID() == unit {
+			return ph
+		}
+	}
+	return &plan.Phase{Doc: &plan.Doc{File: unit + ".md"}}
 }
 
 // SetState replaces the state, stamping updated_at (a base state field the

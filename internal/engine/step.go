@@ -80,7 +80,7 @@ func (r *Runner) RunStep(ctx context.Context, unit, id string, step *plan.Step) 
 		if err := s.to(StepConfirm, c.Question); err != nil {
 			return "", err
 		}
-		answer, how, err := r.confirm(ctx, step)
+		answer, how, err := r.confirm(ctx, unit, step)
 		if err != nil {
 			return "", &StepError{Step: id, Pos: c.Pos, Err: err}
 		}
@@ -168,7 +168,7 @@ func (s *stepRun) finish(status runstore.StepStatus, to StepState, detail string
 // confirm answers a step's confirmation: --yes, else the Confirmer, else
 // the question's default; "agent" (as an answer or a default) lets the
 // agent decide between yes and skip. how says where the answer came from.
-func (r *Runner) confirm(ctx context.Context, step *plan.Step) (answer, how string, err error) {
+func (r *Runner) confirm(ctx context.Context, unit string, step *plan.Step) (answer, how string, err error) {
 	c := step.Attrs.Confirm
 	switch {
 	case r.Yes:
@@ -198,11 +198,15 @@ func (r *Runner) confirm(ctx context.Context, step *plan.Step) (answer, how stri
 	if err := r.Run.Flush(); err != nil {
 		return "", "", err
 	}
-	prompt, err := agent.ConfirmPrompt(r.agentContext(), c.Question, step)
+	actx, err := r.AgentContext(ctx)
 	if err != nil {
 		return "", "", err
 	}
-	reply, err := r.Agent.Ask(ctx, agent.RequestConfirm, prompt)
+	prompt, err := agent.ConfirmPrompt(actx, c.Question, unit, step)
+	if err != nil {
+		return "", "", err
+	}
+	reply, err := r.Agent.Ask(ctx, prompt)
 	if err != nil {
 		return "", "", fmt.Errorf("asking the agent to confirm: %w", err)
 	}
@@ -277,11 +281,15 @@ func (r *Runner) execBlocks(ctx context.Context, s *stepRun, res *execResult) er
 		if err := r.Run.Flush(); err != nil {
 			return err
 		}
-		prompt, err := agent.StepPrompt(r.agentContext(), s.unit, s.step)
+		actx, err := r.AgentContext(ctx)
 		if err != nil {
 			return err
 		}
-		reply, err := r.Agent.Ask(ctx, agent.RequestStep, prompt)
+		prompt, err := agent.StepPrompt(actx, r.phase(s.unit), s.step)
+		if err != nil {
+			return err
+		}
+		reply, err := r.Agent.Ask(ctx, prompt)
 		res.stdout = reply
 		var aerr *agent.Error
 		if errors.As(err, &aerr) {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -103,7 +104,9 @@ func TestExampleAgentDriven(t *testing.T) {
 	if note := testfs.ReadFile(t, filepath.Join(res.Dir, "note.md")); !strings.HasPrefix(note, "# Resumable runs\n") {
 		t.Errorf("note.md = %q: the agent did not see SKILL_INPUT_TOPIC", note)
 	}
-	prompts := strings.Split(testfs.ReadFile(t, filepath.Join(res.Dir, "agent-prompts.log")), "=== ")[1:]
+	// A prompt opens with a line "=== <request> request"; "===" also
+	// occurs inside prompts (JS preconditions).
+	prompts := regexp.MustCompile(`(?m)^=== `).Split(testfs.ReadFile(t, filepath.Join(res.Dir, "agent-prompts.log")), -1)[1:]
 	if len(prompts) != 3 {
 		t.Fatalf("the agent got %d prompts, want 3", len(prompts))
 	}

@@ -8,7 +8,6 @@ import (
 
 	"github.com/skillkit/skillkit/internal/agent"
 	"github.com/skillkit/skillkit/internal/engine"
-	"github.com/skillkit/skillkit/internal/sequential"
 	"github.com/skillkit/skillkit/plan"
 )
 
@@ -93,7 +92,7 @@ func Plan(o Options) (*DryRun, error) {
 	if workDir == "" {
 		workDir = "<the new run's work dir>"
 	}
-	inputs := o.Inputs
+	args, session := o.Args, "<the new run's session id>"
 	if o.Resume != "" {
 		sum, err := o.Store.Status(o.Resume)
 		if err != nil {
@@ -107,13 +106,18 @@ func Plan(o Options) (*DryRun, error) {
 			done[id] = true
 		}
 		state, workDir, d.Resume = sum.LastState, sum.WorkDir, p.RunID
-		if len(o.Inputs) == 0 {
-			inputs = p.Inputs
-		}
+		args, session = p.Args, sessionOf(p)
 	}
-	actx := agent.Context{Skill: s.Name, WorkDir: workDir, Inputs: inputs, State: state}
+	// Context commands never run in a dry run: the prompts show them as
+	// written.
+	vars := varsOf(s, args, session)
+	actx := agent.Context{
+		Skill: s.Name, SkillDir: vars.SkillDir, WorkDir: workDir, State: state,
+		Instructions: vars.Instructions(s.Instructions),
+		Expand:       func(text string) (string, error) { return vars.Substitute(text), nil },
+	}
 	for _, ph := range phases {
-		id := sequential.PhaseID(ph)
+		id := ph.ID()
 		dp := &DryPhase{ID: id, Title: ph.Title, Done: done[id], IsOrchestrator: ph.IsOrchestrator, Outputs: ph.Outputs}
 		for j, st := range ph.Steps {
 			ds := &DryStep{ID: engine.StepID(id, j), Title: st.Title, Pos: st.Pos, Kind: st.KindLabel()}
@@ -132,25 +136,27 @@ func Plan(o Options) (*DryRun, error) {
 				ds.Timeout = a.Timeout.Duration.String()
 			}
 			if ds.Kind == plan.StepAgent {
-				p, err := agent.StepPrompt(actx, id, st)
+				p, err := agent.StepPrompt(actx, ph, st)
 				if err != nil {
 					return nil, err
 				}
-				ds.Prompt = p
+				ds.Prompt = p.Text(true)
 			}
 			dp.Steps = append(dp.Steps, ds)
 		}
 		d.Phases = append(d.Phases, dp)
 	}
 	if s.Mode != plan.ModeSequential {
-		d.Loop = dryLoop(s)
+		if d.Loop, err = dryLoop(s, actx); err != nil {
+			return nil, err
+		}
 	}
 	return d, nil
 }
 
 // dryLoop describes the loop for a dry run: the selection, and every
 // action with its kind, its preconditions and what an agent action sends.
-func dryLoop(s *plan.Skill) *DryLoop {
+func dryLoop(s *plan.Skill, actx agent.Context) (*DryLoop, error) {
 	l := &DryLoop{Selection: "the first action, in catalog order and by Priority, whose preconditions hold"}
 	if o := s.Orchestrator; o != nil && o.Decision != nil {
 		l.Selection = "selectNextAction at " + o.Decision.Pos.String()
@@ -159,7 +165,11 @@ func dryLoop(s *plan.Skill) *DryLoop {
 		da := &DryAction{ID: a.ID, Pos: a.Execution.Pos, Kind: a.Execution.Kind}
 		if a.Execution.Kind == plan.ExecProse {
 			da.Kind = "agent"
-			da.Prompt = a.Execution.Text
+			p, err := agent.ActionPrompt(actx, a)
+			if err != nil {
+				return nil, err
+			}
+			da.Prompt = p.Text(true)
 		}
 		for _, p := range a.Preconditions {
 			if p.Checkable() {
@@ -170,7 +180,7 @@ func dryLoop(s *plan.Skill) *DryLoop {
 		}
 		l.Actions = append(l.Actions, da)
 	}
-	return l
+	return l, nil
 }
 
 func onErrorText(e *plan.OnError) string {

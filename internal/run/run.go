@@ -14,6 +14,7 @@ import (
 	"maps"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/skillkit/skillkit/internal/agent"
@@ -40,6 +41,12 @@ type Options struct {
 	// Force resumes a run whose skill changed since it started.
 	Force  bool
 	Inputs map[string]string
+	// Args are the skill's arguments (skillkit run SKILL -- ARGS…); a
+	// resume reuses the run's own and refuses others.
+	Args []string
+	// NoShellContext sends the skill's context commands (!`cmd`, ```!)
+	// to the agent as written instead of running them.
+	NoShellContext bool
 	// ProjectDir is the project the skill works on (JS code may touch it);
 	// AllowPaths are more folders it may touch.
 	ProjectDir string
@@ -161,6 +168,7 @@ func create(o Options) (*lifecycle, error) {
 	start := runstore.Start{
 		RunID: runstore.NewID(t0), Skill: s.Name, SkillDir: absDir(s.Dir), SkillHash: s.Hash, Mode: string(s.Mode),
 		StartedAt: t0.UTC(), SkillVersion: skillVersion(s), TotalSteps: totalSteps(s), Inputs: o.Inputs,
+		Args: o.Args, SessionID: runstore.NewSessionID(),
 	}
 	rec, err := o.Store.Create(runstore.NewRun{Start: start, State: s.InitialState(t0), WorkDir: o.WorkDir}, o.Claim)
 	if err != nil {
@@ -209,6 +217,9 @@ func resume(o Options) (*lifecycle, error) {
 		return fail(fmt.Errorf("resuming run %s: %w (hash %s, now %s); resume with --force to run the changed skill",
 			p.RunID, ErrSkillChanged, short(p.SkillHash), short(h)))
 	}
+	if len(o.Args) > 0 && !slices.Equal(o.Args, p.Args) {
+		return fail(fmt.Errorf("resuming run %s: it runs with the arguments %q; a resume keeps them (pass none): %w", p.RunID, p.Args, ErrInvalid))
+	}
 	l := &lifecycle{o: o, rec: rec, from: p.RunState}
 	for _, n := range rec.Notes() {
 		l.printf("note: %s\n", n)
@@ -234,31 +245,103 @@ func (l *lifecycle) newEngine() error {
 		inputs = map[string]string{}
 	}
 	maps.Copy(inputs, l.o.Inputs)
+	vars := varsOf(l.o.Skill, p.Args, sessionOf(p))
+	// e is set below; the host asks it for the run's prompt context when
+	// skill code calls Task.
+	var e *engine.Runner
 	hopts := script.Options{
 		WorkDir: l.rec.WorkDir(), SkillDir: l.o.Skill.Dir, ProjectDir: l.o.ProjectDir, AllowPaths: l.o.AllowPaths,
-		Inputs: inputs, RunID: p.RunID, Skill: l.o.Skill.Name, Agent: l.o.Agent, Answers: l.o.Answers,
-		Log: logWriter{l.rec, "console"},
+		Inputs: inputs, Args: p.Args, RunID: p.RunID, Skill: l.o.Skill.Name, Answers: l.o.Answers,
+		Log:          logWriter{l.rec, "console"},
+		AgentContext: func(ctx context.Context) (agent.Context, error) { return e.AgentContext(ctx) },
+	}
+	var ag *agent.Agent
+	if l.o.Agent != nil {
+		// One conversation for the whole run, whoever calls: steps,
+		// actions and skill code share the session, continued from the
+		// record on a resume.
+		a := *l.o.Agent
+		a.AllowedTools = allowedTools(l.o.Skill)
+		a.Session = &agent.Session{ID: vars.SessionID, Done: func(c agent.Call) { e.AgentCalled(c) }}
+		if c := p.Agent; c != nil {
+			a.Session.Calls, a.Session.Thread = c.Calls, c.Thread
+		}
+		ag = &a
+		hopts.Agent = ag
 	}
 	host, err := script.NewHost(hopts)
 	if err != nil {
 		return err
 	}
-	e := &engine.Runner{
+	e = &engine.Runner{
 		Run: l.rec, Skill: l.o.Skill, Inputs: inputs, State: l.rec.State(), Script: host, Env: script.Env(hopts),
 		Yes: l.o.Yes, Out: l.o.Out, Backoff: l.o.Backoff, Observe: l.o.Observe,
+		Vars: vars, ShellContext: !l.o.NoShellContext,
 	}
 	if l.o.Answers != nil {
 		e.Confirm = l.o.Answers
 	}
-	if l.o.Agent != nil {
+	if ag != nil {
 		// The agent works in the run like a step: same folder, same SKILL_*.
-		a := *l.o.Agent
+		a := *ag
 		a.Dir = l.rec.WorkDir()
 		a.Env = append(slices.Clone(e.Env), a.Env...)
 		e.Agent = &a
 	}
 	l.eng = e
 	return nil
+}
+
+// sessionOf is the run's session id; a run recorded before runs had one
+// gets one derived from its id.
+func sessionOf(p runstore.Progress) string {
+	if p.SessionID != "" {
+		return p.SessionID
+	}
+	return runstore.SessionIDOf(p.RunID)
+}
+
+// varsOf are the substitutions of a run of s (DESIGN §1.5).
+func varsOf(s *plan.Skill, args []string, session string) agent.Vars {
+	return agent.Vars{Args: args, Names: listField(s, "arguments"), SkillDir: absDir(s.Dir), SessionID: session}
+}
+
+// allowedTools is the front matter's allowed-tools, for an agent that can
+// restrict its tools to them.
+func allowedTools(s *plan.Skill) []string { return listField(s, "allowed-tools") }
+
+// listField reads a front matter field that is a YAML list or, as Claude
+// Code also accepts, one string of comma- or space-separated items
+// ("Read, Grep, Bash(git log:*)": spaces inside parentheses do not
+// separate).
+func listField(s *plan.Skill, key string) []string {
+	f := s.FrontMatter.Get(key)
+	if f == nil {
+		return nil
+	}
+	var out []string
+	switch v := f.Value.(type) {
+	case []any:
+		for _, x := range v {
+			out = append(out, fmt.Sprint(x))
+		}
+	case string:
+		depth, start := 0, 0
+		for i, r := range v + " " {
+			switch {
+			case r == '(':
+				depth++
+			case r == ')':
+				depth--
+			case depth <= 0 && (r == ',' || r == ' ' || r == '\t'):
+				if item := strings.TrimSpace(v[start:i]); item != "" {
+					out = append(out, item)
+				}
+				start = i + 1
+			}
+		}
+	}
+	return out
 }
 
 // logWriter is an io.Writer onto one of the run's logs (console.log of the

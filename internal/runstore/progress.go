@@ -55,6 +55,13 @@ type Start struct {
 	SkillVersion string            `json:"skillVersion,omitempty"`
 	TotalSteps   int               `json:"totalSteps"`
 	Inputs       map[string]string `json:"inputs,omitempty"`
+	// Args are the skill's arguments (skillkit run SKILL -- ARGS…); a
+	// resume reuses them.
+	Args []string `json:"args,omitempty"`
+	// SessionID names the run's conversation with the agent
+	// (SKILLKIT_SESSION_ID, claude's --session-id): UUID-shaped, and the
+	// same across resumes.
+	SessionID string `json:"sessionId,omitempty"`
 	// WorkDir is where the run's steps work, absolute.
 	WorkDir string `json:"workDir,omitempty"`
 }
@@ -83,6 +90,13 @@ type Progress struct {
 	Mode     string `yaml:"mode" json:"mode"`
 	// Inputs are the --input values; a resume reuses them.
 	Inputs map[string]string `yaml:"inputs,omitempty" json:"inputs,omitempty"`
+	// Args are the skill's arguments; a resume reuses them.
+	Args []string `yaml:"args,omitempty" json:"args,omitempty"`
+	// SessionID names the run's conversation with the agent.
+	SessionID string `yaml:"sessionId,omitempty" json:"sessionId,omitempty"`
+	// Agent is where the conversation with the agent stands; nil until
+	// the first agent call.
+	Agent *Conversation `yaml:"agent,omitempty" json:"agent,omitempty"`
 	// CompletedPhases are the phases whose outputs were verified and hooks
 	// run: a resume skips them whole.
 	CompletedPhases []string `yaml:"completedPhases" json:"completedPhases"`
@@ -158,6 +172,7 @@ func (p *Progress) Apply(e *Event) {
 			SkillVersion: s.SkillVersion, StartedAt: s.StartedAt, TotalSteps: s.TotalSteps,
 			RunState: RunPending, SkillHash: s.SkillHash, RunID: s.RunID, Skill: s.Skill,
 			SkillDir: s.SkillDir, Mode: s.Mode, Inputs: maps.Clone(s.Inputs),
+			Args: slices.Clone(s.Args), SessionID: s.SessionID,
 			CompletedSteps: []StepRecord{}, CompletedPhases: []string{},
 		}
 	}
@@ -170,6 +185,10 @@ func (p *Progress) Apply(e *Event) {
 	if e.Loop != nil {
 		l := *e.Loop
 		p.Loop = &l
+	}
+	if e.Agent != nil {
+		c := *e.Agent
+		p.Agent = &c
 	}
 	switch {
 	case e.Step != "":
@@ -209,6 +228,11 @@ func (p Progress) Clone() Progress {
 	p.CompletedSteps = slices.Clone(p.CompletedSteps)
 	p.CompletedPhases = slices.Clone(p.CompletedPhases)
 	p.Inputs = maps.Clone(p.Inputs)
+	p.Args = slices.Clone(p.Args)
+	if p.Agent != nil {
+		c := *p.Agent
+		p.Agent = &c
+	}
 	if p.Loop != nil {
 		l := *p.Loop
 		p.Loop = &l

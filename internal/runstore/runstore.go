@@ -14,6 +14,7 @@ package runstore
 
 import (
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -109,6 +110,29 @@ func NewID(now time.Time) string {
 	return now.UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
 }
 
+// NewSessionID returns a new session id, shaped like a random UUID
+// because claude's --session-id takes only that.
+func NewSessionID() string {
+	var b [16]byte
+	rand.Read(b[:])
+	return uuid(b)
+}
+
+// SessionIDOf is the session id of a run recorded before runs had one:
+// derived from the run id, so that every resume of it agrees.
+func SessionIDOf(runID string) string {
+	sum := sha256.Sum256([]byte(runID))
+	return uuid([16]byte(sum[:16]))
+}
+
+// uuid formats b as a version 4, variant 1 UUID.
+func uuid(b [16]byte) string {
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	h := hex.EncodeToString(b[:])
+	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+}
+
 // Kind is what a metric or a checkpoint is about.
 type Kind string
 
@@ -117,7 +141,20 @@ const (
 	KindPhase  Kind = "phase"
 	KindAction Kind = "action"
 	KindStep   Kind = "step"
+	// KindAgent is one call of the agent.
+	KindAgent Kind = "agent"
 )
+
+// Conversation is where the run's conversation with the agent stands: a
+// resume continues it rather than starting another.
+type Conversation struct {
+	// Calls is how many agent calls the run has made (SKILLKIT_CALL of the
+	// last one).
+	Calls int `yaml:"calls" json:"calls"`
+	// Thread is the agent's own id of the conversation once it reported
+	// one (claude's session_id, codex's thread_id): later calls resume it.
+	Thread string `yaml:"thread,omitempty" json:"thread,omitempty"`
+}
 
 // Event is one line of the run's log: a transition of the run, a phase, an
 // action or a step from one lifecycle state to the next (DESIGN §3.1), with
@@ -145,6 +182,9 @@ type Event struct {
 	Error *RunError `json:"error,omitempty"`
 	// Loop is the autonomous loop's position after the transition.
 	Loop *Loop `json:"loop,omitempty"`
+	// Agent is the conversation with the agent after the calls made
+	// since the previous event.
+	Agent *Conversation `json:"agent,omitempty"`
 	// Checkpoint is a checkpoint a hook took just before the transition,
 	// of the state as recorded up to this event.
 	Checkpoint *Mark `json:"checkpoint,omitempty"`
@@ -170,6 +210,15 @@ type Metric struct {
 	DurationMS float64 `json:"duration_ms"`
 	Attempts   int     `json:"attempts"`
 	Outcome    string  `json:"outcome"`
+
+	// An agent call (KindAgent) says which request it was, its number in
+	// the run, the agent's session, and what the agent reported of its
+	// work: turns and cost in US dollars (zero when it does not say).
+	Request string  `json:"request,omitempty"`
+	Call    int     `json:"call,omitempty"`
+	Session string  `json:"session,omitempty"`
+	Turns   int     `json:"turns,omitempty"`
+	CostUSD float64 `json:"cost_usd,omitempty"`
 }
 
 // Worker is the worker record of a checkpoint: the phase or action that

@@ -114,7 +114,7 @@ func TestHostAPIDocExamples(t *testing.T) {
 		t.Fatal(err)
 	}
 	ag := &agent.Agent{Command: fake, Dir: work, Env: []string{"SKILL_WORKDIR=" + work}}
-	answer, err := ag.Ask(context.Background(), agent.RequestAction, p)
+	answer, err := ag.Ask(context.Background(), p)
 	if err == nil {
 		up, err = agent.ParseStateUpdates(answer)
 	}
@@ -122,7 +122,7 @@ func TestHostAPIDocExamples(t *testing.T) {
 		t.Errorf("prose action through the fake agent = %v, %v", up, err)
 	}
 	prompt, err := os.ReadFile(filepath.Join(work, "last-prompt.txt"))
-	if err != nil || !regexp.MustCompile(`(?s)\[STATE\].*\[ACTION\].*Say that the work is done.*\[RETURN\]`).Match(prompt) {
+	if err != nil || !regexp.MustCompile(`(?s)\[ACTION\].*Say that the work is done.*\[STATE\].*\[RETURN\]`).Match(prompt) {
 		t.Errorf("the fake agent kept %q, %v", prompt, err)
 	}
 }

@@ -32,12 +32,19 @@ type Options struct {
 	// AllowPaths are more directories skill code may touch.
 	AllowPaths []string
 	Inputs     map[string]string
-	RunID      string
+	// Args are the skill's arguments: JS sees them as args (an array)
+	// and ARGUMENTS (joined by spaces), as Claude Code's $ARGUMENTS.
+	Args  []string
+	RunID string
 	// Skill is the skill's name, for agent prompts.
 	Skill string
 	// Agent does agent work; nil means there is none and agent work fails
 	// with a message naming --agent.
 	Agent *agent.Agent
+	// AgentContext is what the run's prompts say about it (the engine's,
+	// with the skill's expanded instructions); nil gives the host's
+	// folders only.
+	AgentContext func(context.Context) (agent.Context, error)
 	// Answers answers AskUserQuestion; nil is NoAnswers.
 	Answers Answerer
 	// Log receives console output; nil discards it.
@@ -167,8 +174,12 @@ func (h *Host) start(ctx context.Context, state map[string]any) (*evaluation, er
 		ev.stop()
 		return nil, err
 	}
+	args := h.opts.Args
+	if args == nil {
+		args = []string{}
+	}
 	globals := map[string]any{
-		"state": st, "inputs": inputs,
+		"state": st, "inputs": inputs, "args": vm.NewArray(anySlice(args)...), "ARGUMENTS": strings.Join(args, " "),
 		"workDir": h.opts.WorkDir, "skillDir": h.opts.SkillDir, "projectDir": h.opts.ProjectDir,
 	}
 	for name, v := range globals {
@@ -176,6 +187,14 @@ func (h *Host) start(ctx context.Context, state map[string]any) (*evaluation, er
 	}
 	ev.install()
 	return ev, nil
+}
+
+func anySlice(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
 }
 
 // run runs a block as the body of an async function and returns its
@@ -324,6 +343,11 @@ func (h *Host) runBashAction(ctx context.Context, b *plan.CodeBlock) (any, error
 	return nil, nil
 }
 
-func (h *Host) agentContext(state map[string]any) agent.Context {
-	return agent.Context{Skill: h.opts.Skill, WorkDir: h.opts.WorkDir, Inputs: h.opts.Inputs, State: state}
+// agentContext is what a Task prompt says about the run: the run's own
+// (Options.AgentContext), else the host's folders.
+func (h *Host) agentContext(ctx context.Context) (agent.Context, error) {
+	if h.opts.AgentContext != nil {
+		return h.opts.AgentContext(ctx)
+	}
+	return agent.Context{Skill: h.opts.Skill, SkillDir: h.opts.SkillDir, WorkDir: h.opts.WorkDir}, nil
 }

@@ -282,7 +282,7 @@ func TestAgentWork(t *testing.T) {
 		t.Errorf("Task returned %q", st["reply"])
 	}
 	prompt, _ := os.ReadFile(filepath.Join(f.work, "prompt.txt"))
-	if !strings.Contains(string(prompt), "[TASK]\nExplore\n(subagent type: Explore)") || !strings.Contains(string(prompt), "[PROMPT]\nList the files.") {
+	if !strings.Contains(string(prompt), "[QUESTION]\nExplore\n\n(subagent type: Explore)\n\nList the files.\n") {
 		t.Errorf("task prompt:\n%s", prompt)
 	}
 
@@ -292,7 +292,7 @@ func TestAgentWork(t *testing.T) {
 		t.Errorf("err = %v, want ErrNoAgent", err)
 	}
 	env, _ := os.ReadFile(filepath.Join(f.work, "env.txt"))
-	wantEnv := "SKILLKIT_REQUEST=task\nSKILL_DIR=" + f.skill + "\nSKILL_INPUT_TARGET=src\nSKILL_RUN_ID=r1\nSKILL_WORKDIR=" + f.work + "\n"
+	wantEnv := "SKILLKIT_CALL=1\nSKILLKIT_REQUEST=task\nSKILLKIT_SESSION_ID=\nSKILL_DIR=" + f.skill + "\nSKILL_INPUT_TARGET=src\nSKILL_RUN_ID=r1\nSKILL_WORKDIR=" + f.work + "\n"
 	if string(env) != wantEnv {
 		t.Errorf("env:\n%s\nwant:\n%s", env, wantEnv)
 	}

@@ -414,11 +414,15 @@ func (ev *evaluation) task(call goja.FunctionCall) goja.Value {
 	t := agent.Task{Prompt: ev.str("Task", a[0], "a prompt")}
 	t.Description, _ = a[1].(string)
 	t.SubagentType, _ = a[2].(string)
-	prompt, err := agent.TaskPrompt(ev.h.agentContext(nil), t)
+	c, err := ev.h.agentContext(ev.ctx)
 	if err != nil {
 		ev.throw("Task", err)
 	}
-	reply, err := ev.h.agent.Ask(ev.ctx, agent.RequestTask, prompt)
+	prompt, err := agent.TaskPrompt(c, t)
+	if err != nil {
+		ev.throw("Task", err)
+	}
+	reply, err := ev.h.agent.Ask(ev.ctx, prompt)
 	if err != nil {
 		ev.throw("Task", err)
 	}

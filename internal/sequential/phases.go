@@ -8,8 +8,6 @@ package sequential
 import (
 	"context"
 	"fmt"
-	"path"
-	"strings"
 
 	"github.com/skillkit/skillkit/internal/engine"
 	"github.com/skillkit/skillkit/internal/runstore"
@@ -18,7 +16,6 @@ import (
 
 // PhaseID names a phase in events and progress: its file name without .md
 // ("02-analyze").
-func PhaseID(ph *plan.Phase) string { return strings.TrimSuffix(path.Base(ph.Doc.File), ".md") }
 
 // Loop runs an orchestrator phase: the autonomous loop.
 type Loop func(ctx context.Context, r *engine.Runner, ph *plan.Phase) error
@@ -47,7 +44,7 @@ func Run(ctx context.Context, r *engine.Runner, phases []*plan.Phase, loop Loop)
 
 // phase runs one phase, unless a run before a resume completed it.
 func phase(ctx context.Context, r *engine.Runner, i, n int, ph *plan.Phase, loop Loop, done map[string]bool) error {
-	id := PhaseID(ph)
+	id := ph.ID()
 	if done[id] {
 		return nil
 	}
