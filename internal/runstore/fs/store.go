@@ -79,6 +79,12 @@ func (s *Store) Create(n runstore.NewRun, co runstore.ClaimOptions) (runstore.Ru
 	start := n.Start
 	start.WorkDir = dir
 	r.SetState(n.State)
+	// state.json exists before the record does, so that a run that exists
+	// always has one a step can read, even right after a kill.
+	if err := r.Flush(); err != nil {
+		r.Close()
+		return nil, err
+	}
 	if err := r.Commit(runstore.Event{Time: start.StartedAt, To: string(runstore.RunPending), Detail: start.Skill, Start: &start}); err != nil {
 		r.Close()
 		return nil, err
