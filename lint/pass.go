@@ -92,16 +92,6 @@ func (p *Pass) Docs() []*plan.Doc {
 	return out
 }
 
-// at returns the position of a 1-based line and column of a code block's
-// text. Lines of a block in a list item keep the item's indentation, so
-// the first line's column offset applies to all.
-func at(c *plan.CodeBlock, line, col int) plan.Pos {
-	pos := c.Body
-	pos.Line += line - 1
-	pos.Col = max(c.Body.Col, 1) + col - 1
-	return pos
-}
-
 // jsBlock is a JavaScript block parsed once per pass.
 type jsBlock struct {
 	prog *jsstatic.Program

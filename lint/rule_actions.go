@@ -85,7 +85,7 @@ func checkActionMissing(p *Pass) {
 			}
 			seen[lit.Value] = true
 			if s.ResolveAction(lit.Value) == nil {
-				pos := at(d.block, lit.Line, lit.Col)
+				pos := d.block.At(lit.Line, lit.Col)
 				missing(pos, pos.Col+len(lit.Value)+2, lit.Value, "selectNextAction returns "+quoteJS(lit.Value)+" and so")
 			}
 		}
@@ -313,7 +313,7 @@ func checkNoTerminal(p *Pass) {
 			return
 		}
 	}
-	p.ReportRange(at(d.block, d.returns.Line, d.returns.Col), 0,
+	p.ReportRange(d.block.At(d.returns.Line, d.returns.Col), 0,
 		"selectNextAction never returns null and no action sets status to 'completed' or 'failed': the run can only stop at the iteration limit")
 }
 

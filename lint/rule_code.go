@@ -74,7 +74,7 @@ func checkJSSyntax(p *Pass) {
 		}
 		var se *jsstatic.SyntaxError
 		if errors.As(b.err, &se) {
-			p.Report(at(c, se.Line, se.Col), "JavaScript does not parse: %s", se.Msg)
+			p.Report(c.At(se.Line, se.Col), "JavaScript does not parse: %s", se.Msg)
 			continue
 		}
 		p.Report(c.Body, "JavaScript does not parse: %v", b.err)
@@ -96,7 +96,7 @@ func checkBashSyntax(p *Pass) {
 		}
 		var pe syntax.ParseError
 		if errors.As(err, &pe) {
-			p.Report(at(c, int(pe.Pos.Line()), int(pe.Pos.Col())), "shell does not parse as bash: %s", pe.Text)
+			p.Report(c.At(int(pe.Pos.Line()), int(pe.Pos.Col())), "shell does not parse as bash: %s", pe.Text)
 			continue
 		}
 		p.Report(c.Body, "shell does not parse as bash: %v", err)

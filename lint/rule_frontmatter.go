@@ -23,12 +23,18 @@ var claudeCodeKeys = []string{
 	"model", "effort", "context", "agent", "hooks", "paths", "shell", "version",
 }
 
-// allowedKeys returns the front matter keys a profile accepts.
+// skillkitKeys are skillkit's own keys: execution says how the skill's
+// code runs (DESIGN §1.5).
+var skillkitKeys = []string{plan.ExecutionKey}
+
+// allowedKeys returns the front matter keys a profile accepts. The
+// default profile accepts skillkit's own keys too; the portable one keeps
+// to the specification.
 func allowedKeys(profile string) []string {
 	if profile == ProfileAgentSkills {
 		return agentSkillsKeys
 	}
-	return append(slices.Clone(agentSkillsKeys), claudeCodeKeys...)
+	return slices.Concat(agentSkillsKeys, claudeCodeKeys, skillkitKeys)
 }
 
 // Limits of the Agent Skills specification.
@@ -48,6 +54,7 @@ var skillName = regexp.MustCompile(`^[a-z0-9]+(?:-[a-z0-9]+)*$`)
 var frontMatterRules = []Rule{
 	diagnosticRule("frontmatter-yaml", plan.SevError, "the front matter is not valid YAML or not a mapping"),
 	diagnosticRule("frontmatter-unterminated", plan.SevError, "the front matter opened at line 1 has no closing --- line"),
+	diagnosticRule("execution-invalid", plan.SevWarning, "the skill's execution setting (front matter or skillkit.yaml) is not auto, native or agent, so auto applies"),
 	newRule("frontmatter-required", plan.SevError,
 		"the agentskills profile requires front matter with name and description", checkRequired),
 	newRule("frontmatter-duplicate-key", plan.SevError,

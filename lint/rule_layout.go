@@ -22,10 +22,10 @@ var layoutRules = []Rule{
 		"a file in phases/ starts with digits that are not a phase number", checkPhaseInvalid),
 	newRule("phase-heading-number", plan.SevWarning,
 		"the phase title's number differs from the file name's", checkHeadingNumber),
-	newRule("phase-no-steps", plan.SevInfo,
-		"a numbered phase file has no Execution section and no Step headings: nothing runs for it", checkPhaseNoSteps),
+	newRule("phase-no-steps", plan.SevWarning,
+		"a numbered phase file has no Execution section and no Step headings: its whole body goes to the agent as one step", checkPhaseNoSteps),
 	newRule("action-no-execution", plan.SevWarning,
-		"an action file has no Execution section, so nothing says what the action does", checkActionNoExecution),
+		"an action file has no Execution section: its whole body goes to the agent", checkActionNoExecution),
 	newRule("next-phase-link", plan.SevWarning,
 		"a Next Phase link skips past the phase that comes next", checkNextPhase),
 	newRule("fence-unclosed", plan.SevError,
@@ -117,29 +117,19 @@ func atoi(s string) int {
 
 func checkPhaseNoSteps(p *Pass) {
 	for _, ph := range p.Skill.Phases {
-		if ph.IsOrchestrator || len(ph.Steps) > 0 {
+		if len(ph.Steps) != 1 || !ph.Steps[0].Whole {
 			continue
 		}
-		p.Report(plan.Pos{File: ph.Doc.File}, "phase has no Execution section (## Execution) and no Step headings (### Step N: …): skillkit finds no steps in it")
+		p.Report(plan.Pos{File: ph.Doc.File}, "phase has no Execution section (## Execution) and no Step headings (### Step N: …): its whole body goes to the agent as one step")
 	}
 }
 
 func checkActionNoExecution(p *Pass) {
 	for _, a := range p.Skill.Actions {
-		if sectionByKey(a.Doc, plan.SecExecution) == nil {
-			p.Report(plan.Pos{File: a.Doc.File}, "action has no Execution section (## Execution): skillkit finds no code to run and no prose to hand the agent")
+		if a.Execution.Whole {
+			p.Report(plan.Pos{File: a.Doc.File}, "action has no Execution section (## Execution): its whole body goes to the agent")
 		}
 	}
-}
-
-// sectionByKey returns a document's first section with the key.
-func sectionByKey(d *plan.Doc, key string) *plan.Section {
-	for _, s := range d.Sections {
-		if s.Key == key {
-			return s
-		}
-	}
-	return nil
 }
 
 // branching matches the words of a Next Phase section that offers a
@@ -216,7 +206,7 @@ func firstNesting(d *plan.Doc) *nesting {
 			if info == "" || c.Fence[0] == '`' && strings.Contains(info, "`") {
 				continue
 			}
-			pos := at(c, i+1, len(line)-len(t)+1)
+			pos := c.At(i+1, len(line)-len(t)+1)
 			return &nesting{outer: c, line: pos.Line, col: pos.Col, run: run, info: info}
 		}
 	}

@@ -171,7 +171,7 @@ func stateUses(p *Pass) []stateUse {
 			return
 		}
 		for _, r := range b.prog.StateReads(nil) {
-			out = append(out, stateUse{fields: r.Fields, pos: at(c, r.Line, r.Col), what: "reads"})
+			out = append(out, stateUse{fields: r.Fields, pos: c.At(r.Line, r.Col), what: "reads"})
 		}
 	}
 	for _, a := range p.Skill.Actions {
@@ -228,7 +228,7 @@ func actionUpdates(p *Pass, a *plan.Action) []update {
 		// updates; Execution code also returns control objects
 		// ({continue: false, message}), so there only stateUpdates counts.
 		for _, u := range b.prog.Updates(c == a.StateUpdates) {
-			out = append(out, update{Update: u, pos: at(c, u.Line, u.Col), template: b.template})
+			out = append(out, update{Update: u, pos: c.At(u.Line, u.Col), template: b.template})
 		}
 	}
 	return out

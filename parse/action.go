@@ -37,23 +37,27 @@ func readAction(m *md, id string) *plan.Action {
 }
 
 // readExecution picks what runs: the first runnable JS or bash block of the
-// Execution section, else the section's prose for the agent.
+// Execution section, else the section's prose for the agent, else (no
+// section) the whole action for the agent.
 func readExecution(m *md) plan.Execution {
 	s := m.section(plan.SecExecution)
 	if s == nil {
 		// No recognised execution section: the whole file is the
 		// agent's instruction (DESIGN §1.5), never skipped.
-		return plan.Execution{Kind: plan.ExecProse, Text: strings.TrimSpace(m.text(1, m.numLines())), Pos: m.doc.TitlePos}
+		return plan.Execution{Kind: plan.ExecProse, Text: strings.TrimSpace(m.text(1, m.numLines())), Pos: plan.Pos{File: m.doc.File, Line: 1, Col: 1}, Whole: true}
 	}
+	// The text goes along with code too, for when the code is an
+	// instruction for the agent rather than a program.
+	text := m.text(s.Pos.Line, s.EndLine)
 	for _, c := range m.codeIn(s.Pos.Line, s.EndLine) {
 		switch c.Kind() {
 		case plan.LangJS:
-			return plan.Execution{Kind: plan.ExecJS, Code: c, Pos: c.Pos}
+			return plan.Execution{Kind: plan.ExecJS, Code: c, Text: text, Pos: c.Pos}
 		case plan.LangBash:
-			return plan.Execution{Kind: plan.ExecBash, Code: c, Pos: c.Pos}
+			return plan.Execution{Kind: plan.ExecBash, Code: c, Text: text, Pos: c.Pos}
 		}
 	}
-	return plan.Execution{Kind: plan.ExecProse, Text: m.text(s.Pos.Line, s.EndLine), Pos: s.Pos}
+	return plan.Execution{Kind: plan.ExecProse, Text: text, Pos: s.Pos}
 }
 
 // actionID matches an action id written in prose.

@@ -1,9 +1,13 @@
 package parse
 
 import (
+	"cmp"
 	"encoding/json"
+	"maps"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/skillkit/skillkit/internal/corpus"
@@ -81,3 +85,51 @@ func TestCorpusCatalog(t *testing.T) {
 		t.Errorf("graph edges lack action-status: %v", labels)
 	}
 }
+
+// TestCorpusClasses classifies every step and action of the corpus:
+// nothing panics, every one has a class and a reason, and real skills
+// have both kinds. It prints the counts and the most common reasons.
+func TestCorpusClasses(t *testing.T) {
+	count := map[string]int{}
+	reasons := map[string]int{}
+	for _, e := range skills(t) {
+		s, err := Dir(filepath.Join(corpusDir, e.Dir))
+		if err != nil {
+			t.Errorf("%s: %v", e.Dir, err)
+			continue
+		}
+		var classes []plan.Class
+		for _, ph := range s.Phases {
+			for _, st := range ph.Steps {
+				classes = append(classes, st.Class)
+			}
+		}
+		for _, a := range s.Actions {
+			classes = append(classes, a.Execution.Class)
+		}
+		for _, c := range classes {
+			if (c.Kind != plan.ClassNative && c.Kind != plan.ClassAgent) || c.Reason == "" || !c.Pos.IsValid() {
+				t.Errorf("%s: class %+v", e.Dir, c)
+			}
+			count[c.Kind]++
+			// Reasons name identifiers: count them by their shape.
+			reason, _, bad := strings.Cut(c.Reason, " does not parse:")
+			if bad {
+				reason += " does not parse"
+			}
+			reasons[c.Kind+": "+quoted.ReplaceAllString(reason, "`…`")]++
+		}
+	}
+	if count[plan.ClassNative] == 0 || count[plan.ClassAgent] == 0 {
+		t.Errorf("classes %v: want steps of both kinds in real skills", count)
+	}
+	top := slices.Collect(maps.Keys(reasons))
+	slices.SortFunc(top, func(a, b string) int { return cmp.Or(reasons[b]-reasons[a], strings.Compare(a, b)) })
+	t.Logf("corpus steps and actions: %d native, %d agent", count[plan.ClassNative], count[plan.ClassAgent])
+	for _, r := range top[:min(8, len(top))] {
+		t.Logf("%5d  %s", reasons[r], r)
+	}
+}
+
+// quoted is a name or value quoted in a class reason.
+var quoted = regexp.MustCompile("`[^`]*`")

@@ -68,6 +68,7 @@ func outline(w io.Writer, s *plan.Skill) {
 				code = append(code, fmt.Sprintf("%s@%d", c.Lang, c.Pos.Line))
 			}
 			p("  step %s %q at %s %s %v", st.Number, st.Title, st.Pos, st.Kind(), code)
+			p("    %s: %s at %s", st.Class.Kind, st.Class.Reason, st.Class.Pos)
 		}
 		for _, o := range ph.Outputs {
 			p("  output %s %s at %s", o.File, o.Format, o.Pos)
@@ -85,6 +86,7 @@ func outline(w io.Writer, s *plan.Skill) {
 	}
 	for _, a := range s.Actions {
 		p("action %s %s at %s", a.ID, a.Execution.Kind, a.Execution.Pos)
+		p("  %s: %s at %s", a.Execution.Class.Kind, a.Execution.Class.Reason, a.Execution.Class.Pos)
 		for _, pc := range a.Preconditions {
 			p("  pre at %s js %q any-of %d", pc.Pos, pc.JS, len(pc.AnyOf))
 		}

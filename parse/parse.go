@@ -58,6 +58,7 @@ func DirWith(dir string, opts Options) (*plan.Skill, error) {
 		return nil, fmt.Errorf("reading skill %s: %w", dir, err)
 	}
 	r.classify()
+	s.Classify()
 	return s, nil
 }
 

@@ -19,6 +19,10 @@ func readPhase(m *md, n plan.Number, slug string) *plan.Phase {
 	p.Description = firstParagraph(m)
 	p.Objective, p.Input = sectionText(m, plan.SecObjective), sectionText(m, plan.SecInput)
 	p.Steps = readSteps(m)
+	if len(p.Steps) == 0 && slug != "orchestrator" {
+		// Never skip a phase silently: what it says is for the agent.
+		p.Steps = []*plan.Step{{Title: p.Title, Pos: plan.Pos{File: m.doc.File, Line: 1, Col: 1}, Text: m.text(1, m.numLines()), Whole: true}}
+	}
 	if s := m.section(plan.SecOutput); s != nil {
 		p.Outputs = readOutputs(m, s)
 	}

@@ -166,14 +166,15 @@ func hooksOf(point string, v any, pos Pos) ([]Hook, error) {
 	return out, nil
 }
 
-// configHooks reads the hooks key of skillkit.yaml, with positions.
-func configHooks(dir string) ([]Hook, error) {
+// configValue returns the node of a top-level key of the skill's
+// skillkit.yaml; nil without the file or the key.
+func configValue(dir, key string) (*yaml.Node, error) {
 	data, err := os.ReadFile(filepath.Join(dir, ConfigFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("reading hooks: %w", err)
+		return nil, fmt.Errorf("reading %s: %w", ConfigFile, err)
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
@@ -182,9 +183,14 @@ func configHooks(dir string) ([]Hook, error) {
 	if len(doc.Content) == 0 {
 		return nil, nil
 	}
-	m := mapValue(doc.Content[0], "hooks")
+	return mapValue(doc.Content[0], key), nil
+}
+
+// configHooks reads the hooks key of skillkit.yaml, with positions.
+func configHooks(dir string) ([]Hook, error) {
+	m, err := configValue(dir, "hooks")
 	if m == nil {
-		return nil, nil
+		return nil, err
 	}
 	pos := func(n *yaml.Node) Pos { return Pos{File: ConfigFile, Line: n.Line, Col: n.Column} }
 	if m.Kind != yaml.MappingNode {

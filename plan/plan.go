@@ -347,6 +347,13 @@ type Step struct {
 	// Text is the markdown of the step, heading included: what an agent
 	// step hands to the agent.
 	Text string `json:"text"`
+	// Whole is set for the one step of a phase with no execution section
+	// and no step headings: Text is the phase's whole body, and it goes
+	// to the agent rather than being skipped.
+	Whole bool `json:"whole,omitempty"`
+	// Class says whether the step runs natively or goes to the agent
+	// (Skill.Classify).
+	Class Class `json:"class"`
 }
 
 // Step kinds.
@@ -355,12 +362,14 @@ const (
 	StepAgent = "agent"
 )
 
-// Kind is StepCode when some block of the step runs, else StepAgent.
+// Kind is StepAgent when the step goes to the agent: its class says so,
+// or it has no block to run (so that a step never classified is handed
+// over, not run as nothing). Else it is StepCode.
 func (s *Step) Kind() string {
-	if len(s.Runnable()) > 0 {
-		return StepCode
+	if s.Class.Kind == ClassAgent || len(s.Runnable()) == 0 {
+		return StepAgent
 	}
-	return StepAgent
+	return StepCode
 }
 
 // KindLabel names what runs in the step: "bash", "js", both joined by "+"
@@ -502,9 +511,22 @@ type Execution struct {
 	Kind string `json:"kind"`
 	// Code is the runnable block for js and bash.
 	Code *CodeBlock `json:"code,omitempty"`
-	// Text is the section's markdown: the prompt of a prose action.
+	// Text is the section's markdown, or the action's whole body when it
+	// has no Execution section: what goes to the agent when the action
+	// does.
 	Text string `json:"text,omitempty"`
 	Pos  Pos    `json:"pos"`
+	// Whole is set when the action has no Execution section.
+	Whole bool `json:"whole,omitempty"`
+	// Class says whether the Execution runs natively or goes to the agent
+	// (Skill.Classify).
+	Class Class `json:"class"`
+}
+
+// ToAgent reports whether the action goes to the agent: it is prose, or
+// its class says so.
+func (e *Execution) ToAgent() bool {
+	return e.Kind == ExecProse || e.Class.Kind == ClassAgent
 }
 
 // Precondition is one line of an action's or a catalog row's

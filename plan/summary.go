@@ -26,6 +26,7 @@ func (s *Skill) WriteSummary(w io.Writer) error {
 			p.line("  %-5s %s  %s%s", ph.Number.Raw, ph.Doc.File, ph.Title, kind)
 			for _, st := range ph.Steps {
 				p.line("        step %-4s %-8s %s", orDash(st.Number), st.KindLabel(), st.Title)
+				p.line("             %s: %s", st.Class.Kind, st.Class.Reason)
 			}
 			for _, o := range ph.Outputs {
 				p.line("        output %s %s", o.File, o.Format)
@@ -45,6 +46,7 @@ func (s *Skill) WriteSummary(w io.Writer) error {
 		p.line("actions:")
 		for _, a := range s.Actions {
 			p.line("  %-28s %-6s %s", a.ID, a.Execution.Kind, a.Doc.File)
+			p.line("    %s: %s", a.Execution.Class.Kind, a.Execution.Class.Reason)
 			writePre(p, a.Preconditions, "    ")
 			for _, h := range a.Hints {
 				p.line("    next %s: %s", h.Label, h.Action)

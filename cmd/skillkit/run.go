@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/skillkit/skillkit/internal/agent"
+	"github.com/skillkit/skillkit/internal/engine"
 	"github.com/skillkit/skillkit/internal/orchestrator"
 	skrun "github.com/skillkit/skillkit/internal/run"
 	"github.com/skillkit/skillkit/internal/runstore"
@@ -34,6 +36,7 @@ type runOptions struct {
 	maxIter  int
 	retries  int
 	noShell  bool
+	strict   bool
 }
 
 func newRunCmd(s Streams) *cobra.Command {
@@ -51,10 +54,18 @@ Shell steps run with bash; JavaScript steps run in an embedded engine with
 Claude Code's tool vocabulary (Read, Write, Bash, Glob, Grep, Task, …). Work
 that needs a model (prose steps, prose actions, Task/Agent calls) goes to the
 --agent: claude or codex (one conversation per run), or any command, which
-gets the prompt on stdin. ARGS after -- are the skill's arguments, as Claude
-Code's $ARGUMENTS, $0, $1, …; context commands (!` + "`cmd`" + ` and ` + "```!" + ` blocks) of
+gets the prompt on stdin. Code that cannot run as written (it reads names
+nothing defines, holds {placeholders}, does not parse) goes to the agent
+too, as instructions; 'skillkit plan' shows which steps are native and which
+are the agent's. ARGS after -- are the skill's arguments, as Claude Code's
+$ARGUMENTS, $0, $1, …; context commands (!` + "`cmd`" + ` and ` + "```!" + ` blocks) of
 SKILL.md and the phases run before their text goes to the agent, unless
 --no-shell-context.
+
+Only lint errors that make a skill unrunnable refuse a run (duplicate phase
+numbers, a missing action file, an unreadable file, …); the others print as
+warnings. --strict refuses on any lint error and on code that is not all
+native.
 
 Exit codes: 0 completed, 1 failed or aborted, 2 invalid skill or usage,
 3 internal failure, 130 interrupted (resumable).`,
@@ -86,6 +97,7 @@ Exit codes: 0 completed, 1 failed or aborted, 2 invalid skill or usage,
 	f.BoolVar(&o.force, "force", false, "with --resume: resume although the skill changed since the run started")
 	f.IntVar(&o.maxIter, "max-iterations", 0, "actions the orchestrator loop may start before it fails with no progress (default 100)")
 	f.IntVar(&o.retries, "retries", 0, "extra attempts for a failed action of the loop")
+	f.BoolVar(&o.strict, "strict", false, "refuse a skill with any lint error, or with code that goes to the agent")
 	f.StringArrayVar(&o.allow, "allow-path", nil, "a folder JS code may read and write besides the project, the skill and the work dir (repeatable)")
 	return c
 }
@@ -114,7 +126,7 @@ func runSkill(c *cobra.Command, s Streams, o *runOptions, dir string, args []str
 		Loop: orchestrator.Options{MaxIterations: o.maxIter, Retries: o.retries},
 		Out:  c.OutOrStdout(),
 		Validate: func(sk *plan.Skill) error {
-			return lintGate(c, sk, cwd)
+			return lintGate(c, sk, cwd, o.strict)
 		},
 	}
 	if cmd := firstNonEmpty(o.agentCmd, os.Getenv("SKILLKIT_AGENT")); cmd != "" {
@@ -143,7 +155,7 @@ func runSkill(c *cobra.Command, s Streams, o *runOptions, dir string, args []str
 	if skill.Mode == plan.ModeUnknown && o.resume == "" {
 		// The runner refuses a skill it cannot place; say first what is
 		// wrong with it (a phase file it could not read, say).
-		if err := lintGate(c, skill, cwd); err != nil {
+		if err := lintGate(c, skill, cwd, o.strict); err != nil {
 			return usageErr(fmt.Errorf("%w: %w", skrun.ErrInvalid, err))
 		}
 	}
@@ -205,24 +217,79 @@ func firstNonEmpty(ss ...string) string {
 	return ""
 }
 
-// lintGate refuses to start a skill with error-level lint findings,
-// printing them as lint would.
-func lintGate(c *cobra.Command, s *plan.Skill, base string) error {
+// lintGate is the run gate (docs/runtime.md): it refuses a skill with
+// lint errors that make it unrunnable, printing them as lint would, and
+// prints the other lint errors as warnings. With strict it refuses on any
+// lint error, and on code that goes to the agent.
+func lintGate(c *cobra.Command, s *plan.Skill, base string, strict bool) error {
 	findings, err := lint.Check(s, base)
 	if err != nil {
 		return err
 	}
-	res := &lint.Result{Base: base, Skills: []string{s.Dir}}
+	refused := &lint.Result{Base: base, Skills: []string{s.Dir}}
+	warned := &lint.Result{Base: base, Skills: []string{s.Dir}}
 	for _, f := range findings {
-		if f.Severity == plan.SevError {
-			res.Findings = append(res.Findings, f)
+		switch {
+		case f.Severity != plan.SevError:
+		case strict || lint.Unrunnable(f.Rule):
+			refused.Findings = append(refused.Findings, f)
+		default:
+			// For this run the error is a warning: its step goes to the
+			// agent, or the run does without what the finding names.
+			f.Severity = plan.SevWarning
+			warned.Findings = append(warned.Findings, f)
 		}
 	}
-	if len(res.Findings) == 0 {
-		return nil
+	stderr := c.ErrOrStderr()
+	if len(warned.Findings) > 0 {
+		if err := lint.WriteText(stderr, warned, lint.TextOptions{}); err != nil {
+			return err
+		}
 	}
-	if err := lint.WriteText(c.ErrOrStderr(), res, lint.TextOptions{}); err != nil {
+	if len(refused.Findings) > 0 {
+		if err := lint.WriteText(stderr, refused, lint.TextOptions{}); err != nil {
+			return err
+		}
+		if strict {
+			return fmt.Errorf("%d lint error(s) above; --strict refuses a skill with lint errors", len(refused.Findings))
+		}
+		return fmt.Errorf("%d lint error(s) above make the skill unrunnable", len(refused.Findings))
+	}
+	if strict {
+		return agentCode(stderr, s)
+	}
+	return nil
+}
+
+// agentCode refuses a skill whose code goes to the agent, for --strict:
+// one line per agent-class step or action that has code, with where and
+// why. Prose is the agent's by nature and passes.
+func agentCode(w io.Writer, s *plan.Skill) error {
+	n := 0
+	report := func(what string, c plan.Class) error {
+		n++
+		_, err := fmt.Fprintf(w, "%s: %s goes to the agent: %s\n", c.Pos, what, c.Reason)
 		return err
 	}
-	return fmt.Errorf("%d lint error(s) above; a skill with lint errors does not start", len(res.Findings))
+	for _, ph := range s.Phases {
+		for i, st := range ph.Steps {
+			if st.Class.Kind != plan.ClassAgent || len(st.Runnable()) == 0 {
+				continue
+			}
+			if err := report(fmt.Sprintf("step %s %s", engine.StepID(ph.ID(), i), st.Title), st.Class); err != nil {
+				return err
+			}
+		}
+	}
+	for _, a := range s.Actions {
+		if e := a.Execution; e.Class.Kind == plan.ClassAgent && e.Code != nil {
+			if err := report("action "+a.ID, e.Class); err != nil {
+				return err
+			}
+		}
+	}
+	if n > 0 {
+		return fmt.Errorf("%d step(s) or action(s) above have code that goes to the agent; --strict runs only native code", n)
+	}
+	return nil
 }

@@ -27,7 +27,7 @@ func (e *ActionError) Error() string {
 
 func (e *ActionError) Unwrap() error { return e.Err }
 
-// AskAction hands a prose action to the agent, with the state of the
+// AskAction hands an agent-class action to the agent, with the state of the
 // moment, and keeps its reply in the action's log: the one path by which
 // an action goes to the agent.
 func (r *Runner) AskAction(ctx context.Context, a *plan.Action) (string, error) {

@@ -272,11 +272,10 @@ func (e errTimeout) Error() string { return fmt.Sprintf("timed out after %v", e.
 
 func (r *Runner) execBlocks(ctx context.Context, s *stepRun, res *execResult) error {
 	logName := strings.ReplaceAll(s.id, "#", "-")
-	blocks := s.step.Runnable()
-	if len(blocks) == 0 {
+	if s.step.Kind() == plan.StepAgent {
 		res.pos = s.step.Pos
 		if r.Agent == nil {
-			return fmt.Errorf("%s: step %s is prose for the agent: %w", s.step.Pos, s.id, agent.ErrNoAgent)
+			return fmt.Errorf("%s: step %s goes to the agent (%s): %w", s.step.Pos, s.id, agentReason(s.step), agent.ErrNoAgent)
 		}
 		if err := r.Run.Flush(); err != nil {
 			return err
@@ -304,7 +303,7 @@ func (r *Runner) execBlocks(ctx context.Context, s *stepRun, res *execResult) er
 		}
 		return nil
 	}
-	for _, b := range blocks {
+	for _, b := range s.step.Runnable() {
 		res.pos = b.Pos
 		switch b.Kind() {
 		case plan.LangBash:
@@ -333,6 +332,14 @@ func (r *Runner) execBlocks(ctx context.Context, s *stepRun, res *execResult) er
 		}
 	}
 	return nil
+}
+
+// agentReason is why a step goes to the agent, for messages.
+func agentReason(st *plan.Step) string {
+	if st.Class.Reason != "" {
+		return st.Class.Reason
+	}
+	return "no runnable block"
 }
 
 // log appends text, a header line and a body, to logs/<name>.log and

@@ -18,7 +18,8 @@ import (
 
 // ActionRunner runs the Execution of a JS or bash action and returns its
 // state updates: the run's JS host (engine.Script, a *script.Host) does.
-// Prose actions go to the engine's agent instead.
+// Agent-class actions (prose, or code that is an instruction for a model)
+// go to the engine's agent instead.
 type ActionRunner interface {
 	RunAction(ctx context.Context, a *plan.Action, state map[string]any) (map[string]any, error)
 }
@@ -190,7 +191,7 @@ func (l *loop) action(ctx context.Context, a *plan.Action) error {
 
 // execute runs the action once and returns its state updates.
 func (l *loop) execute(ctx context.Context, a *plan.Action) (map[string]any, error) {
-	if a.Execution.Kind == plan.ExecProse {
+	if a.Execution.ToAgent() {
 		return l.ask(ctx, a)
 	}
 	ar, ok := l.r.Script.(ActionRunner)
@@ -200,11 +201,11 @@ func (l *loop) execute(ctx context.Context, a *plan.Action) (map[string]any, err
 	return ar.RunAction(ctx, a, l.r.State)
 }
 
-// ask hands a prose action to the agent, whose reply must hold
+// ask hands an agent-class action to the agent, whose reply must hold
 // stateUpdates. Without an agent the run stops there, resumable.
 func (l *loop) ask(ctx context.Context, a *plan.Action) (map[string]any, error) {
 	if l.r.Agent == nil {
-		return nil, &engine.ActionError{Action: a.ID, Pos: a.Execution.Pos, Err: fmt.Errorf("the action is prose for the agent: %w", agent.ErrNoAgent)}
+		return nil, &engine.ActionError{Action: a.ID, Pos: a.Execution.Pos, Err: fmt.Errorf("the action goes to the agent (%s): %w", a.Execution.Class.Reason, agent.ErrNoAgent)}
 	}
 	reply, err := l.r.AskAction(ctx, a)
 	if err != nil {

@@ -78,7 +78,11 @@ func TestPlanListsTheActions(t *testing.T) {
 	if err := d.Write(&out, false); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"  action action-outline: agent\n    when: state.outline === null\n    needs an agent (--agent CMD); it would be sent:\n", "      | Choose three to five section titles"} {
+	for _, want := range []string{
+		"  action action-outline: agent\n    agent: prose: no runnable block (phases/actions/action-outline.md:",
+		"    when: state.outline === null\n    needs an agent (--agent CMD); it would be sent:\n",
+		"      | Choose three to five section titles",
+	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("dry run output lacks %q:\n%s", want, &out)
 		}
@@ -88,8 +92,8 @@ func TestPlanListsTheActions(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, act := range a.Loop.Actions {
-		if act.Kind != "js" || act.Prompt != "" {
-			t.Errorf("autonomous example action %+v: want js with no prompt", act)
+		if act.Kind != "js" || act.Class.Kind != plan.ClassNative || act.Prompt != "" {
+			t.Errorf("autonomous example action %+v: want native js with no prompt", act)
 		}
 	}
 }

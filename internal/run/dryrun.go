@@ -38,6 +38,8 @@ type DryAction struct {
 	Pos plan.Pos `json:"pos"`
 	// Kind is "js", "bash" or "agent".
 	Kind string `json:"kind"`
+	// Class is the Execution's class: native or agent, and why.
+	Class plan.Class `json:"class"`
 	// Preconditions are the checkable ones as JavaScript, the others
 	// marked as prose.
 	Preconditions []string `json:"preconditions,omitempty"`
@@ -63,11 +65,13 @@ type DryStep struct {
 	Title string   `json:"title"`
 	Pos   plan.Pos `json:"pos"`
 	// Kind is plan.Step.KindLabel: "bash", "js", "bash+js" or "agent".
-	Kind      string `json:"kind"`
-	Condition string `json:"condition,omitempty"`
-	Confirm   string `json:"confirm,omitempty"`
-	OnError   string `json:"onError,omitempty"`
-	Timeout   string `json:"timeout,omitempty"`
+	Kind string `json:"kind"`
+	// Class is the step's class: native or agent, and why.
+	Class     plan.Class `json:"class"`
+	Condition string     `json:"condition,omitempty"`
+	Confirm   string     `json:"confirm,omitempty"`
+	OnError   string     `json:"onError,omitempty"`
+	Timeout   string     `json:"timeout,omitempty"`
 	// Done is set for a step a resume would not run again.
 	Done bool `json:"done,omitempty"`
 	// Prompt is what an agent step would send the agent.
@@ -120,7 +124,7 @@ func Plan(o Options) (*DryRun, error) {
 		id := ph.ID()
 		dp := &DryPhase{ID: id, Title: ph.Title, Done: done[id], IsOrchestrator: ph.IsOrchestrator, Outputs: ph.Outputs}
 		for j, st := range ph.Steps {
-			ds := &DryStep{ID: engine.StepID(id, j), Title: st.Title, Pos: st.Pos, Kind: st.KindLabel()}
+			ds := &DryStep{ID: engine.StepID(id, j), Title: st.Title, Pos: st.Pos, Kind: st.KindLabel(), Class: st.Class}
 			ds.Done = done[ds.ID]
 			a := st.Attrs
 			if a.Condition != nil {
@@ -135,7 +139,7 @@ func Plan(o Options) (*DryRun, error) {
 			if a.Timeout != nil {
 				ds.Timeout = a.Timeout.Duration.String()
 			}
-			if ds.Kind == plan.StepAgent {
+			if st.Kind() == plan.StepAgent {
 				p, err := agent.StepPrompt(actx, ph, st)
 				if err != nil {
 					return nil, err
@@ -162,9 +166,11 @@ func dryLoop(s *plan.Skill, actx agent.Context) (*DryLoop, error) {
 		l.Selection = "selectNextAction at " + o.Decision.Pos.String()
 	}
 	for _, a := range s.Actions {
-		da := &DryAction{ID: a.ID, Pos: a.Execution.Pos, Kind: a.Execution.Kind}
+		da := &DryAction{ID: a.ID, Pos: a.Execution.Pos, Kind: a.Execution.Kind, Class: a.Execution.Class}
 		if a.Execution.Kind == plan.ExecProse {
 			da.Kind = "agent"
+		}
+		if a.Execution.ToAgent() {
 			p, err := agent.ActionPrompt(actx, a)
 			if err != nil {
 				return nil, err
@@ -222,6 +228,7 @@ func (d *DryRun) Write(w io.Writer, hasAgent bool) error {
 				mark = " [done]"
 			}
 			fmt.Fprintf(&b, "  step %s %s: %s%s\n", st.ID, st.Title, st.Kind, mark)
+			writeClass(&b, st.Class)
 			for _, attr := range [][2]string{{"condition", st.Condition}, {"confirm", st.Confirm}, {"on error", st.OnError}, {"timeout", st.Timeout}} {
 				if attr[1] != "" {
 					fmt.Fprintf(&b, "    %s: %s\n", attr[0], attr[1])
@@ -248,11 +255,22 @@ func (l *DryLoop) write(b *strings.Builder, hasAgent bool) {
 	fmt.Fprintf(b, "  selection: %s\n", l.Selection)
 	for _, a := range l.Actions {
 		fmt.Fprintf(b, "  action %s: %s\n", a.ID, a.Kind)
+		writeClass(b, a.Class)
 		for _, p := range a.Preconditions {
 			fmt.Fprintf(b, "    when: %s\n", p)
 		}
 		writePrompt(b, a.Prompt, hasAgent)
 	}
+}
+
+// writeClass says how a step or action runs and why; for agent work it
+// adds where the reason is, which is what an author would change.
+func writeClass(b *strings.Builder, c plan.Class) {
+	if c.Kind == plan.ClassAgent {
+		fmt.Fprintf(b, "    %s: %s (%s)\n", c.Kind, c.Reason, c.Pos)
+		return
+	}
+	fmt.Fprintf(b, "    %s: %s\n", c.Kind, c.Reason)
 }
 
 // writePrompt shows what would go to the agent, and says so when there is
