@@ -63,7 +63,8 @@ const (
 // native step of the same phase. A bad execution setting is a
 // diagnostic (execution-invalid) and counts as auto.
 func (s *Skill) Classify() {
-	c := &classifier{mode: s.executionMode()}
+	s.Execution = s.executionMode()
+	c := &classifier{mode: s.Execution}
 	global := map[string]string{}
 	for _, names := range [][]string{jsstatic.Builtins, HostGlobals} {
 		for _, n := range names {
@@ -89,6 +90,11 @@ func (s *Skill) Classify() {
 	}
 	for _, a := range s.Actions {
 		a.Execution.Class = c.execution(a, &scope{global: global})
+	}
+	if o := s.Orchestrator; o != nil && o.Decision != nil {
+		// Decision Logic the runtime cannot run as written is the agent's:
+		// it selects from the catalog instead.
+		o.Class, _ = c.block(o.Decision, &scope{global: global})
 	}
 }
 
@@ -200,11 +206,10 @@ func (c *classifier) execution(a *Action, sc *scope) Class {
 // block classifies one runnable block and returns the top-level names it
 // binds when it is native JavaScript.
 func (c *classifier) block(b *CodeBlock, sc *scope) (Class, []string) {
-	words := strings.Fields(b.Info)
 	switch {
-	case len(words) > 1 && slices.Contains(words[1:], ExecutionAgent):
+	case b.Marked(ExecutionAgent):
 		return Class{Kind: ClassAgent, Reason: "the block is marked agent", Pos: b.Pos}, nil
-	case len(words) > 1 && slices.Contains(words[1:], ExecutionNative):
+	case b.Marked(ExecutionNative):
 		return Class{Kind: ClassNative, Reason: "the block is marked native", Pos: b.Pos}, jsNames(b)
 	case c.mode == ExecutionAgent:
 		return Class{Kind: ClassAgent, Reason: "the skill sets execution: agent", Pos: b.Pos}, nil

@@ -77,6 +77,9 @@ func (d Diagnostic) String() string {
 type Skill struct {
 	// Dir is the skill folder as given to the parser (not relative).
 	Dir string `json:"dir"`
+	// Execution is the skill's execution setting, auto, native or agent
+	// (Classify reads it from the front matter or skillkit.yaml).
+	Execution string `json:"execution,omitempty"`
 	// Name is the front matter name, else the folder's base name.
 	Name string `json:"name"`
 	// Entry is the entry document: "SKILL.md", or "orchestrator.md" for the
@@ -255,10 +258,17 @@ const (
 	LangJS   = "js"
 )
 
+// Marked reports whether the block's info string has word after its
+// language (```js norun, ```bash native).
+func (c *CodeBlock) Marked(word string) bool {
+	words := strings.Fields(c.Info)
+	return len(words) > 1 && slices.Contains(words[1:], word)
+}
+
 // Kind is LangBash, LangJS, or "" for a block that is never run: data,
 // documentation, or one whose info string has the word norun.
 func (c *CodeBlock) Kind() string {
-	if words := strings.Fields(c.Info); len(words) > 1 && slices.Contains(words[1:], "norun") {
+	if c.Marked("norun") {
 		return ""
 	}
 	switch c.Lang {
@@ -361,6 +371,16 @@ const (
 	StepCode  = "code"
 	StepAgent = "agent"
 )
+
+// Native reports whether the step's code was declared native, by a block
+// marked native or by the skill's execution setting (in): the author said
+// it runs as written, so a failure of it is not handed to the agent.
+func (s *Step) Native(in *Skill) bool {
+	if in.Execution == ExecutionNative {
+		return true
+	}
+	return slices.ContainsFunc(s.Runnable(), func(b *CodeBlock) bool { return b.Marked(ExecutionNative) })
+}
 
 // Kind is StepAgent when the step goes to the agent: its class says so,
 // or it has no block to run (so that a step never classified is handed
@@ -554,6 +574,9 @@ type Orchestrator struct {
 	Declarations []*CodeBlock `json:"declarations,omitempty"`
 	// Phase is set when the orchestrator is a numbered phase (hybrid).
 	Phase *Number `json:"phase,omitempty"`
+	// Class says whether selectNextAction runs natively or the agent
+	// selects (Skill.Classify); zero without Decision.
+	Class Class `json:"class,omitzero"`
 }
 
 // Catalog is an action catalog table and its mermaid graph.

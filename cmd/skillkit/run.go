@@ -122,7 +122,7 @@ func runSkill(c *cobra.Command, s Streams, o *runOptions, dir string, args []str
 	}
 	opts := skrun.Options{
 		Skill: skill, Store: runsOf(cwd), WorkDir: o.workDir, Resume: o.resume, Force: o.force,
-		Inputs: inputs, Args: args, NoShellContext: o.noShell, ProjectDir: cwd, AllowPaths: o.allow, Yes: o.yes,
+		Inputs: inputs, Args: args, NoShellContext: o.noShell, ProjectDir: cwd, AllowPaths: o.allow, Yes: o.yes, Strict: o.strict,
 		Loop: orchestrator.Options{MaxIterations: o.maxIter, Retries: o.retries},
 		Out:  c.OutOrStdout(),
 		Validate: func(sk *plan.Skill) error {

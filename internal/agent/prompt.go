@@ -68,6 +68,19 @@ func (p *Prompt) Text(withContext bool) string {
 	return b.String()
 }
 
+// Note adds a paragraph at the end of section name (appending the section
+// when the prompt lacks it): what skillkit saw that the agent needs, such
+// as the failure of the step's code when skillkit ran it.
+func (p *Prompt) Note(name, text string) {
+	for i := range p.sections {
+		if p.sections[i].name == name {
+			p.sections[i].body = strings.TrimRight(p.sections[i].body, "\n") + "\n\n" + text
+			return
+		}
+	}
+	p.add(name, text)
+}
+
 // add appends a section; one with nothing to say is left out.
 func (p *Prompt) add(name, body string) {
 	if strings.TrimSpace(body) != "" {

@@ -103,6 +103,29 @@ func tail(s string, n int) string {
 
 func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
 
+// ErrNoSelection is wrapped by the error of a select reply that names no
+// action: no {"action": …} object, or one whose value is neither a string
+// nor null.
+var ErrNoSelection = errors.New("the agent's reply selects no action")
+
+// ParseSelect reads an agent's answer to a select prompt: the last JSON
+// object of the reply with an "action" key, whose value is an action id or
+// null (the loop ends). ok is false for null.
+func ParseSelect(reply string) (id string, ok bool, err error) {
+	obj := lastWith(reply, "action", 0)
+	if obj == nil {
+		return "", false, fmt.Errorf("%w: want {\"action\": \"<id>\"} or {\"action\": null}, got %q", ErrNoSelection, tail(strings.TrimSpace(reply), 120))
+	}
+	switch v := obj["action"].(type) {
+	case nil:
+		return "", false, nil
+	case string:
+		return v, true, nil
+	default:
+		return "", false, fmt.Errorf("%w: \"action\" is %s, want an id or null", ErrNoSelection, jsonKind(v))
+	}
+}
+
 // ParseConfirm reads an agent's answer to a confirmation prompt: its last
 // non-empty line, "yes" or "skip" (case and punctuation ignored), or the
 // {"answer": …} object an adapter enforcing the JSON schema returns.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/skillkit/skillkit/internal/agent"
+	"github.com/skillkit/skillkit/internal/runstore"
 
 	"github.com/skillkit/skillkit/plan"
 )
@@ -45,4 +46,63 @@ func (r *Runner) AskAction(ctx context.Context, a *plan.Action) (string, error) 
 	reply, err := r.Agent.Ask(ctx, prompt)
 	r.log(a.ID, "# agent\n"+reply)
 	return reply, err
+}
+
+// AskSelect asks the agent which action runs next, from choices: the
+// selection when the skill's Decision Logic is not code skillkit runs. ok
+// is false when the agent ends the loop.
+func (r *Runner) AskSelect(ctx context.Context, choices []agent.Choice) (id string, ok bool, err error) {
+	if r.Agent == nil {
+		return "", false, fmt.Errorf("the skill's Decision Logic goes to the agent: %w", agent.ErrNoAgent)
+	}
+	if err := r.Run.Flush(); err != nil {
+		return "", false, err
+	}
+	c, err := r.AgentContext(ctx)
+	if err != nil {
+		return "", false, err
+	}
+	prompt, err := agent.SelectPrompt(c, choices)
+	if err != nil {
+		return "", false, err
+	}
+	reply, err := r.Agent.Ask(ctx, prompt)
+	r.log("select", "# agent\n"+reply)
+	if err != nil {
+		return "", false, err
+	}
+	return agent.ParseSelect(reply)
+}
+
+// AsksForOutputs reports whether the agent is asked for a phase's outputs
+// that its steps did not leave: as for a native step that failed, only in
+// auto mode, with an agent, and not under --strict.
+func (r *Runner) AsksForOutputs() bool {
+	return r.Agent != nil && !r.Strict && r.Skill.Execution != plan.ExecutionNative
+}
+
+// AskOutputs asks the agent to leave the outputs of phase ph that failed
+// verification (failure says how), as one more step of the phase.
+func (r *Runner) AskOutputs(ctx context.Context, ph *plan.Phase, failure error) error {
+	id := ph.ID()
+	if err := r.Event(runstore.Event{Phase: id, From: string(UnitVerifying), To: string(UnitVerifying), Detail: "the agent leaves the outputs: " + failure.Error()}); err != nil {
+		return err
+	}
+	if err := r.Run.Flush(); err != nil {
+		return err
+	}
+	c, err := r.AgentContext(ctx)
+	if err != nil {
+		return err
+	}
+	step := &plan.Step{Title: "Leave the phase's outputs", Pos: ph.Doc.TitlePos,
+		Text: "Leave the files listed under [OUTPUTS] in the work dir, as the phase's Output section describes them, from the work of its steps."}
+	prompt, err := agent.StepPrompt(c, ph, step)
+	if err != nil {
+		return err
+	}
+	prompt.Note("STEP", "The phase's steps ran, and its outputs are not right yet:\n"+failure.Error())
+	reply, err := r.Agent.Ask(ctx, prompt)
+	r.log(id+"-outputs", "# agent\n"+reply)
+	return err
 }

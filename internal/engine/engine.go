@@ -97,6 +97,9 @@ type Runner struct {
 	Confirm Confirmer
 	// Yes answers yes to every confirmation.
 	Yes bool
+	// Strict keeps the agent from taking over native code that failed
+	// (--strict): the code must run as written.
+	Strict bool
 	// Env is added to the environment of hook commands: the SKILL_*
 	// variables of script.Env (the Script gives them to steps itself).
 	Env []string

@@ -44,6 +44,9 @@ type stepRun struct {
 	step  *plan.Step
 	state StepState
 	start time.Time
+	// takeover is set when the agent takes the step over after its code
+	// failed: what the agent is told of the failure.
+	takeover string
 }
 
 func (s *stepRun) to(state StepState, detail string) error {
@@ -104,6 +107,16 @@ func (r *Runner) RunStep(ctx context.Context, unit, id string, step *plan.Step) 
 			return "", err
 		}
 		res, err := r.execStep(ctx, s)
+		if err != nil && r.takesOver(ctx, s, err) {
+			s.takeover = fmt.Sprintf("skillkit ran this step's code as written, and it failed: %v\nDo what the step means instead, in the work dir.", err)
+			if terr := s.to(StepFailed, err.Error()+" (the agent takes the step over)"); terr != nil {
+				return "", terr
+			}
+			if terr := s.to(StepExecuting, "the agent"); terr != nil {
+				return "", terr
+			}
+			res, err = r.execStep(ctx, s)
+		}
 		if err == nil {
 			return s.finish(runstore.StepCompleted, StepCompleted, "", attempt, res.evidence)
 		}
@@ -272,36 +285,8 @@ func (e errTimeout) Error() string { return fmt.Sprintf("timed out after %v", e.
 
 func (r *Runner) execBlocks(ctx context.Context, s *stepRun, res *execResult) error {
 	logName := strings.ReplaceAll(s.id, "#", "-")
-	if s.step.Kind() == plan.StepAgent {
-		res.pos = s.step.Pos
-		if r.Agent == nil {
-			return fmt.Errorf("%s: step %s goes to the agent (%s): %w", s.step.Pos, s.id, agentReason(s.step), agent.ErrNoAgent)
-		}
-		if err := r.Run.Flush(); err != nil {
-			return err
-		}
-		actx, err := r.AgentContext(ctx)
-		if err != nil {
-			return err
-		}
-		prompt, err := agent.StepPrompt(actx, r.phase(s.unit), s.step)
-		if err != nil {
-			return err
-		}
-		reply, err := r.Agent.Ask(ctx, prompt)
-		res.stdout = reply
-		var aerr *agent.Error
-		if errors.As(err, &aerr) {
-			res.stderr = aerr.Stderr
-		}
-		res.evidence = r.log(logName, "# agent\n"+reply)
-		if err != nil {
-			return err
-		}
-		if updates, perr := agent.ParseStateUpdates(reply); perr == nil {
-			return r.Update(updates)
-		}
-		return nil
+	if s.step.Kind() == plan.StepAgent || s.takeover != "" {
+		return r.askStep(ctx, s, res, logName)
 	}
 	for _, b := range s.step.Runnable() {
 		res.pos = b.Pos
@@ -335,6 +320,53 @@ func (r *Runner) execBlocks(ctx context.Context, s *stepRun, res *execResult) er
 }
 
 // agentReason is why a step goes to the agent, for messages.
+// askStep hands the step to the agent: its text, its code as guidance,
+// and, when the step's code ran and failed, that failure.
+func (r *Runner) askStep(ctx context.Context, s *stepRun, res *execResult, logName string) error {
+	res.pos = s.step.Pos
+	if r.Agent == nil {
+		return fmt.Errorf("%s: step %s goes to the agent (%s): %w", s.step.Pos, s.id, agentReason(s.step), agent.ErrNoAgent)
+	}
+	if err := r.Run.Flush(); err != nil {
+		return err
+	}
+	actx, err := r.AgentContext(ctx)
+	if err != nil {
+		return err
+	}
+	prompt, err := agent.StepPrompt(actx, r.phase(s.unit), s.step)
+	if err != nil {
+		return err
+	}
+	if s.takeover != "" {
+		prompt.Note("STEP", s.takeover)
+	}
+	reply, err := r.Agent.Ask(ctx, prompt)
+	res.stdout = reply
+	var aerr *agent.Error
+	if errors.As(err, &aerr) {
+		res.stderr = aerr.Stderr
+	}
+	res.evidence = r.log(logName, "# agent\n"+reply)
+	if err != nil {
+		return err
+	}
+	if updates, perr := agent.ParseStateUpdates(reply); perr == nil {
+		return r.Update(updates)
+	}
+	return nil
+}
+
+// takesOver reports whether the agent takes over a native step whose code
+// failed: the skill runs in auto mode (DESIGN §1.5), there is an agent,
+// nothing declared the code native, and the failure is the code's, not a
+// timeout or a stop. Code that reads the work of earlier agent steps, or
+// tools the machine lacks, is guidance after all.
+func (r *Runner) takesOver(ctx context.Context, s *stepRun, err error) bool {
+	return r.Agent != nil && !r.Strict && s.takeover == "" && s.step.Kind() == plan.StepCode &&
+		!s.step.Native(r.Skill) && !interrupted(ctx, err) && !errors.As(err, new(errTimeout))
+}
+
 func agentReason(st *plan.Step) string {
 	if st.Class.Reason != "" {
 		return st.Class.Reason

@@ -50,6 +50,7 @@ func newLoop(r *engine.Runner, s *plan.Skill, max, retries int, backoff time.Dur
 	if err != nil {
 		return nil, err
 	}
+	sel.ask = r.AskSelect
 	schema, err := compileSchema(s.StateSchema)
 	if err != nil {
 		return nil, err
@@ -266,10 +267,9 @@ func (l *loop) noProgress() error {
 	if len(last) > 6 {
 		last = last[len(last)-6:]
 	}
-	how := "the selection"
-	pos := plan.Pos{}
+	how, pos := "the selection", selectionPos(l.skill)
 	if o := l.skill.Orchestrator; o != nil && o.Decision != nil {
-		how, pos = "selectNextAction", o.Decision.Pos
+		how = "selectNextAction"
 	}
 	msg := fmt.Errorf("%w: the loop started %d actions and %s never ended it (last completed: %s); make it return null when the work is done, or raise the limit (--max-iterations)",
 		ErrNoProgress, l.max, how, strings.Join(last, ", "))
@@ -312,4 +312,20 @@ func clone(m map[string]any) map[string]any {
 		out[k] = v
 	}
 	return out
+}
+
+// selectionPos is where a skill's selection is written: its Decision
+// Logic, else its action catalog, else its orchestrator or first action.
+func selectionPos(s *plan.Skill) plan.Pos {
+	switch o := s.Orchestrator; {
+	case o != nil && o.Decision != nil:
+		return o.Decision.Pos
+	case s.Catalog != nil && s.Catalog.Pos.IsValid():
+		return s.Catalog.Pos
+	case o != nil && o.Doc != nil:
+		return plan.Pos{File: o.Doc.File, Line: 1, Col: 1}
+	case len(s.Actions) > 0:
+		return plan.Pos{File: s.Actions[0].Doc.File, Line: 1, Col: 1}
+	}
+	return plan.Pos{}
 }

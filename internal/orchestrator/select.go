@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
+	"github.com/skillkit/skillkit/internal/agent"
 	"github.com/skillkit/skillkit/internal/script"
 	"github.com/skillkit/skillkit/plan"
 )
@@ -17,8 +19,12 @@ import (
 type selector struct {
 	skill *plan.Skill
 	// candidates are the actions of declarative selection, in the order
-	// they are tried.
+	// they are tried, and the catalog the agent selects from.
 	candidates []candidate
+	// byAgent is set when the skill's Decision Logic is not code skillkit
+	// runs (its class is agent): ask then selects.
+	byAgent bool
+	ask     func(ctx context.Context, choices []agent.Choice) (id string, ok bool, err error)
 }
 
 // candidate is an action of declarative selection with every
@@ -37,8 +43,11 @@ type candidate struct {
 // catalog row naming no action file is an error: the run could select it.
 func newSelector(s *plan.Skill) (*selector, error) {
 	sel := &selector{skill: s}
-	if s.Orchestrator != nil && s.Orchestrator.Decision != nil {
-		return sel, nil
+	if o := s.Orchestrator; o != nil && o.Decision != nil {
+		if o.Class.Kind != plan.ClassAgent {
+			return sel, nil
+		}
+		sel.byAgent = true
 	}
 	if s.Catalog == nil || len(s.Catalog.Rows) == 0 {
 		for _, a := range s.Actions {
@@ -104,6 +113,9 @@ func checkable(ps []*plan.Precondition) bool {
 
 // next returns the action to run, or nil when the selection ends.
 func (sel *selector) next(ctx context.Context, state map[string]any, inputs map[string]string) (*plan.Action, error) {
+	if sel.byAgent {
+		return sel.agentSelects(ctx, state, inputs)
+	}
 	if o := sel.skill.Orchestrator; o != nil && o.Decision != nil {
 		id, ok, err := script.SelectNextAction(ctx, o, state)
 		if err != nil || !ok {
@@ -142,6 +154,42 @@ func (sel *selector) next(ctx context.Context, state map[string]any, inputs map[
 		return nil, fmt.Errorf("no action can be selected, and some preconditions failed: %w", errors.Join(errs...))
 	}
 	return nil, nil
+}
+
+// agentSelects asks the agent which catalog action runs next, telling it
+// whether each one's checkable preconditions hold. The answer must be an
+// action of the catalog, or null.
+func (sel *selector) agentSelects(ctx context.Context, state map[string]any, inputs map[string]string) (*plan.Action, error) {
+	env := script.PureEnv{State: state, Inputs: inputs}
+	if o := sel.skill.Orchestrator; o != nil {
+		env.Decls = o.Declarations
+	}
+	choices := make([]agent.Choice, 0, len(sel.candidates))
+	ids := make([]string, 0, len(sel.candidates))
+	for _, c := range sel.candidates {
+		ch := agent.Choice{ID: c.action.ID, Purpose: cmp.Or(c.action.Purpose, c.action.Title)}
+		if !c.once {
+			// A precondition that throws is not known to hold or fail.
+			if ok, err := script.Preconditions(ctx, c.pre, env); err == nil {
+				ch.Ready = &ok
+			} else if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+		}
+		choices = append(choices, ch)
+		ids = append(ids, c.action.ID)
+	}
+	id, ok, err := sel.ask(ctx, choices)
+	if err != nil || !ok {
+		return nil, err
+	}
+	for _, c := range sel.candidates {
+		if a := sel.skill.ResolveAction(id); a == c.action {
+			return a, nil
+		}
+	}
+	return nil, fmt.Errorf("%s: the agent selected %q, which is not an action of the catalog (%s)",
+		sel.skill.Orchestrator.Decision.Pos, id, strings.Join(ids, ", "))
 }
 
 // completed is the state's completed_actions.

@@ -60,6 +60,9 @@ type Options struct {
 	Answers script.Answerer
 	// Yes answers yes to every confirmation (--yes).
 	Yes bool
+	// Strict runs native code as written only: the agent never takes over
+	// a native step that failed (--strict).
+	Strict bool
 	// Validate checks the skill before a new run starts (lint errors);
 	// its error stops the run before anything is written.
 	Validate func(*plan.Skill) error
@@ -275,7 +278,7 @@ func (l *lifecycle) newEngine() error {
 	}
 	e = &engine.Runner{
 		Run: l.rec, Skill: l.o.Skill, Inputs: inputs, State: l.rec.State(), Script: host, Env: script.Env(hopts),
-		Yes: l.o.Yes, Out: l.o.Out, Backoff: l.o.Backoff, Observe: l.o.Observe,
+		Yes: l.o.Yes, Strict: l.o.Strict, Out: l.o.Out, Backoff: l.o.Backoff, Observe: l.o.Observe,
 		Vars: vars, ShellContext: !l.o.NoShellContext,
 	}
 	if l.o.Answers != nil {

@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -48,26 +50,46 @@ func verifyOutputs(phase, workDir, skillDir string, outs []*plan.Output) error {
 	return errors.Join(errs...)
 }
 
+// placeholder is a part of an output path the model fills in:
+// [sessionId], {name}, <slug>, ${VAR}. The file it names can only be
+// matched, with * in its place.
+var placeholder = regexp.MustCompile(`\[[A-Za-z_][\w-]*\]|\$?\{[A-Za-z_][\w.-]*\}|<[A-Za-z_][\w-]*>`)
+
 func verifyOutput(workDir, skillDir string, o *plan.Output) error {
 	fail := func(err error, diag ...string) error { return &OutputError{Output: o, Err: err, Diagnostics: diag} }
-	path := filepath.Join(workDir, filepath.FromSlash(o.File))
-	if strings.ContainsAny(o.File, "*?[") {
+	file := placeholder.ReplaceAllString(o.File, "*")
+	path := filepath.Join(workDir, filepath.FromSlash(file))
+	if strings.ContainsAny(file, "*?[") {
 		matches, err := filepath.Glob(path)
 		if err != nil {
 			return fail(fmt.Errorf("bad pattern: %w", err))
 		}
+		// An output is a file: a folder the pattern matches is not one.
+		matches = slices.DeleteFunc(matches, func(m string) bool {
+			st, err := os.Stat(m)
+			return err == nil && st.IsDir()
+		})
 		if len(matches) == 0 {
 			return fail(errors.New("no file matches"))
 		}
 		for _, m := range matches {
 			one := *o
 			one.File, _ = filepath.Rel(workDir, m)
-			if err := verifyOutput(workDir, skillDir, &one); err != nil {
+			// The match is a file, whatever its name holds: check it as
+			// one, not as another pattern.
+			if err := verifyFile(workDir, skillDir, &one, m); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
+	return verifyFile(workDir, skillDir, o, path)
+}
+
+// verifyFile checks the output o at path: it exists, parses as its
+// format, and satisfies its schema.
+func verifyFile(workDir, skillDir string, o *plan.Output, path string) error {
+	fail := func(err error, diag ...string) error { return &OutputError{Output: o, Err: err, Diagnostics: diag} }
 	data, err := os.ReadFile(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {

@@ -7,6 +7,7 @@ package sequential
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/skillkit/skillkit/internal/engine"
@@ -69,7 +70,16 @@ func phase(ctx context.Context, r *engine.Runner, i, n int, ph *plan.Phase, loop
 	return r.RunUnit(ctx, engine.UnitSpec{
 		Kind: runstore.KindPhase, ID: id, Title: ph.Title,
 		Execute: execute,
-		Verify: func(context.Context) error {
+		Verify: func(ctx context.Context) error {
+			err := verifyOutputs(id, r.Run.WorkDir(), r.Skill.Dir, ph.Outputs)
+			if err == nil || !r.AsksForOutputs() {
+				return err
+			}
+			// The Output section of a real skill often describes what the
+			// model assembles from the steps' work: the agent leaves it.
+			if aerr := r.AskOutputs(ctx, ph, err); aerr != nil {
+				return errors.Join(err, aerr)
+			}
 			return verifyOutputs(id, r.Run.WorkDir(), r.Skill.Dir, ph.Outputs)
 		},
 	})

@@ -1,0 +1,114 @@
+package run_test
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/skillkit/skillkit/internal/agent"
+	"github.com/skillkit/skillkit/internal/corpus"
+	lifecycle "github.com/skillkit/skillkit/internal/run"
+	"github.com/skillkit/skillkit/internal/runstore/fs"
+	"github.com/skillkit/skillkit/internal/script"
+	"github.com/skillkit/skillkit/internal/testagent"
+	"github.com/skillkit/skillkit/parse"
+)
+
+func TestMain(m *testing.M) {
+	if testagent.Active() {
+		os.Exit(testagent.Main())
+	}
+	os.Exit(m.Run())
+}
+
+// The figures the runtime must reach on the corpus with the scripted
+// agent: at least 62 of its 69 skills complete, and 95% of the sequential
+// and hybrid ones (65, 61 of 61 and 1 of 1 when this was written).
+const (
+	corpusFloor   = 62
+	modeFloorPct  = 95
+	modeFloorDesc = "sequential and hybrid skills"
+)
+
+// positioned is an error that starts with file:line.
+var positioned = regexp.MustCompile(`(?m)[\w./-]+\.(md|json|yaml|ya?ml):\d+(:\d+)?: `)
+
+// TestCorpusRuns runs every corpus skill to its end with the scripted
+// agent of DESIGN §3.4 (package testagent), as a new user would with a
+// model that does what it is asked and no more, and prints a table of how
+// each run ended. A run that does not complete must say where (file:line)
+// and why.
+func TestCorpusRuns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs every corpus skill")
+	}
+	entries := corpus.Skills(t)
+	type row struct{ skill, mode, outcome, reason string }
+	var rows []row
+	done, byMode, completeByMode := 0, map[string]int{}, map[string]int{}
+	for _, e := range entries {
+		s, err := parse.Dir(e.Path())
+		if err != nil {
+			t.Fatalf("%s: %v", e.Dir, err)
+		}
+		base := t.TempDir()
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		res, err := lifecycle.Run(ctx, lifecycle.Options{
+			Skill: s, Store: fs.New(fs.Options{Base: base, NoSync: true}), ProjectDir: base, Yes: true, Answers: script.Yes{},
+			Agent: &agent.Agent{Command: testagent.Command(), Timeout: time.Minute}, Backoff: time.Millisecond,
+		})
+		cancel()
+		byMode[e.Mode]++
+		r := row{skill: e.Dir, mode: e.Mode, outcome: "completed"}
+		switch {
+		case err == nil:
+			done++
+			completeByMode[e.Mode]++
+		default:
+			r.outcome = "refused"
+			if res != nil {
+				r.outcome = string(res.State)
+			}
+			r.reason = firstLine(err.Error())
+			if !positioned.MatchString(err.Error()) && !errors.Is(err, lifecycle.ErrInvalid) {
+				t.Errorf("%s: %s without a file:line: %v", e.Dir, r.outcome, err)
+			}
+		}
+		rows = append(rows, r)
+	}
+	slices.SortFunc(rows, func(a, b row) int { return cmp.Or(strings.Compare(a.outcome, b.outcome), strings.Compare(a.skill, b.skill)) })
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d of %d corpus skills complete with the scripted agent\n", done, len(entries))
+	for _, m := range []string{"sequential", "hybrid", "autonomous", "other"} {
+		fmt.Fprintf(&b, "  %-10s %d of %d\n", m, completeByMode[m], byMode[m])
+	}
+	for _, r := range rows {
+		if r.outcome != "completed" {
+			fmt.Fprintf(&b, "  %-11s %-60s %s\n", r.outcome, r.skill, r.reason)
+		}
+	}
+	t.Log("\n" + b.String())
+	if done < corpusFloor {
+		t.Errorf("%d of %d corpus skills completed, want at least %d", done, len(entries), corpusFloor)
+	}
+	for _, m := range []string{"sequential", "hybrid"} {
+		if byMode[m] > 0 && completeByMode[m]*100 < modeFloorPct*byMode[m] {
+			t.Errorf("%d of %d %s skills completed, want %d%% of the %s", completeByMode[m], byMode[m], m, modeFloorPct, modeFloorDesc)
+		}
+	}
+}
+
+func firstLine(s string) string {
+	l, _, _ := strings.Cut(s, "\n")
+	if len(l) > 200 {
+		l = l[:200] + "…"
+	}
+	return l
+}

@@ -1,0 +1,139 @@
+// Package testagent is a scripted agent that follows the protocol of
+// DESIGN §3.4 to the letter and decides nothing: tests run real skills
+// with it to see whether skillkit carries them to the end. It leaves the
+// files a step or action must leave ([OUTPUTS]), answers actions with
+// {"stateUpdates": {}}, selects the first action not yet completed whose
+// preconditions do not fail (then null), confirms yes, and answers tasks
+// and steps with a line of text. Only tests use it: a test binary re-runs
+// itself as the agent command when Env is set (see Command).
+package testagent
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Env marks a test binary run as the agent.
+const Env = "SKILLKIT_TESTAGENT"
+
+// Command is the agent command that runs the test binary as the agent.
+func Command() string { return fmt.Sprintf("%s=1 %q -test.run='^$'", Env, os.Args[0]) }
+
+// Active reports whether this process was started as the agent.
+func Active() bool { return os.Getenv(Env) != "" }
+
+// Main answers one request from stdin and returns the exit code.
+func Main() int {
+	prompt, err := io.ReadAll(os.Stdin)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "testagent:", err)
+		return 1
+	}
+	reply, err := Answer(os.Getenv("SKILLKIT_REQUEST"), string(prompt), ".")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "testagent:", err)
+		return 1
+	}
+	fmt.Println(reply)
+	return 0
+}
+
+// Answer is the reply to one request, leaving its outputs under workDir.
+func Answer(request, prompt, workDir string) (string, error) {
+	sec := Sections(prompt)
+	switch request {
+	case "step", "action":
+		if err := leaveOutputs(sec["OUTPUTS"], workDir); err != nil {
+			return "", err
+		}
+		if request == "action" {
+			return `{"stateUpdates": {}}`, nil
+		}
+		return "Done.", nil
+	case "select":
+		return selectAction(sec["STATE"], sec["ACTIONS"]), nil
+	case "confirm":
+		return "yes", nil
+	}
+	return "Done.", nil
+}
+
+// Sections splits a prompt into its [NAME] sections.
+func Sections(prompt string) map[string]string {
+	out := map[string]string{}
+	name := ""
+	var body []string
+	flush := func() {
+		if name != "" {
+			out[name] = strings.TrimSpace(strings.Join(body, "\n"))
+		}
+	}
+	sc := bufio.NewScanner(strings.NewReader(prompt))
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if n, ok := strings.CutPrefix(line, "["); ok && strings.HasSuffix(n, "]") && !strings.ContainsAny(n, " \t") && strings.ToUpper(n) == n {
+			flush()
+			name, body = strings.TrimSuffix(n, "]"), nil
+			continue
+		}
+		body = append(body, line)
+	}
+	flush()
+	return out
+}
+
+// leaveOutputs writes each path<TAB>format line's file, with content that
+// parses as its format.
+func leaveOutputs(outputs, workDir string) error {
+	for _, line := range strings.Split(outputs, "\n") {
+		path, format, _ := strings.Cut(line, "\t")
+		path = strings.TrimSpace(path)
+		if path == "" {
+			continue
+		}
+		// A pattern names files to make: make one that matches.
+		path = strings.NewReplacer("**", "out", "*", "out", "?", "x").Replace(path)
+		content := "# Output\n\nWritten by the scripted agent.\n"
+		switch strings.ToLower(format) {
+		case "json":
+			content = "{}\n"
+		case "yaml", "yml":
+			content = "{}\n"
+		}
+		full := filepath.Join(workDir, path)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// selectAction picks the first action of [ACTIONS] that has not
+// completed and whose preconditions do not fail, else null.
+func selectAction(state, actions string) string {
+	var st struct {
+		Completed []string `json:"completed_actions"`
+	}
+	_ = json.Unmarshal([]byte(state), &st)
+	for _, line := range strings.Split(actions, "\n") {
+		f := strings.Split(line, "\t")
+		if len(f) < 3 || f[0] == "" {
+			continue
+		}
+		if slices.Contains(st.Completed, f[0]) || f[len(f)-1] == "no" {
+			continue
+		}
+		return fmt.Sprintf(`{"action": %q}`, f[0])
+	}
+	return `{"action": null}`
+}
