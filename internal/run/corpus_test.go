@@ -83,7 +83,9 @@ func TestCorpusRuns(t *testing.T) {
 		}
 		rows = append(rows, r)
 	}
-	slices.SortFunc(rows, func(a, b row) int { return cmp.Or(strings.Compare(a.outcome, b.outcome), strings.Compare(a.skill, b.skill)) })
+	slices.SortFunc(rows, func(a, b row) int {
+		return cmp.Or(strings.Compare(a.outcome, b.outcome), strings.Compare(a.skill, b.skill))
+	})
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d of %d corpus skills complete with the scripted agent\n", done, len(entries))
 	for _, m := range []string{"sequential", "hybrid", "autonomous", "other"} {
