@@ -65,7 +65,9 @@ if [ "$n" = "$STANDIN_HANG" ]; then touch "$STANDIN_LOG.hung"; sleep 30; fi
 
 const claudeStandIn = standInHead + `
 case " $* " in *" -p --output-format json "*) ;; *) fail "want -p --output-format json first: $*" ;; esac
-if [ "$n" = 1 ]; then
+if [ "$SKILLKIT_REQUEST" = task ]; then
+  case " $* " in *" --session-id "*|*" --resume "*) fail "a Task in the run's conversation: $*" ;; esac
+elif [ "$n" = 1 ]; then
   case " $* " in *" --session-id $SKILLKIT_SESSION_ID "*) ;; *) fail "first call without --session-id: $*" ;; esac
   case " $* " in *" --resume "*) fail "first call with --resume" ;; esac
 else
@@ -78,8 +80,8 @@ printf '{"type":"result","subtype":"success","is_error":false,"num_turns":3,"res
 
 const codexStandIn = standInHead + `
 case "$*" in "exec --json --skip-git-repo-check --sandbox workspace-write"*) ;; *) fail "want exec --json first: $*" ;; esac
-if [ "$n" = 1 ]; then
-  case " $* " in *" resume "*) fail "first call with resume" ;; esac
+if [ "$n" = 1 ] || [ "$SKILLKIT_REQUEST" = task ]; then
+  case " $* " in *" resume "*) fail "call $n ($SKILLKIT_REQUEST) with resume" ;; esac
 else
   case " $* " in *" resume th-42 - ") ;; *) fail "call $n without resume th-42: $*" ;; esac
 fi
@@ -179,9 +181,10 @@ func TestAgentAdapters(t *testing.T) {
 			}
 			for i, c := range cs {
 				// One session across the resume, and the resumed run
-				// went on counting.
+				// went on counting. A Task (calls 2 and 3) is a
+				// conversation of its own, which needs [CONTEXT].
 				want := []string{"call=" + string(rune('1'+i)), "session=" + session}
-				if i == 0 || tt.contextAll {
+				if i < 3 || tt.contextAll {
 					want = append(want, "context=yes")
 				} else {
 					want = append(want, "context=no")
