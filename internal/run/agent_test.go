@@ -286,3 +286,59 @@ func TestContextCommandsOnlyAtRunTime(t *testing.T) {
 		}
 	}
 }
+
+// A run whose agent budget is spent stops interrupted, resumable, naming
+// the budget's flag; a resume with a higher budget goes on, counting
+// from what the run spent before. A call budget counts any agent; a cost
+// budget what claude reports (0.25 a call here).
+func TestAgentBudgets(t *testing.T) {
+	for _, tt := range []struct {
+		name, command, script, flag string
+		budget                      func(o *run.Options, more bool)
+	}{
+		{name: "calls", command: "my-agent", script: plainStandIn, flag: "--max-agent-calls 2", budget: func(o *run.Options, more bool) {
+			o.MaxAgentCalls = map[bool]int{false: 2, true: 5}[more]
+		}},
+		{name: "cost", command: "claude", script: claudeStandIn, flag: "--max-cost-usd 0.5", budget: func(o *run.Options, more bool) {
+			o.MaxCostUSD = map[bool]float64{false: 0.5, true: 1}[more]
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			standIn(t, tt.command, tt.script)
+			log := filepath.Join(t.TempDir(), "calls.log")
+			t.Setenv("STANDIN_LOG", log)
+			s, err := parse.Dir(writeSkill(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := run.Options{Skill: s, Store: fs.New(fs.Options{Base: t.TempDir(), NoSync: true}), Agent: &agent.Agent{Command: tt.command}, Args: []string{"x"}}
+			tt.budget(&o, false)
+			res, err := run.Run(context.Background(), o)
+			if res == nil || res.State != runstore.RunInterrupted || !errors.Is(err, agent.ErrBudget) || !strings.Contains(err.Error(), tt.flag) {
+				t.Fatalf("%v, %v; want the run interrupted by the budget %s", res, err, tt.flag)
+			}
+			if n := len(calls(t, log)); n != 2 {
+				t.Fatalf("%d calls before the budget stopped the run, want 2", n)
+			}
+			o.Resume, o.Args = res.ID, nil
+			tt.budget(&o, true)
+			if res, err = run.Run(context.Background(), o); err != nil {
+				t.Fatalf("resume with a higher budget: %v", err)
+			}
+			if n := len(calls(t, log)); n != 3 {
+				t.Errorf("%d calls in all, want 3", n)
+			}
+			sum, err := o.Store.Status(res.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := runstore.Conversation{Calls: 3}
+			if tt.command == "claude" {
+				want = runstore.Conversation{Calls: 3, Thread: sum.Progress.SessionID, CostUSD: 0.75}
+			}
+			if c := sum.Progress.Agent; c == nil || *c != want {
+				t.Errorf("the record's conversation = %+v, want %+v", c, want)
+			}
+		})
+	}
+}
