@@ -45,7 +45,13 @@ func (ev *evaluation) install() {
 // throw ends the current host call with a JS Error that skill code can
 // catch; its message names the host function.
 func (ev *evaluation) throw(fn string, err error) {
-	panic(ev.vm.NewGoError(fmt.Errorf("%s: %w", fn, err)))
+	panic(ev.hostError(fn, err))
+}
+
+// hostError is the JS Error of a failed host call: thrown, or the reason
+// of a rejected promise.
+func (ev *evaluation) hostError(fn string, err error) *goja.Object {
+	return ev.vm.NewGoError(fmt.Errorf("%s: %w", fn, err))
 }
 
 // args reads a call's arguments: positional, or one object of named
@@ -451,7 +457,7 @@ func (ev *evaluation) task(call goja.FunctionCall) goja.Value {
 				// the killed call, is its error.
 				return context.Cause(ev.ctx)
 			case err != nil:
-				return reject(ev.vm.NewGoError(fmt.Errorf("Task: %w", err)))
+				return reject(ev.hostError("Task", err))
 			}
 			return resolve(reply)
 		}
