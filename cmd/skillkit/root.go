@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/skillkit/skillkit/internal/agent"
 	skrun "github.com/skillkit/skillkit/internal/run"
 	"github.com/skillkit/skillkit/internal/runstore"
 )
@@ -52,7 +53,7 @@ func runExit(err error) int {
 	switch {
 	case err == nil:
 		return ExitOK
-	case errors.Is(err, context.Canceled):
+	case errors.Is(err, context.Canceled), errors.Is(err, agent.ErrBudget):
 		return ExitInterrupted
 	case errors.Is(err, skrun.ErrInvalid):
 		return ExitUsage

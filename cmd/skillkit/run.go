@@ -37,6 +37,10 @@ type runOptions struct {
 	retries  int
 	noShell  bool
 	strict   bool
+	parallel int
+	maxCalls int
+	maxCost  float64
+	maxSame  int
 }
 
 func newRunCmd(s Streams) *cobra.Command {
@@ -98,6 +102,10 @@ Exit codes: 0 completed, 1 failed or aborted, 2 invalid skill or usage,
 	f.IntVar(&o.maxIter, "max-iterations", 0, "actions the orchestrator loop may start before it fails with no progress (default 100)")
 	f.IntVar(&o.retries, "retries", 0, "extra attempts for a failed action of the loop")
 	f.BoolVar(&o.strict, "strict", false, "refuse a skill with any lint error, or with code that goes to the agent")
+	f.IntVar(&o.maxSame, "max-same-failures", 0, "times in a row one action of the loop may fail with the same error before the run fails (default 3)")
+	f.IntVar(&o.parallel, "parallel", 0, "Task/Agent calls of JS code that run at once (default 4)")
+	f.IntVar(&o.maxCalls, "max-agent-calls", 0, "agent calls the run may make, resumes included; then it stops, resumable (default no limit)")
+	f.Float64Var(&o.maxCost, "max-cost-usd", 0, "agent cost in US dollars, as the agent reports it, the run may spend; then it stops, resumable (default no limit)")
 	f.StringArrayVar(&o.allow, "allow-path", nil, "a folder JS code may read and write besides the project, the skill and the work dir (repeatable)")
 	return c
 }
@@ -123,8 +131,9 @@ func runSkill(c *cobra.Command, s Streams, o *runOptions, dir string, args []str
 	opts := skrun.Options{
 		Skill: skill, Store: runsOf(cwd), WorkDir: o.workDir, Resume: o.resume, Force: o.force,
 		Inputs: inputs, Args: args, NoShellContext: o.noShell, ProjectDir: cwd, AllowPaths: o.allow, Yes: o.yes, Strict: o.strict,
-		Loop: orchestrator.Options{MaxIterations: o.maxIter, Retries: o.retries},
-		Out:  c.OutOrStdout(),
+		Loop:     orchestrator.Options{MaxIterations: o.maxIter, Retries: o.retries, MaxSameFailures: o.maxSame},
+		Parallel: o.parallel, MaxAgentCalls: o.maxCalls, MaxCostUSD: o.maxCost,
+		Out: c.OutOrStdout(),
 		Validate: func(sk *plan.Skill) error {
 			return lintGate(c, sk, cwd, o.strict)
 		},
@@ -169,7 +178,12 @@ func runSkill(c *cobra.Command, s Streams, o *runOptions, dir string, args []str
 	defer stop()
 	res, err := skrun.Run(ctx, opts)
 	if err != nil {
-		if (ctx.Err() != nil || errors.Is(err, runstore.ErrWrite)) && res != nil {
+		var budget *agent.BudgetError
+		switch {
+		case res == nil:
+		case errors.As(err, &budget):
+			err = fmt.Errorf("%w; resume with: skillkit run %s --resume %s %s <more>", err, dir, res.ID, budget.Flag)
+		case ctx.Err() != nil || errors.Is(err, runstore.ErrWrite):
 			err = fmt.Errorf("%w; resume with: skillkit run %s --resume %s", err, dir, res.ID)
 		}
 		return &exitError{code: runExit(err), err: err}

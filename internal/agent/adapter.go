@@ -55,16 +55,20 @@ func (plain) parse(stdout string) (reply, error) { return reply{text: stdout}, n
 func (plain) keepsContext() bool                 { return false }
 
 // claude is Claude Code in print mode. The first call of a run starts the
-// conversation under the run's session id; later ones resume it. Where the
+// conversation under the run's session id; later ones resume it; a Task
+// starts one of its own. Where the
 // answer must be JSON, --json-schema makes Claude Code enforce it.
 type claude struct{}
 
 func (claude) command(a *Agent, s *Session, p *Prompt) (string, []string) {
 	args := []string{"-p", "--output-format", "json"}
-	if s.Thread == "" {
-		args = append(args, "--session-id", s.ID)
-	} else {
+	switch {
+	case s.Thread != "":
 		args = append(args, "--resume", s.Thread)
+	case s.ID != "":
+		// A call outside the run's conversation has no id: claude names
+		// its own.
+		args = append(args, "--session-id", s.ID)
 	}
 	if schema := schemaOf(p.Request); schema != "" {
 		args = append(args, "--json-schema", schema)

@@ -58,17 +58,26 @@ type Agent struct {
 	Session *Session
 }
 
-// Session is a run's one conversation with the agent. It is not safe for
-// concurrent use: a run makes one call at a time.
+// Session is a run's one conversation with the agent, and its budget.
+// Calls begin and end on one goroutine, the run's (see Begin); only their
+// commands run concurrently.
 type Session struct {
 	// ID is SKILLKIT_SESSION_ID, stable for the run across resumes.
 	ID string
-	// Calls is how many calls the run made before this one; a resume
-	// restores it from the run's record.
+	// Calls is how many calls the run has begun; a resume restores it
+	// from the run's record.
 	Calls int
 	// Thread is the agent's own id of the conversation once it reported
 	// one; calls resume it.
 	Thread string
+	// CostUSD is what the run's calls cost so far, as the agents reported
+	// it; a resume restores it.
+	CostUSD float64
+	// MaxCalls and MaxCostUSD are the run's budgets, zero for none: once
+	// the run has made MaxCalls calls or spent MaxCostUSD, a call is
+	// refused with a *BudgetError.
+	MaxCalls   int
+	MaxCostUSD float64
 	// Done, when set, sees every call as it ends, failed ones too: the
 	// run records it.
 	Done func(Call)
@@ -86,6 +95,11 @@ type Call struct {
 	CostUSD  float64
 	Duration time.Duration
 	Err      error
+	// Begun is how many calls the run had begun when this one ended: N,
+	// or more when calls overlap. SpentUSD is the run's cost then, this
+	// call's included. A resume goes on from both.
+	Begun    int
+	SpentUSD float64
 }
 
 // Error is a failed agent call: the command exited non-zero, timed out,
@@ -120,59 +134,138 @@ func (e *Error) Unwrap() error { return e.Err }
 // a run that meets it stops resumable.
 var ErrNoAgent = errors.New("this needs an agent: pass --agent CMD (for example --agent claude) or set SKILLKIT_AGENT")
 
+// ErrBudget is matched (errors.Is) by the error of a call refused because
+// the run's budget is spent: the run stops resumable, and a resume with a
+// higher budget goes on.
+var ErrBudget = errors.New("the run's agent budget is spent")
+
+// BudgetError is a call refused by a budget. Flag is the option that
+// sets it (--max-agent-calls, --max-cost-usd), Spent what the run used of
+// it, in words.
+type BudgetError struct {
+	Flag  string
+	Limit string
+	Spent string
+}
+
+func (e *BudgetError) Error() string {
+	return fmt.Sprintf("%v: %s (%s %s); a resume with a higher %s goes on", ErrBudget, e.Spent, e.Flag, e.Limit, e.Flag)
+}
+
+func (e *BudgetError) Unwrap() error { return ErrBudget }
+
 // Ask sends the prompt and returns the answer's text. The [CONTEXT]
 // section goes on the first call of a conversation only, or on every call
 // of a command that keeps no conversation. A non-zero exit, a timeout, a
 // command that cannot start or an adapter's reported failure is an
 // *Error.
 func (a *Agent) Ask(ctx context.Context, p *Prompt) (string, error) {
-	if a == nil || strings.TrimSpace(a.Command) == "" {
-		return "", ErrNoAgent
+	c, err := a.Begin(p)
+	if err != nil {
+		return "", err
 	}
-	timeout := a.Timeout
-	if timeout <= 0 {
-		timeout = DefaultTimeout
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
+	c.Run(ctx)
+	return c.End()
+}
 
+// Pending is a call that has begun: numbered and within the budget. Run
+// makes it, on any goroutine; End finishes it where it began.
+type Pending struct {
+	a    *Agent
+	s    *Session
+	ad   adapter
+	call Call
+	// own is a call outside the run's conversation: a Task, which like
+	// Claude Code's subagents starts afresh and leaves the run's thread
+	// alone, so that Tasks may run side by side.
+	own       bool
+	name      string
+	args, env []string
+	text      string
+	start     time.Time
+	reply     reply
+	res       proc.Result
+	err       error
+}
+
+// Begin numbers a call (SKILLKIT_CALL, in the order calls begin) and
+// checks the run's budgets; it returns agent.ErrNoAgent when there is no
+// agent, a *BudgetError when the budget is spent. Begin and End of a
+// session's calls must happen on one goroutine.
+func (a *Agent) Begin(p *Prompt) (*Pending, error) {
+	if a == nil || strings.TrimSpace(a.Command) == "" {
+		return nil, ErrNoAgent
+	}
 	s := a.Session
 	if s == nil {
 		s = &Session{}
 	}
-	ad := adapterFor(a.Command)
-	call := Call{Request: p.Request, N: s.Calls + 1}
-	env := append(os.Environ(), a.Env...)
-	env = append(env, "SKILLKIT_REQUEST="+string(p.Request), "SKILLKIT_SESSION_ID="+s.ID, "SKILLKIT_CALL="+strconv.Itoa(call.N))
-	name, args := ad.command(a, s, p)
-	text := p.Text(!ad.keepsContext() || s.Thread == "")
-
-	start := time.Now()
-	res, err := proc.Run(ctx, proc.Cmd{Name: name, Args: args, Dir: a.Dir, Env: env, Stdin: strings.NewReader(text)})
-	if errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil {
-		err = fmt.Errorf("timed out after %v: %w", timeout, err)
+	switch {
+	case s.MaxCalls > 0 && s.Calls >= s.MaxCalls:
+		return nil, &BudgetError{Flag: "--max-agent-calls", Limit: strconv.Itoa(s.MaxCalls), Spent: fmt.Sprintf("%d agent calls made", s.Calls)}
+	case s.MaxCostUSD > 0 && s.CostUSD >= s.MaxCostUSD:
+		return nil, &BudgetError{Flag: "--max-cost-usd", Limit: strconv.FormatFloat(s.MaxCostUSD, 'f', -1, 64), Spent: fmt.Sprintf("$%.4f reported by the agent", s.CostUSD)}
 	}
-	answer := res.Stdout
-	if err == nil && res.ExitCode == 0 {
-		var r reply
-		if r, err = ad.parse(res.Stdout); err == nil {
-			answer, call.Thread, call.Turns, call.CostUSD = r.text, r.thread, r.turns, r.cost
+	s.Calls++
+	c := &Pending{a: a, s: s, ad: adapterFor(a.Command), call: Call{Request: p.Request, N: s.Calls}, own: p.Request == RequestTask}
+	c.env = append(os.Environ(), a.Env...)
+	c.env = append(c.env, "SKILLKIT_REQUEST="+string(p.Request), "SKILLKIT_SESSION_ID="+s.ID, "SKILLKIT_CALL="+strconv.Itoa(c.call.N))
+	conv := s
+	if c.own {
+		conv = &Session{}
+	}
+	c.name, c.args = c.ad.command(a, conv, p)
+	c.text = p.Text(!c.ad.keepsContext() || conv.Thread == "")
+	return c, nil
+}
+
+// Run runs the call's command and reads its answer.
+func (c *Pending) Run(ctx context.Context) {
+	timeout := c.a.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	call, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	c.start = time.Now()
+	c.res, c.err = proc.Run(call, proc.Cmd{Name: c.name, Args: c.args, Dir: c.a.Dir, Env: c.env, Stdin: strings.NewReader(c.text)})
+	if errors.Is(c.err, context.DeadlineExceeded) && ctx.Err() == nil {
+		// The call's own limit, not the caller's, ended it.
+		c.err = fmt.Errorf("timed out after %v: %w", timeout, c.err)
+	}
+	c.reply = reply{text: c.res.Stdout}
+	if c.err == nil && c.res.ExitCode == 0 {
+		if c.reply, c.err = c.ad.parse(c.res.Stdout); c.err != nil {
+			// The answer of a call that failed is what it printed.
+			c.reply.text = c.res.Stdout
 		}
 	}
-	s.Calls = call.N
-	if call.Thread != "" {
-		s.Thread = call.Thread
+	c.call.Duration = time.Since(c.start)
+}
+
+// End records the call in the session (its thread, its cost), hands it
+// to Session.Done and returns the answer. A non-zero exit, a timeout, a
+// command that cannot start or an adapter's reported failure is an
+// *Error.
+func (c *Pending) End() (string, error) {
+	s, call := c.s, c.call
+	// A call the agent says failed may still have cost something: it
+	// counts against the budget.
+	call.Turns, call.CostUSD = c.reply.turns, c.reply.cost
+	if c.err == nil && c.res.ExitCode == 0 && !c.own && c.reply.thread != "" {
+		s.Thread = c.reply.thread
 	}
-	call.Thread = s.Thread
-	call.Duration = time.Since(start)
-	if err != nil || res.ExitCode != 0 {
-		err = &Error{Request: p.Request, Command: a.Command, ExitCode: res.ExitCode, Stderr: res.Stderr, Err: err}
+	s.CostUSD += call.CostUSD
+	call.Thread, call.Begun, call.SpentUSD = s.Thread, s.Calls, s.CostUSD
+	var err error
+	if c.err != nil || c.res.ExitCode != 0 {
+		err = &Error{Request: call.Request, Command: c.a.Command, ExitCode: c.res.ExitCode, Stderr: c.res.Stderr, Err: c.err}
 	}
 	call.Err = err
 	if s.Done != nil {
 		s.Done(call)
 	}
-	return answer, err
+	return c.reply.text, err
 }
 
 // lastLines keeps the end of a long text: the end of stderr is where a

@@ -62,11 +62,11 @@ func (e *StepError) Error() string {
 func (e *StepError) Unwrap() error { return e.Err }
 
 // interrupted reports whether an error stops the run without failing it:
-// the user stopped it, or there is nobody to do agent work. A resume picks
-// the run up where it stopped.
+// the user stopped it, there is nobody to do agent work, or the agent
+// budget is spent. A resume picks the run up where it stopped.
 func interrupted(ctx context.Context, err error) bool {
 	return ctx.Err() != nil || errors.Is(err, context.Canceled) || errors.Is(err, agent.ErrNoAgent) ||
-		errors.Is(err, runstore.ErrWrite)
+		errors.Is(err, agent.ErrBudget) || errors.Is(err, runstore.ErrWrite)
 }
 
 // permanent reports whether an error must not be retried.
@@ -261,7 +261,7 @@ func (r *Runner) expand(ctx context.Context, text string) (string, error) {
 // conversation's progress, which the next event carries so that a resume
 // continues the conversation and its call count.
 func (r *Runner) AgentCalled(c agent.Call) {
-	r.conv = &runstore.Conversation{Calls: c.N, Thread: c.Thread}
+	r.conv = &runstore.Conversation{Calls: c.Begun, Thread: c.Thread, CostUSD: c.SpentUSD}
 	outcome := string(StepCompleted)
 	if c.Err != nil {
 		outcome = string(StepFailed)

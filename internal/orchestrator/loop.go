@@ -27,6 +27,10 @@ type ActionRunner interface {
 // ErrNoProgress fails a run whose loop reached its iteration limit.
 var ErrNoProgress = errors.New("no progress")
 
+// ErrSameFailure fails a run whose loop kept running an action that kept
+// failing the same way (Options.MaxSameFailures).
+var ErrSameFailure = errors.New("the same failure again and again")
+
 // ErrSkillFailed fails a run whose skill set state.status to failed.
 var ErrSkillFailed = errors.New("the skill set state.status to failed")
 
@@ -43,9 +47,21 @@ type loop struct {
 	// selection reads error_count or errors): a failed action is recorded
 	// and the loop goes on. Otherwise a failed action fails the run.
 	handles bool
+	// maxSame bounds failures, by action: the last failure of each
+	// action that has not succeeded since, and how many times in a row
+	// it failed that way.
+	maxSame  int
+	failures map[string]failure
 }
 
-func newLoop(r *engine.Runner, s *plan.Skill, max, retries int, backoff time.Duration) (*loop, error) {
+// failure is an action's failure streak: its error, without what changes
+// from one attempt to the next, and its length.
+type failure struct {
+	err string
+	n   int
+}
+
+func newLoop(r *engine.Runner, s *plan.Skill, o Options) (*loop, error) {
 	sel, err := newSelector(s)
 	if err != nil {
 		return nil, err
@@ -55,7 +71,10 @@ func newLoop(r *engine.Runner, s *plan.Skill, max, retries int, backoff time.Dur
 	if err != nil {
 		return nil, err
 	}
-	return &loop{r: r, skill: s, sel: sel, schema: schema, max: max, retries: retries, backoff: backoff, handles: handlesFailures(s)}, nil
+	return &loop{
+		r: r, skill: s, sel: sel, schema: schema, max: o.MaxIterations, retries: o.Retries, backoff: o.Backoff,
+		handles: handlesFailures(s), maxSame: o.MaxSameFailures, failures: map[string]failure{},
+	}, nil
 }
 
 // errorFields finds the base state's error fields in JS.
@@ -127,14 +146,49 @@ func (l *loop) loop(ctx context.Context) error {
 		if a == nil {
 			return nil
 		}
-		if err := l.action(ctx, a); err != nil {
-			if ctx.Err() != nil || errors.Is(err, agent.ErrNoAgent) || errors.Is(err, runstore.ErrWrite) || errors.Is(err, ErrNoProgress) || !l.handles {
-				return err
-			}
-			// The skill handles failures: the error is in errors[] and
-			// error_count, and the selection decides what comes next.
+		err = l.action(ctx, a)
+		if err == nil {
+			delete(l.failures, a.ID)
+			continue
+		}
+		if ctx.Err() != nil || errors.Is(err, agent.ErrNoAgent) || errors.Is(err, agent.ErrBudget) || errors.Is(err, runstore.ErrWrite) || errors.Is(err, ErrNoProgress) || !l.handles {
+			return err
+		}
+		// The skill handles failures: the error is in errors[] and
+		// error_count, and the selection decides what comes next, unless
+		// it keeps choosing an action that keeps failing the same way.
+		if err := l.again(a, err); err != nil {
+			return err
 		}
 	}
+}
+
+// again counts a failure of action a handled by the skill, and fails the
+// run when a failed that way maxSame times in a row.
+func (l *loop) again(a *plan.Action, err error) error {
+	f := failure{err: sameness(err), n: 1}
+	if last, ok := l.failures[a.ID]; ok && last.err == f.err {
+		f.n = last.n + 1
+	}
+	l.failures[a.ID] = f
+	if f.n < l.maxSame {
+		return nil
+	}
+	ae := &engine.ActionError{Action: a.ID, Err: err}
+	errors.As(err, &ae)
+	return &engine.ActionError{Action: a.ID, Pos: ae.Pos, Err: fmt.Errorf(
+		"%w: it failed %d times in a row (--max-same-failures %d), each time with: %w; the selection keeps choosing it: fix the action, or make the selection choose another after such a failure",
+		ErrSameFailure, f.n, l.maxSame, ae.Err)}
+}
+
+// varying matches what differs between two attempts that failed the same
+// way: times, durations, attempt counters.
+var varying = regexp.MustCompile(`(?i)\d{4}-\d\d-\d\d[t ]\d\d:\d\d:\d\d(\.\d+)?(z|[+-]\d\d:?\d\d)?|\battempts? \d+( of \d+|/\d+)?|\b(\d+(\.\d+)?(ns|µs|us|ms|s|m|h))+\b`)
+
+// sameness is what makes two failures the same: the error's text without
+// what varies between attempts.
+func sameness(err error) string {
+	return varying.ReplaceAllString(err.Error(), "#")
 }
 
 // action runs one iteration: it makes the action current (in the state

@@ -254,3 +254,44 @@ func TestBashActionAndHooks(t *testing.T) {
 		t.Errorf("hooks.txt = %q", got)
 	}
 }
+
+// A selection that handles failures (it reads error_count) but keeps
+// choosing an action that keeps failing the same way stops at the third
+// such failure, not at the iteration limit; the error names the action,
+// the error and the count. The failures differ only in their attempt
+// counter; a different error starts the count again.
+func TestSameFailureStops(t *testing.T) {
+	s := skillFiles{
+		decision: "function selectNextAction(state) { if (state.error_count > 50) return null; return state.tick ? 'action-tick' : 'action-update'; }",
+		acts: map[string]string{
+			"action-update": "const n = state.error_count + 1; if (n === 2) throw new Error('disk busy'); throw new Error('update refused (attempt ' + n + ')');",
+			"action-tick":   "return { stateUpdates: { tick: false } };",
+		},
+		fields: "  tick?: boolean;",
+	}.write(t)
+	o := options(t, s)
+	o.Loop.MaxIterations = 20
+	res, err := run(t, o)
+	if !errors.As(err, new(*lifecycle.RunError)) || !errors.Is(err, orchestrator.ErrSameFailure) || res.State != runstore.RunFailed {
+		t.Fatalf("%v, %v; want the run failed with ErrSameFailure", res, err)
+	}
+	for _, want := range []string{"action action-update: ", "it failed 3 times in a row (--max-same-failures 3)", "update refused (attempt 5)"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %q", err, want)
+		}
+	}
+	// 1: refused, 2: disk busy (a new streak), 3, 4, 5: refused.
+	if st := state(t, res.Dir); st["error_count"] != 5.0 {
+		t.Errorf("error_count = %v, want 5", st["error_count"])
+	}
+	if p := progress(t, res.Dir); p.Error == nil || p.Error.Step != "action-update" {
+		t.Errorf("progress error = %+v", p.Error)
+	}
+
+	o = options(t, s)
+	o.Loop.MaxIterations = 20
+	o.Loop.MaxSameFailures = 5
+	if _, err := run(t, o); !errors.Is(err, orchestrator.ErrSameFailure) || !strings.Contains(err.Error(), "failed 5 times") {
+		t.Errorf("--max-same-failures 5: %v", err)
+	}
+}

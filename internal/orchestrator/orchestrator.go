@@ -17,6 +17,9 @@ import (
 // DefaultMaxIterations bounds the loop when Options.MaxIterations is zero.
 const DefaultMaxIterations = 100
 
+// DefaultMaxSameFailures is Options.MaxSameFailures when zero.
+const DefaultMaxSameFailures = 3
+
 // Options tune the loop.
 type Options struct {
 	// MaxIterations is how many actions the loop may start in one run,
@@ -28,16 +31,22 @@ type Options struct {
 	// the first wait.
 	Retries int
 	Backoff time.Duration
+	// MaxSameFailures is how many times in a row one action may fail with
+	// the same error, in a skill that handles failures, before the run
+	// fails; zero means DefaultMaxSameFailures.
+	MaxSameFailures int
 }
 
 // Run runs the loop of skill s in the run r until the selection ends, the
 // skill's status is final, or an action fails for good.
 func Run(ctx context.Context, r *engine.Runner, s *plan.Skill, o Options) error {
-	max := o.MaxIterations
-	if max <= 0 {
-		max = DefaultMaxIterations
+	if o.MaxIterations <= 0 {
+		o.MaxIterations = DefaultMaxIterations
 	}
-	l, err := newLoop(r, s, max, o.Retries, o.Backoff)
+	if o.MaxSameFailures <= 0 {
+		o.MaxSameFailures = DefaultMaxSameFailures
+	}
+	l, err := newLoop(r, s, o)
 	if err != nil {
 		return err
 	}

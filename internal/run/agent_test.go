@@ -65,7 +65,9 @@ if [ "$n" = "$STANDIN_HANG" ]; then touch "$STANDIN_LOG.hung"; sleep 30; fi
 
 const claudeStandIn = standInHead + `
 case " $* " in *" -p --output-format json "*) ;; *) fail "want -p --output-format json first: $*" ;; esac
-if [ "$n" = 1 ]; then
+if [ "$SKILLKIT_REQUEST" = task ]; then
+  case " $* " in *" --session-id "*|*" --resume "*) fail "a Task in the run's conversation: $*" ;; esac
+elif [ "$n" = 1 ]; then
   case " $* " in *" --session-id $SKILLKIT_SESSION_ID "*) ;; *) fail "first call without --session-id: $*" ;; esac
   case " $* " in *" --resume "*) fail "first call with --resume" ;; esac
 else
@@ -78,8 +80,8 @@ printf '{"type":"result","subtype":"success","is_error":false,"num_turns":3,"res
 
 const codexStandIn = standInHead + `
 case "$*" in "exec --json --skip-git-repo-check --sandbox workspace-write"*) ;; *) fail "want exec --json first: $*" ;; esac
-if [ "$n" = 1 ]; then
-  case " $* " in *" resume "*) fail "first call with resume" ;; esac
+if [ "$n" = 1 ] || [ "$SKILLKIT_REQUEST" = task ]; then
+  case " $* " in *" resume "*) fail "call $n ($SKILLKIT_REQUEST) with resume" ;; esac
 else
   case " $* " in *" resume th-42 - ") ;; *) fail "call $n without resume th-42: $*" ;; esac
 fi
@@ -179,9 +181,10 @@ func TestAgentAdapters(t *testing.T) {
 			}
 			for i, c := range cs {
 				// One session across the resume, and the resumed run
-				// went on counting.
+				// went on counting. A Task (calls 2 and 3) is a
+				// conversation of its own, which needs [CONTEXT].
 				want := []string{"call=" + string(rune('1'+i)), "session=" + session}
-				if i == 0 || tt.contextAll {
+				if i < 3 || tt.contextAll {
 					want = append(want, "context=yes")
 				} else {
 					want = append(want, "context=no")
@@ -281,5 +284,61 @@ func TestContextCommandsOnlyAtRunTime(t *testing.T) {
 		if !noShell && (statErr != nil || !strings.Contains(first, "Now: ran-x\n")) {
 			t.Errorf("run time: ran=%v, prompt:\n%s", statErr == nil, first)
 		}
+	}
+}
+
+// A run whose agent budget is spent stops interrupted, resumable, naming
+// the budget's flag; a resume with a higher budget goes on, counting
+// from what the run spent before. A call budget counts any agent; a cost
+// budget what claude reports (0.25 a call here).
+func TestAgentBudgets(t *testing.T) {
+	for _, tt := range []struct {
+		name, command, script, flag string
+		budget                      func(o *run.Options, more bool)
+	}{
+		{name: "calls", command: "my-agent", script: plainStandIn, flag: "--max-agent-calls 2", budget: func(o *run.Options, more bool) {
+			o.MaxAgentCalls = map[bool]int{false: 2, true: 5}[more]
+		}},
+		{name: "cost", command: "claude", script: claudeStandIn, flag: "--max-cost-usd 0.5", budget: func(o *run.Options, more bool) {
+			o.MaxCostUSD = map[bool]float64{false: 0.5, true: 1}[more]
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			standIn(t, tt.command, tt.script)
+			log := filepath.Join(t.TempDir(), "calls.log")
+			t.Setenv("STANDIN_LOG", log)
+			s, err := parse.Dir(writeSkill(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := run.Options{Skill: s, Store: fs.New(fs.Options{Base: t.TempDir(), NoSync: true}), Agent: &agent.Agent{Command: tt.command}, Args: []string{"x"}}
+			tt.budget(&o, false)
+			res, err := run.Run(context.Background(), o)
+			if res == nil || res.State != runstore.RunInterrupted || !errors.Is(err, agent.ErrBudget) || !strings.Contains(err.Error(), tt.flag) {
+				t.Fatalf("%v, %v; want the run interrupted by the budget %s", res, err, tt.flag)
+			}
+			if n := len(calls(t, log)); n != 2 {
+				t.Fatalf("%d calls before the budget stopped the run, want 2", n)
+			}
+			o.Resume, o.Args = res.ID, nil
+			tt.budget(&o, true)
+			if res, err = run.Run(context.Background(), o); err != nil {
+				t.Fatalf("resume with a higher budget: %v", err)
+			}
+			if n := len(calls(t, log)); n != 3 {
+				t.Errorf("%d calls in all, want 3", n)
+			}
+			sum, err := o.Store.Status(res.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := runstore.Conversation{Calls: 3}
+			if tt.command == "claude" {
+				want = runstore.Conversation{Calls: 3, Thread: sum.Progress.SessionID, CostUSD: 0.75}
+			}
+			if c := sum.Progress.Agent; c == nil || *c != want {
+				t.Errorf("the record's conversation = %+v, want %+v", c, want)
+			}
+		})
 	}
 }

@@ -55,6 +55,15 @@ type Options struct {
 	// resumable, with a message naming --agent. Its Dir and Env are set
 	// for the run.
 	Agent *agent.Agent
+	// Parallel is how many Task/Agent calls of skill code run at once
+	// (--parallel); zero means script.DefaultParallel.
+	Parallel int
+	// MaxAgentCalls and MaxCostUSD are the run's agent budgets, zero for
+	// none (--max-agent-calls, --max-cost-usd): the run stops resumable
+	// when it reaches one. They count from the run's start, resumes
+	// included.
+	MaxAgentCalls int
+	MaxCostUSD    float64
 	// Answers answers AskUserQuestion and step confirmations
 	// (script.Terminal, script.LoadAnswers); nil applies the defaults.
 	Answers script.Answerer
@@ -255,6 +264,7 @@ func (l *lifecycle) newEngine() error {
 	hopts := script.Options{
 		WorkDir: l.rec.WorkDir(), SkillDir: l.o.Skill.Dir, ProjectDir: l.o.ProjectDir, AllowPaths: l.o.AllowPaths,
 		Inputs: inputs, Args: p.Args, RunID: p.RunID, Skill: l.o.Skill.Name, Answers: l.o.Answers,
+		Parallel:     l.o.Parallel,
 		Log:          logWriter{l.rec, "console"},
 		AgentContext: func(ctx context.Context) (agent.Context, error) { return e.AgentContext(ctx) },
 	}
@@ -266,8 +276,9 @@ func (l *lifecycle) newEngine() error {
 		a := *l.o.Agent
 		a.AllowedTools = allowedTools(l.o.Skill)
 		a.Session = &agent.Session{ID: vars.SessionID, Done: func(c agent.Call) { e.AgentCalled(c) }}
+		a.Session.MaxCalls, a.Session.MaxCostUSD = l.o.MaxAgentCalls, l.o.MaxCostUSD
 		if c := p.Agent; c != nil {
-			a.Session.Calls, a.Session.Thread = c.Calls, c.Thread
+			a.Session.Calls, a.Session.Thread, a.Session.CostUSD = c.Calls, c.Thread, c.CostUSD
 		}
 		ag = &a
 		hopts.Agent = ag
@@ -403,14 +414,14 @@ func (l *lifecycle) run(ctx context.Context, phases []*plan.Phase) (*Result, err
 }
 
 // finish puts the run in its end state: completed, failed, aborted, or
-// interrupted (resumable) after Ctrl-C, at agent work without an agent, or
-// when the disk failed.
+// interrupted (resumable) after Ctrl-C, at agent work without an agent,
+// with its agent budget spent, or when the disk failed.
 func (l *lifecycle) finish(ctx context.Context, start time.Time, err error) (*Result, error) {
 	state := runstore.RunCompleted
 	switch {
 	case err == nil:
 	case ctx.Err() != nil && errors.Is(err, context.Canceled), errors.Is(err, agent.ErrNoAgent),
-		errors.Is(err, runstore.ErrWrite):
+		errors.Is(err, agent.ErrBudget), errors.Is(err, runstore.ErrWrite):
 		// A full or failing disk stops the run but is not the skill's
 		// failure: it stays resumable once there is room again.
 		state = runstore.RunInterrupted

@@ -148,12 +148,15 @@ const (
 // Conversation is where the run's conversation with the agent stands: a
 // resume continues it rather than starting another.
 type Conversation struct {
-	// Calls is how many agent calls the run has made (SKILLKIT_CALL of the
-	// last one).
+	// Calls is how many agent calls the run has begun (SKILLKIT_CALL of
+	// the last one).
 	Calls int `yaml:"calls" json:"calls"`
 	// Thread is the agent's own id of the conversation once it reported
 	// one (claude's session_id, codex's thread_id): later calls resume it.
 	Thread string `yaml:"thread,omitempty" json:"thread,omitempty"`
+	// CostUSD is what the calls cost, as the agent reported it: with
+	// Calls, what the run's budgets count across resumes.
+	CostUSD float64 `yaml:"costUsd,omitempty" json:"costUsd,omitempty"`
 }
 
 // Event is one line of the run's log: a transition of the run, a phase, an

@@ -28,12 +28,12 @@ func docBlocks(t *testing.T, lang string) []string {
 }
 
 // TestHostAPIDocExamples runs the examples of docs/host-api.md: the
-// action-count execution against a small project, the answers file, the
-// agent reply and the fake agent script.
+// action-count execution against a small project, the Tasks side by
+// side, the answers file, the agent reply and the fake agent script.
 func TestHostAPIDocExamples(t *testing.T) {
 	js := docBlocks(t, "javascript")
-	if len(js) != 1 {
-		t.Fatalf("docs/host-api.md has %d javascript examples, want 1", len(js))
+	if len(js) != 2 {
+		t.Fatalf("docs/host-api.md has %d javascript examples, want 2", len(js))
 	}
 	project := t.TempDir()
 	for name, content := range map[string]string{
@@ -71,6 +71,18 @@ func TestHostAPIDocExamples(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(work, "todos.json")); err != nil {
 		t.Errorf("todos.json not written: %v", err)
+	}
+
+	reviewer := &agent.Agent{Command: `printf 'reviewed %s' "$SKILLKIT_CALL"`, Session: &agent.Session{}}
+	h, err = NewHost(Options{WorkDir: work, SkillDir: skill, ProjectDir: project, Agent: reviewer})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.RunStep(context.Background(), block("phases/01-review.md", js[1]), map[string]any{}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := os.ReadFile(filepath.Join(work, "reviews.json")); err != nil || string(got) != "[\n  \"reviewed 1\",\n  \"reviewed 2\"\n]" {
+		t.Errorf("reviews.json = %q, %v", got, err)
 	}
 
 	yaml := docBlocks(t, "yaml")

@@ -51,7 +51,14 @@ type Options struct {
 	Log io.Writer
 	// Timeout bounds one evaluation; zero means DefaultEffectTimeout.
 	Timeout time.Duration
+	// Parallel is how many Task and Agent calls run at once; zero means
+	// DefaultParallel.
+	Parallel int
 }
+
+// DefaultParallel is how many Task and Agent calls run at once when
+// Options.Parallel is zero.
+const DefaultParallel = 4
 
 // Host runs effectful skill code (steps, action Execution, State Updates)
 // with the host API of DESIGN §3.3. A Host is safe for sequential use;
@@ -62,6 +69,9 @@ type Host struct {
 	env   []string
 	agent *agent.Agent
 	log   io.Writer
+	// slots holds a token per Task call whose command runs: at most
+	// Options.Parallel.
+	slots chan struct{}
 }
 
 // NewHost checks opts and prepares a Host.
@@ -89,7 +99,10 @@ func NewHost(opts Options) (*Host, error) {
 	if opts.Timeout <= 0 {
 		opts.Timeout = DefaultEffectTimeout
 	}
-	h := &Host{opts: opts, roots: r, env: Env(opts), log: opts.Log}
+	if opts.Parallel <= 0 {
+		opts.Parallel = DefaultParallel
+	}
+	h := &Host{opts: opts, roots: r, env: Env(opts), log: opts.Log, slots: make(chan struct{}, opts.Parallel)}
 	if h.log == nil {
 		h.log = io.Discard
 	}
@@ -152,18 +165,27 @@ func (h *Host) Shell(ctx context.Context, script string) (proc.Result, error) {
 }
 
 // evaluation is one run of effectful code: a runtime with the host API,
-// its context and deadline.
+// its context and deadline, and the Task calls under way.
 type evaluation struct {
 	h    *Host
 	ctx  context.Context
 	vm   *goja.Runtime
 	stop func()
+	// calls counts the Task calls under way. Their commands run on
+	// goroutines, and each sends its ending on ended, which wait runs on
+	// the evaluation's goroutine: the runtime is not safe for concurrent
+	// use.
+	calls int
+	ended chan func() error
+	// broken is the uncatchable error (an interrupt) that settling a
+	// call's promise met; later endings no longer touch the runtime.
+	broken error
 }
 
 func (h *Host) start(ctx context.Context, state map[string]any) (*evaluation, error) {
 	vm := goja.New()
 	ctx, stop := deadline(ctx, vm, h.opts.Timeout)
-	ev := &evaluation{h: h, ctx: ctx, vm: vm, stop: stop}
+	ev := &evaluation{h: h, ctx: ctx, vm: vm, stop: stop, ended: make(chan func() error)}
 	st, err := toJS(vm, state)
 	if err != nil {
 		ev.stop()
@@ -210,6 +232,11 @@ func (ev *evaluation) run(b *plan.CodeBlock) (any, error) {
 	}
 	fn, _ := goja.AssertFunction(fnv)
 	v, err := fn(goja.Undefined())
+	// Calls the code left un-awaited end too before the block does: their
+	// work belongs to it.
+	if werr := ev.wait(); err == nil {
+		err = werr
+	}
 	if err != nil {
 		return nil, jsError(ev.vm, err, b.Body)
 	}
@@ -221,6 +248,21 @@ func (ev *evaluation) run(b *plan.CodeBlock) (any, error) {
 		return nil, &Error{Pos: b.Body, Msg: "reading the result: " + err.Error(), Err: err}
 	}
 	return out, nil
+}
+
+// wait is the evaluation's event loop: it runs the endings of Task calls
+// as they come, settling their promises (which runs the code awaiting
+// them, and may start more calls), until no call is under way. It
+// returns the uncatchable error that settling met, if any.
+func (ev *evaluation) wait() error {
+	for ev.calls > 0 {
+		end := <-ev.ended
+		ev.calls--
+		if err := end(); err != nil && ev.broken == nil {
+			ev.broken = err
+		}
+	}
+	return ev.broken
 }
 
 // RunStep runs a JS step with the host API. It returns the new state: the

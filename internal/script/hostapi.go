@@ -2,6 +2,7 @@ package script
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -44,7 +45,13 @@ func (ev *evaluation) install() {
 // throw ends the current host call with a JS Error that skill code can
 // catch; its message names the host function.
 func (ev *evaluation) throw(fn string, err error) {
-	panic(ev.vm.NewGoError(fmt.Errorf("%s: %w", fn, err)))
+	panic(ev.hostError(fn, err))
+}
+
+// hostError is the JS Error of a failed host call: thrown, or the reason
+// of a rejected promise.
+func (ev *evaluation) hostError(fn string, err error) *goja.Object {
+	return ev.vm.NewGoError(fmt.Errorf("%s: %w", fn, err))
 }
 
 // args reads a call's arguments: positional, or one object of named
@@ -404,8 +411,11 @@ func (ev *evaluation) askUser(call goja.FunctionCall) goja.Value {
 	return ev.vm.ToValue(out)
 }
 
-// task: Task({prompt, description, subagent_type}) / Agent(...) → the
-// agent's reply.
+// task: Task({prompt, description, subagent_type}) / Agent(...) → a
+// promise of the agent's reply. The call is numbered now, in the order
+// the code makes calls; its command runs on a goroutine once one of the
+// host's slots is free, so that calls made together (Promise.all) run side
+// by side.
 func (ev *evaluation) task(call goja.FunctionCall) goja.Value {
 	a := ev.args(call, []string{"prompt"}, []string{"description"}, []string{"subagent_type"})
 	if ev.h.agent == nil {
@@ -422,11 +432,37 @@ func (ev *evaluation) task(call goja.FunctionCall) goja.Value {
 	if err != nil {
 		ev.throw("Task", err)
 	}
-	reply, err := ev.h.agent.Ask(ev.ctx, prompt)
+	pending, err := ev.h.agent.Begin(prompt)
 	if err != nil {
 		ev.throw("Task", err)
 	}
-	return ev.vm.ToValue(reply)
+	p, resolve, reject := ev.vm.NewPromise()
+	ev.calls++
+	go func() {
+		select {
+		case ev.h.slots <- struct{}{}:
+			pending.Run(ev.ctx)
+			<-ev.h.slots
+		case <-ev.ctx.Done():
+			// The evaluation is over: the call fails at once.
+			pending.Run(ev.ctx)
+		}
+		ev.ended <- func() error {
+			reply, err := pending.End()
+			switch {
+			case ev.broken != nil:
+				return nil
+			case ev.ctx.Err() != nil:
+				// The evaluation timed out or was stopped: that, not
+				// the killed call, is its error.
+				return context.Cause(ev.ctx)
+			case err != nil:
+				return reject(ev.hostError("Task", err))
+			}
+			return resolve(reply)
+		}
+	}()
+	return ev.vm.ToValue(p)
 }
 
 // scriptRunners are the interpreters of skill scripts, by extension.
