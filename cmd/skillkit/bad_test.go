@@ -260,7 +260,7 @@ var badCases = map[string]badCase{
 	"nested-quotes-100000":        {lintErr(`01-a.md:9:1: error: blocks nest 100000 deep`), planErr(`file-too-deep`), refused(`file-too-deep`)},
 	"next-phase-missing":          {lintErr(`01-a.md:11:5: error: link target 09-nowhere.md does not exist`), planned, warned(`warning: .*\[link-broken\]`, 0, `completed`)},
 	"nul-in-skill-md":             {lintErr(`SKILL.md: error: file holds NUL bytes`), planErr(`SKILL.md: file holds NUL bytes`), refused(`file-binary`)},
-	"orchestrator-never-null":     {lintWarn(`orchestrator.md:6:10: warning: selectNextAction never returns null`), planned, runFails(`orchestrator.md:5:1: no progress: the loop started 100 actions`)},
+	"orchestrator-never-null":     {lintWarn(`orchestrator.md:6:10: warning: selectNextAction never returns null`), planned, runFails(`orchestrator.md:5:1: no progress: action action-again completed 3 times in a row without changing the state`)},
 	"orchestrator-select-loops":   {lintWarn(`action-unreachable`), planned, runFails(`orchestrator.md:6:1: evaluation timed out after 5s`)},
 	"output-missing":              {clean, planned, runFails(`01-a.md:11:3: output report.json: not found`)},
 	"output-not-json":             {clean, planned, runFails(`01-a.md:11:3: output report.json: not valid JSON`)},

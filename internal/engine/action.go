@@ -31,7 +31,10 @@ func (e *ActionError) Unwrap() error { return e.Err }
 // AskAction hands an agent-class action to the agent, with the state of the
 // moment, and keeps its reply in the action's log: the one path by which
 // an action goes to the agent.
-func (r *Runner) AskAction(ctx context.Context, a *plan.Action) (string, error) {
+//
+// failure, when not nil, is how the action's native code failed: the
+// agent takes the action over.
+func (r *Runner) AskAction(ctx context.Context, a *plan.Action, failure error) (string, error) {
 	if err := r.Run.Flush(); err != nil {
 		return "", err
 	}
@@ -42,6 +45,9 @@ func (r *Runner) AskAction(ctx context.Context, a *plan.Action) (string, error) 
 	prompt, err := agent.ActionPrompt(c, a)
 	if err != nil {
 		return "", err
+	}
+	if failure != nil {
+		prompt.Note("ACTION", fmt.Sprintf("skillkit ran this action's code as written, and it failed: %v\nDo what the action means instead.", failure))
 	}
 	reply, err := r.Agent.Ask(ctx, prompt)
 	r.log(a.ID, "# agent\n"+reply)
@@ -105,4 +111,10 @@ func (r *Runner) AskOutputs(ctx context.Context, ph *plan.Phase, failure error) 
 	reply, err := r.Agent.Ask(ctx, prompt)
 	r.log(id+"-outputs", "# agent\n"+reply)
 	return err
+}
+
+// TakesOverAction reports whether the agent takes over an action whose
+// native code failed with err: as takesOver says for a step.
+func (r *Runner) TakesOverAction(ctx context.Context, a *plan.Action, err error) bool {
+	return r.mayTakeOver(ctx, err) && a.Execution.Code != nil && !a.Execution.Code.Marked(plan.ExecutionNative)
 }

@@ -363,8 +363,14 @@ func (r *Runner) askStep(ctx context.Context, s *stepRun, res *execResult, logNa
 // timeout or a stop. Code that reads the work of earlier agent steps, or
 // tools the machine lacks, is guidance after all.
 func (r *Runner) takesOver(ctx context.Context, s *stepRun, err error) bool {
-	return r.Agent != nil && !r.Strict && s.takeover == "" && s.step.Kind() == plan.StepCode &&
-		!s.step.Native(r.Skill) && !interrupted(ctx, err) && !errors.As(err, new(errTimeout))
+	return r.mayTakeOver(ctx, err) && s.takeover == "" && s.step.Kind() == plan.StepCode && !s.step.Native(r.Skill)
+}
+
+// mayTakeOver is what a takeover needs whatever fails: an agent, auto
+// mode, and a failure of the code, not a timeout or a stop.
+func (r *Runner) mayTakeOver(ctx context.Context, err error) bool {
+	return r.Agent != nil && !r.Strict && r.Skill.Execution != plan.ExecutionNative &&
+		!interrupted(ctx, err) && !errors.As(err, new(errTimeout))
 }
 
 func agentReason(st *plan.Step) string {

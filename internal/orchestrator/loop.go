@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -43,6 +45,12 @@ type loop struct {
 	max     int
 	retries int
 	backoff time.Duration
+	// counts is set when the selection reads completed_actions.
+	counts bool
+	// idleAction is the action that last completed without changing the
+	// state, idleRuns how many times in a row it did.
+	idleAction string
+	idleRuns   int
 	// handles is set when the skill reacts to failed actions itself (its
 	// selection reads error_count or errors): a failed action is recorded
 	// and the loop goes on. Otherwise a failed action fails the run.
@@ -73,21 +81,28 @@ func newLoop(r *engine.Runner, s *plan.Skill, o Options) (*loop, error) {
 	}
 	return &loop{
 		r: r, skill: s, sel: sel, schema: schema, max: o.MaxIterations, retries: o.Retries, backoff: o.Backoff,
-		handles: handlesFailures(s), maxSame: o.MaxSameFailures, failures: map[string]failure{},
+		handles: handlesFailures(s), counts: selectionReads(s, completedField), maxSame: o.MaxSameFailures, failures: map[string]failure{},
 	}, nil
 }
 
-// errorFields finds the base state's error fields in JS.
-var errorFields = regexp.MustCompile(`\berror_count\b|\.errors\b`)
+// errorFields finds the base state's error fields in JS; completedField
+// its list of completed actions.
+var (
+	errorFields    = regexp.MustCompile(`\berror_count\b|\.errors\b`)
+	completedField = regexp.MustCompile(`\bcompleted_actions\b`)
+)
 
 // handlesFailures reports whether the skill's selection looks at failed
-// actions: its Decision Logic, the orchestrator's declarations or a
-// precondition reads error_count or state.errors (the common
-// `if (state.error_count >= 3) return 'action-abort'`).
-func handlesFailures(s *plan.Skill) bool {
+// actions (the common `if (state.error_count >= 3) return 'action-abort'`).
+func handlesFailures(s *plan.Skill) bool { return selectionReads(s, errorFields) }
+
+// selectionReads reports whether the skill's selection reads what re
+// finds: its Decision Logic, the orchestrator's declarations, or a
+// precondition of the catalog or of an action.
+func selectionReads(s *plan.Skill, re *regexp.Regexp) bool {
 	if o := s.Orchestrator; o != nil {
 		for _, b := range append(slices.Clone(o.Declarations), o.Decision) {
-			if b != nil && errorFields.MatchString(b.Text) {
+			if b != nil && re.MatchString(b.Text) {
 				return true
 			}
 		}
@@ -95,7 +110,7 @@ func handlesFailures(s *plan.Skill) bool {
 	var pre func(ps []*plan.Precondition) bool
 	pre = func(ps []*plan.Precondition) bool {
 		for _, p := range ps {
-			if errorFields.MatchString(p.JS) || pre(p.AnyOf) {
+			if re.MatchString(p.JS) || pre(p.AnyOf) {
 				return true
 			}
 		}
@@ -146,9 +161,13 @@ func (l *loop) loop(ctx context.Context) error {
 		if a == nil {
 			return nil
 		}
+		before := l.r.State
 		err = l.action(ctx, a)
 		if err == nil {
 			delete(l.failures, a.ID)
+			if err := l.idle(a, before); err != nil {
+				return err
+			}
 			continue
 		}
 		if ctx.Err() != nil || errors.Is(err, agent.ErrNoAgent) || errors.Is(err, agent.ErrBudget) || errors.Is(err, runstore.ErrWrite) || errors.Is(err, ErrNoProgress) || !l.handles {
@@ -161,6 +180,45 @@ func (l *loop) loop(ctx context.Context) error {
 			return err
 		}
 	}
+}
+
+// idle fails the run when action a completed maxSame times in a row and
+// changed nothing in the state but the runtime's own bookkeeping: the
+// selection is waiting for something the action does not do, and would
+// select it until the iteration limit.
+func (l *loop) idle(a *plan.Action, before map[string]any) error {
+	if l.counts {
+		// The selection counts completed actions: the same action again
+		// is progress (a loop of n passes).
+		return nil
+	}
+	if l.idleAction != a.ID || !sameState(before, l.r.State) {
+		l.idleAction, l.idleRuns = a.ID, 0
+		if !sameState(before, l.r.State) {
+			return nil
+		}
+	}
+	l.idleRuns++
+	if l.idleRuns < l.maxSame {
+		return nil
+	}
+	return fmt.Errorf("%s: %w: action %s completed %d times in a row without changing the state, and the selection keeps choosing it; make the action set what the selection waits for",
+		selectionPos(l.skill), ErrNoProgress, a.ID, l.idleRuns)
+}
+
+// bookkeeping are the state fields the runtime changes on every action.
+var bookkeeping = []string{"updated_at", "completed_actions", "current_action"}
+
+// sameState reports whether two states differ only in bookkeeping.
+func sameState(a, b map[string]any) bool {
+	strip := func(m map[string]any) map[string]any {
+		c := maps.Clone(m)
+		for _, k := range bookkeeping {
+			delete(c, k)
+		}
+		return c
+	}
+	return reflect.DeepEqual(strip(a), strip(b))
 }
 
 // again counts a failure of action a handled by the skill, and fails the
@@ -247,22 +305,28 @@ func (l *loop) action(ctx context.Context, a *plan.Action) error {
 // execute runs the action once and returns its state updates.
 func (l *loop) execute(ctx context.Context, a *plan.Action) (map[string]any, error) {
 	if a.Execution.ToAgent() {
-		return l.ask(ctx, a)
+		return l.ask(ctx, a, nil)
 	}
 	ar, ok := l.r.Script.(ActionRunner)
 	if !ok {
 		return nil, &engine.ActionError{Action: a.ID, Pos: a.Execution.Pos, Err: errors.New("the run's JS host cannot run actions")}
 	}
-	return ar.RunAction(ctx, a, l.r.State)
+	updates, err := ar.RunAction(ctx, a, l.r.State)
+	if err != nil && l.r.TakesOverAction(ctx, a, err) {
+		// As for a step: native code that fails was guidance after all.
+		return l.ask(ctx, a, err)
+	}
+	return updates, err
 }
 
-// ask hands an agent-class action to the agent, whose reply must hold
-// stateUpdates. Without an agent the run stops there, resumable.
-func (l *loop) ask(ctx context.Context, a *plan.Action) (map[string]any, error) {
+// ask hands an action to the agent, whose reply must hold stateUpdates:
+// an agent-class action, or a native one whose code failed (failure).
+// Without an agent the run stops there, resumable.
+func (l *loop) ask(ctx context.Context, a *plan.Action, failure error) (map[string]any, error) {
 	if l.r.Agent == nil {
 		return nil, &engine.ActionError{Action: a.ID, Pos: a.Execution.Pos, Err: fmt.Errorf("the action goes to the agent (%s): %w", a.Execution.Class.Reason, agent.ErrNoAgent)}
 	}
-	reply, err := l.r.AskAction(ctx, a)
+	reply, err := l.r.AskAction(ctx, a, failure)
 	if err != nil {
 		return nil, err
 	}

@@ -35,6 +35,8 @@ type candidate struct {
 	// once is set when no precondition can be checked: the action runs at
 	// most once.
 	once bool
+	// purpose is what the catalog row says the action is for.
+	purpose string
 }
 
 // newSelector prepares selection. Declarative candidates are the actions
@@ -63,7 +65,9 @@ func newSelector(s *plan.Skill) (*selector, error) {
 			return nil, err
 		}
 		if a != nil {
-			sel.candidates = append(sel.candidates, newCandidate(a, row.Preconditions))
+			c := newCandidate(a, row.Preconditions)
+			c.purpose = row.Purpose
+			sel.candidates = append(sel.candidates, c)
 		}
 	}
 	return sel, nil
@@ -167,7 +171,7 @@ func (sel *selector) agentSelects(ctx context.Context, state map[string]any, inp
 	choices := make([]agent.Choice, 0, len(sel.candidates))
 	ids := make([]string, 0, len(sel.candidates))
 	for _, c := range sel.candidates {
-		ch := agent.Choice{ID: c.action.ID, Purpose: cmp.Or(c.action.Purpose, c.action.Title)}
+		ch := agent.Choice{ID: c.action.ID, Purpose: cmp.Or(c.purpose, c.action.Purpose, c.action.Title)}
 		if !c.once {
 			// A precondition that throws is not known to hold or fail.
 			if ok, err := script.Preconditions(ctx, c.pre, env); err == nil {

@@ -1,0 +1,129 @@
+package orchestrator_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/skillkit/skillkit/internal/agent"
+	"github.com/skillkit/skillkit/internal/orchestrator"
+	lifecycle "github.com/skillkit/skillkit/internal/run"
+	"github.com/skillkit/skillkit/internal/runstore"
+	"github.com/skillkit/skillkit/internal/testfs"
+	"github.com/skillkit/skillkit/plan"
+)
+
+// scriptAgent is a stand-in agent: a shell script that appends each
+// request's kind and prompt to agent.log in the work dir and answers with
+// the reply for that kind (the select replies in turn, one per call).
+func scriptAgent(t *testing.T, selects []string) *agent.Agent {
+	t.Helper()
+	dir := t.TempDir()
+	for i, r := range selects {
+		testfs.WriteFile(t, filepath.Join(dir, "select-"+string(rune('1'+i))), r+"\n")
+	}
+	script := filepath.Join(dir, "agent.sh")
+	testfs.WriteFile(t, script, `#!/bin/sh
+{ echo "=== $SKILLKIT_REQUEST"; cat; } >> agent.log
+case "$SKILLKIT_REQUEST" in
+select)
+  n=$(grep -c '^=== select' agent.log)
+  cat "`+dir+`/select-$n" 2>/dev/null || echo '{"action": null}' ;;
+action) echo '{"stateUpdates": {"touched": true}}' ;;
+*) echo done ;;
+esac
+`)
+	if err := os.Chmod(script, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return &agent.Agent{Command: script}
+}
+
+// Decision Logic that is not code skillkit runs (it calls a helper nothing
+// declares) goes to the agent, which selects from the catalog, told which
+// actions' preconditions hold; null ends the loop.
+func TestAgentSelects(t *testing.T) {
+	s := skillFiles{
+		decision: "function selectNextAction(state) {\n  return pickNext(state); // a helper the model knows\n}",
+		catalog:  "| Action | Purpose | Preconditions |\n|---|---|---|\n| action-a | Collect | `state.status === 'running'` |\n| action-b | Report | `state.touched === true` |\n",
+		acts:     map[string]string{"action-a": "return { stateUpdates: { touched: true } };", "action-b": "return {};"},
+		fields:   "  touched?: boolean;",
+	}.write(t)
+	if c := s.Orchestrator.Class; c.Kind != plan.ClassAgent || !strings.Contains(c.Reason, "pickNext") {
+		t.Fatalf("Decision Logic class = %+v, want agent naming pickNext", c)
+	}
+	o := options(t, s)
+	o.Agent = scriptAgent(t, []string{`I pick a. {"action": "action-a"}`, `{"action": "b"}`, `{"action": null}`})
+	res, err := run(t, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := actions(state(t, res.Dir)); got != "action-a action-b" {
+		t.Errorf("completed actions %q, want action-a action-b", got)
+	}
+	log := testfs.ReadFile(t, filepath.Join(res.Dir, "agent.log"))
+	first, _, _ := strings.Cut(strings.SplitN(log, "=== select", 3)[1], "[RETURN]")
+	if !strings.Contains(first, "[ACTIONS]\naction-a\tCollect\tyes\naction-b\tReport\tno") {
+		t.Errorf("first select prompt:\n%s", first)
+	}
+
+	o = options(t, s)
+	o.Agent = scriptAgent(t, []string{`{"action": "action-zzz"}`})
+	_, err = run(t, o)
+	if err == nil || !strings.Contains(err.Error(), `the agent selected "action-zzz", which is not an action of the catalog (action-a, action-b)`) {
+		t.Errorf("a selection outside the catalog: %v", err)
+	}
+	o = options(t, s)
+	o.Agent = scriptAgent(t, []string{"I would rather not say."})
+	if _, err = run(t, o); !errors.Is(err, agent.ErrNoSelection) {
+		t.Errorf("a reply that selects nothing: %v", err)
+	}
+}
+
+// A native action whose code fails is the agent's to do, told why; under
+// Strict it fails the run.
+func TestAgentTakesOverFailedAction(t *testing.T) {
+	s := skillFiles{
+		decision: "function selectNextAction(state) { return state.touched ? null : 'action-a'; }",
+		acts:     map[string]string{"action-a": "return { stateUpdates: { touched: Read('missing.json').length > 0 } };"},
+		fields:   "  touched?: boolean;",
+	}.write(t)
+	o := options(t, s)
+	o.Agent = scriptAgent(t, nil)
+	res, err := run(t, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := testfs.ReadFile(t, filepath.Join(res.Dir, "agent.log"))
+	if !strings.Contains(log, "=== action") || !strings.Contains(log, "skillkit ran this action's code as written, and it failed:") || !strings.Contains(log, "missing.json") {
+		t.Errorf("the agent was not told of the failure:\n%s", log)
+	}
+	o = options(t, s)
+	o.Agent, o.Strict = scriptAgent(t, nil), true
+	if res, err := run(t, o); err == nil || res.State != runstore.RunFailed {
+		t.Errorf("under Strict: %v, %v; want the run failed", res, err)
+	}
+}
+
+// An action that completes again and again without changing the state,
+// while the selection keeps choosing it, stops the run early.
+func TestIdleActionStops(t *testing.T) {
+	s := skillFiles{
+		decision: "function selectNextAction(state) { return state.ready ? null : 'action-wait'; }",
+		acts:     map[string]string{"action-wait": "return {};"},
+		fields:   "  ready?: boolean;",
+	}.write(t)
+	res, err := run(t, options(t, s))
+	if !errors.Is(err, orchestrator.ErrNoProgress) || !strings.Contains(err.Error(), "orchestrator.md:5:1: ") ||
+		!strings.Contains(err.Error(), "action action-wait completed 3 times in a row without changing the state") {
+		t.Fatalf("err = %v", err)
+	}
+	if got := len(completed(state(t, res.Dir))); got != 3 {
+		t.Errorf("%d actions ran, want 3", got)
+	}
+	if !errors.As(err, new(*lifecycle.RunError)) {
+		t.Errorf("err %v, want a failed run", err)
+	}
+}
