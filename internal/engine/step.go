@@ -47,6 +47,8 @@ type stepRun struct {
 	// takeover is set when the agent takes the step over after its code
 	// failed: what the agent is told of the failure.
 	takeover string
+	// bound is set once the step ran JS: its record carries the scope.
+	bound bool
 }
 
 func (s *stepRun) to(state StepState, detail string) error {
@@ -164,7 +166,11 @@ func (s *stepRun) fail(ctx context.Context, attempts int, err error, res *execRe
 func (s *stepRun) finish(status runstore.StepStatus, to StepState, detail string, attempts int, evidence bool) (runstore.StepStatus, error) {
 	now := time.Now()
 	rec := &runstore.StepRecord{Step: s.id, Title: s.step.Title, Status: status, EvidenceCaptured: evidence, Timestamp: now.UTC()}
-	err := s.r.Commit(runstore.Event{Time: now, Phase: s.unit, Step: s.id, From: string(s.state), To: string(to), Detail: detail, Record: rec})
+	e := runstore.Event{Time: now, Phase: s.unit, Step: s.id, From: string(s.state), To: string(to), Detail: detail, Record: rec}
+	if s.bound {
+		e.Scope = s.r.scope(s.unit).Values
+	}
+	err := s.r.Commit(e)
 	if err != nil {
 		return "", err
 	}
@@ -307,7 +313,8 @@ func (r *Runner) execBlocks(ctx context.Context, s *stepRun, res *execResult) er
 				return fmt.Errorf("bash: %w", err)
 			}
 		case plan.LangJS:
-			state, err := r.Script.RunStep(ctx, b, r.State)
+			state, err := r.Script.RunStep(ctx, b, r.State, r.scope(s.unit))
+			s.bound = true
 			if err != nil {
 				res.stderr = err.Error()
 				r.log(logName, fmt.Sprintf("# js %s\n%v\n", b.Pos, err))

@@ -102,6 +102,10 @@ type Progress struct {
 	CompletedPhases []string `yaml:"completedPhases" json:"completedPhases"`
 	// Loop is the autonomous loop's position; nil until a loop starts.
 	Loop *Loop `yaml:"loop,omitempty" json:"loop,omitempty"`
+	// Scope is the JS scope of phase ScopePhase as last recorded (Event
+	// Scope); not part of the progress file.
+	Scope      map[string]any `yaml:"-" json:"-"`
+	ScopePhase string         `yaml:"-" json:"-"`
 }
 
 // StepStatus is how a step finished.
@@ -185,6 +189,9 @@ func (p *Progress) Apply(e *Event) {
 	if e.Loop != nil {
 		l := *e.Loop
 		p.Loop = &l
+	}
+	if e.Scope != nil {
+		p.Scope, p.ScopePhase = e.Scope, e.Phase
 	}
 	if e.Agent != nil {
 		c := *e.Agent

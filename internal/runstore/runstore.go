@@ -191,6 +191,9 @@ type Event struct {
 	// Checkpoint is a checkpoint a hook took just before the transition,
 	// of the state as recorded up to this event.
 	Checkpoint *Mark `json:"checkpoint,omitempty"`
+	// Scope is what the native JS steps of the phase bound so far, after
+	// a step that ran JS: a resume in mid-phase gives it to the steps left.
+	Scope map[string]any `json:"scope,omitempty"`
 }
 
 // Mark is a checkpoint in the log: who took it, for whom.
