@@ -7,6 +7,8 @@
 package plan
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"path"
 	"slices"
@@ -371,6 +373,14 @@ const (
 	StepCode  = "code"
 	StepAgent = "agent"
 )
+
+// Fingerprint identifies the step's text (heading, attributes, prose and
+// code): a run records it with each completed step, so that a retry after
+// a fix can tell which completed steps changed.
+func (s *Step) Fingerprint() string {
+	sum := sha256.Sum256([]byte(s.Text))
+	return hex.EncodeToString(sum[:8])
+}
 
 // Native reports whether the step's code was declared native, by a block
 // marked native or by the skill's execution setting (in): the author said

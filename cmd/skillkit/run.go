@@ -37,6 +37,7 @@ type runOptions struct {
 	retries  int
 	noShell  bool
 	strict   bool
+	retry    bool
 	parallel int
 	maxCalls int
 	maxCost  float64
@@ -99,6 +100,7 @@ Exit codes: 0 completed, 1 failed or aborted, 2 invalid skill or usage,
 	f.BoolVar(&o.dryRun, "dry-run", false, "show what would run and what would go to the agent; write nothing")
 	f.StringVar(&o.resume, "resume", "", "resume the run with this id or directory; \"last\" is this skill's newest run")
 	f.BoolVar(&o.force, "force", false, "with --resume: resume although the skill changed since the run started")
+	f.BoolVar(&o.retry, "retry", false, "with --resume: run a failed or aborted run again from where it failed, after a fix; completed steps are kept")
 	f.IntVar(&o.maxIter, "max-iterations", 0, "actions the orchestrator loop may start before it fails with no progress (default 100)")
 	f.IntVar(&o.retries, "retries", 0, "extra attempts for a failed action of the loop")
 	f.BoolVar(&o.strict, "strict", false, "refuse a skill with any lint error, or with code that goes to the agent")
@@ -129,7 +131,7 @@ func runSkill(c *cobra.Command, s Streams, o *runOptions, dir string, args []str
 		}
 	}
 	opts := skrun.Options{
-		Skill: skill, Store: runsOf(cwd), WorkDir: o.workDir, Resume: o.resume, Force: o.force,
+		Skill: skill, Store: runsOf(cwd), WorkDir: o.workDir, Resume: o.resume, Force: o.force, Retry: o.retry,
 		Inputs: inputs, Args: args, NoShellContext: o.noShell, ProjectDir: cwd, AllowPaths: o.allow, Yes: o.yes, Strict: o.strict,
 		Loop:     orchestrator.Options{MaxIterations: o.maxIter, Retries: o.retries, MaxSameFailures: o.maxSame},
 		Parallel: o.parallel, MaxAgentCalls: o.maxCalls, MaxCostUSD: o.maxCost,

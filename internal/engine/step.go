@@ -165,7 +165,7 @@ func (s *stepRun) fail(ctx context.Context, attempts int, err error, res *execRe
 // transition, durably: from here on a resume never runs it again.
 func (s *stepRun) finish(status runstore.StepStatus, to StepState, detail string, attempts int, evidence bool) (runstore.StepStatus, error) {
 	now := time.Now()
-	rec := &runstore.StepRecord{Step: s.id, Title: s.step.Title, Status: status, EvidenceCaptured: evidence, Timestamp: now.UTC()}
+	rec := &runstore.StepRecord{Step: s.id, Title: s.step.Title, Status: status, EvidenceCaptured: evidence, Timestamp: now.UTC(), Fingerprint: s.step.Fingerprint()}
 	e := runstore.Event{Time: now, Phase: s.unit, Step: s.id, From: string(s.state), To: string(to), Detail: detail, Record: rec}
 	if s.bound {
 		e.Scope = s.r.scope(s.unit).Values

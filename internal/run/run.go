@@ -39,7 +39,11 @@ type Options struct {
 	// store locates runs by.
 	Resume string
 	// Force resumes a run whose skill changed since it started.
-	Force  bool
+	Force bool
+	// Retry takes up a failed or aborted run after a fix, from the step
+	// or action that failed (--retry); completed steps whose text changed
+	// since they ran refuse it, unless Force.
+	Retry  bool
 	Inputs map[string]string
 	// Args are the skill's arguments (skillkit run SKILL -- ARGS…); a
 	// resume reuses the run's own and refuses others.
@@ -213,7 +217,7 @@ func create(o Options) (*lifecycle, error) {
 
 // resume claims an existing run of the skill.
 func resume(o Options) (*lifecycle, error) {
-	rec, err := o.Store.Resume(o.Resume, o.Claim)
+	rec, err := o.Store.Resume(o.Resume, runstore.ResumeOptions{Claim: o.Claim, Retry: o.Retry})
 	if err != nil {
 		return nil, err
 	}
@@ -225,9 +229,8 @@ func resume(o Options) (*lifecycle, error) {
 	if p.Skill != o.Skill.Name {
 		return fail(fmt.Errorf("resuming run %s: it is a run of %s, not %s: %w", p.RunID, p.Skill, o.Skill.Name, ErrInvalid))
 	}
-	if h := o.Skill.Hash; h != "" && p.SkillHash != "" && h != p.SkillHash && !o.Force {
-		return fail(fmt.Errorf("resuming run %s: %w (hash %s, now %s); resume with --force to run the changed skill",
-			p.RunID, ErrSkillChanged, short(p.SkillHash), short(h)))
+	if err := checkChanges(o, p); err != nil {
+		return fail(err)
 	}
 	if len(o.Args) > 0 && !slices.Equal(o.Args, p.Args) {
 		return fail(fmt.Errorf("resuming run %s: it runs with the arguments %q; a resume keeps them (pass none): %w", p.RunID, p.Args, ErrInvalid))
@@ -240,6 +243,55 @@ func resume(o Options) (*lifecycle, error) {
 		return fail(err)
 	}
 	return l, nil
+}
+
+// checkChanges refuses to take up a run of a skill that changed since it
+// started, unless forced. A retry after a fix expects a change: it is
+// refused only when a step that completed changed, as the run would keep
+// what the old text did. Either way the refusal names those steps.
+func checkChanges(o Options, p runstore.Progress) error {
+	if o.Force {
+		return nil
+	}
+	changed := changedSteps(o.Skill, p)
+	if o.Retry {
+		if len(changed) == 0 {
+			return nil
+		}
+		return fmt.Errorf("retrying run %s: %w: %d completed step(s) changed since they ran, and would not run again: %s; retry with --force to keep what they did, or start a new run",
+			p.RunID, ErrSkillChanged, len(changed), strings.Join(changed, "; "))
+	}
+	if h := o.Skill.Hash; h == "" || p.SkillHash == "" || h == p.SkillHash {
+		return nil
+	}
+	which := "no completed step changed"
+	if len(changed) > 0 {
+		which = "changed since they ran: " + strings.Join(changed, "; ")
+	}
+	return fmt.Errorf("resuming run %s: %w (hash %s, now %s; %s); resume with --force to run the changed skill",
+		p.RunID, ErrSkillChanged, short(p.SkillHash), short(o.Skill.Hash), which)
+}
+
+// changedSteps names the completed steps of p whose text is not what it
+// was when they ran (per-step fingerprints), or that are gone.
+func changedSteps(s *plan.Skill, p runstore.Progress) []string {
+	now := map[string]*plan.Step{}
+	for _, ph := range s.Phases {
+		for i, st := range ph.Steps {
+			now[engine.StepID(ph.ID(), i)] = st
+		}
+	}
+	var out []string
+	for _, r := range p.CompletedSteps {
+		st, ok := now[r.Step]
+		switch {
+		case !ok:
+			out = append(out, r.Step+" (no longer in the skill)")
+		case r.Fingerprint != "" && r.Fingerprint != st.Fingerprint():
+			out = append(out, fmt.Sprintf("%s %s (%s)", r.Step, st.Title, st.Pos))
+		}
+	}
+	return out
 }
 
 func short(h string) string {
@@ -385,8 +437,17 @@ func (l *lifecycle) run(ctx context.Context, phases []*plan.Phase) (*Result, err
 	}()
 	p := l.rec.Progress()
 	e := runstore.Event{From: string(l.from), To: string(runstore.RunRunning)}
+	if l.from.Terminal() {
+		// A retry: the skill's status goes back to running, as the run's.
+		st := maps.Clone(l.eng.State)
+		st["status"] = "running"
+		l.eng.SetState(st)
+	}
 	if l.from != runstore.RunReady {
 		e.Detail = "resumed"
+		if l.from.Terminal() {
+			e.Detail = "retried after it " + string(l.from)
+		}
 		if len(l.o.Inputs) > 0 {
 			e.Inputs = l.o.Inputs
 		}

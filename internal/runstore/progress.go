@@ -130,6 +130,9 @@ type StepRecord struct {
 	Timestamp        time.Time `yaml:"timestamp" json:"timestamp"`
 	// Title is the step's heading, for lastAction.
 	Title string `yaml:"title,omitempty" json:"title,omitempty"`
+	// Fingerprint is the step's text's when it ran: a retry names the
+	// completed steps that changed since.
+	Fingerprint string `yaml:"-" json:"fingerprint,omitempty"`
 }
 
 // RunError is why a run failed.
@@ -216,6 +219,10 @@ func (p *Progress) Apply(e *Event) {
 			p.LastAction = "action " + e.Action + ": completed"
 		}
 	case isRunState(e.To):
+		if p.RunState.Terminal() && !RunState(e.To).Terminal() {
+			// Retried: it has not finished after all.
+			p.CompletedAt, p.Error = nil, nil
+		}
 		p.RunState = RunState(e.To)
 		if p.RunState.Terminal() {
 			t := e.Time.UTC()

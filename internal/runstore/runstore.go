@@ -29,8 +29,9 @@ type Store interface {
 	// Resume claims an existing run, named by ref (an id, or whatever else
 	// the store can locate a run by; "" is the newest), and rebuilds its
 	// progress and state from the record. It refuses a finished run
-	// (ErrTerminal) and one another live process holds (*ClaimedError).
-	Resume(ref string, c ClaimOptions) (Run, error)
+	// (ErrTerminal), unless o.Retry and the run failed or was aborted, and
+	// one another live process holds (*ClaimedError).
+	Resume(ref string, o ResumeOptions) (Run, error)
 	// Status reads a run without claiming or changing it.
 	Status(ref string) (*Summary, error)
 	// List returns every run, newest first.
@@ -87,6 +88,18 @@ type NewRun struct {
 	// WorkDir is the work dir (--workdir); empty lets the store choose.
 	WorkDir string
 }
+
+// ResumeOptions say how a run is taken up again.
+type ResumeOptions struct {
+	Claim ClaimOptions
+	// Retry takes up a run that failed or was aborted, to run it again
+	// from where it failed (--retry): terminal states are final, except
+	// for this.
+	Retry bool
+}
+
+// Retryable reports whether a run in state s may be retried.
+func (s RunState) Retryable() bool { return s == RunFailed || s == RunAborted }
 
 // ClaimOptions tune a claim's heartbeat; zero values mean the defaults.
 type ClaimOptions struct {

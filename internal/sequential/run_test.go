@@ -358,7 +358,7 @@ func TestResumeRefusesClaimedRun(t *testing.T) {
 	s := newSkill(t, phase("01-x.md", proseStep("think", "Think.")))
 	o := opts(t, s)
 	res, _ := lifecycle.Run(context.Background(), o)
-	held, err := o.Store.Resume(res.Dir, runstore.ClaimOptions{})
+	held, err := o.Store.Resume(res.Dir, runstore.ResumeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -105,7 +105,7 @@ func (s *Store) open(dir string, c *claim) *run {
 
 // Resume claims the run ref names, replays its log and brings its
 // snapshots up to date.
-func (s *Store) Resume(ref string, co runstore.ClaimOptions) (runstore.Run, error) {
+func (s *Store) Resume(ref string, o runstore.ResumeOptions) (runstore.Run, error) {
 	dir, err := s.Locate(ref)
 	if err != nil {
 		return nil, err
@@ -113,7 +113,7 @@ func (s *Store) Resume(ref string, co runstore.ClaimOptions) (runstore.Run, erro
 	if _, err := readRecord(dir, math.MaxInt); err != nil {
 		return nil, err
 	}
-	c, err := acquire(s.o.Files, dir, co)
+	c, err := acquire(s.o.Files, dir, o.Claim)
 	if err != nil {
 		return nil, err
 	}
@@ -125,9 +125,13 @@ func (s *Store) Resume(ref string, co runstore.ClaimOptions) (runstore.Run, erro
 		return nil, err
 	}
 	p := rec.progress
-	if p.RunState.Terminal() {
+	if p.RunState.Terminal() && !(o.Retry && p.RunState.Retryable()) {
 		c.release()
-		return nil, fmt.Errorf("resuming run %s: it is %s: %w", p.RunID, p.RunState, runstore.ErrTerminal)
+		hint := ""
+		if p.RunState.Retryable() {
+			hint = "; after a fix, run it again from where it stopped with --retry"
+		}
+		return nil, fmt.Errorf("resuming run %s: it is %s: %w%s", p.RunID, p.RunState, runstore.ErrTerminal, hint)
 	}
 	// Not claim.json's: a process losing the race for the claim may be
 	// linking its own temporary claim file right now.

@@ -95,7 +95,7 @@ func TestResumeRebuildsFromTheLog(t *testing.T) {
 	os.Remove(filepath.Join(dir, StateFile))
 	os.WriteFile(filepath.Join(dir, ProgressFile), []byte("garbage: ["), 0o644)
 
-	back, err := s.Resume("r1", runstore.ClaimOptions{})
+	back, err := s.Resume("r1", runstore.ResumeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +148,7 @@ func TestTornAndDamagedLog(t *testing.T) {
 	good, _ := os.ReadFile(log)
 
 	os.WriteFile(log, append(slices.Clone(good), `{"time":"2026-01-02T03:04:05Z","ph`...), 0o644)
-	back, err := s.Resume("r1", runstore.ClaimOptions{})
+	back, err := s.Resume("r1", runstore.ResumeOptions{})
 	if err != nil {
 		t.Fatalf("resume over a torn last line: %v", err)
 	}
@@ -169,7 +169,7 @@ func TestTornAndDamagedLog(t *testing.T) {
 	lines := strings.SplitAfter(string(good), "\n")
 	lines[1] = `{"time": nonsense}` + "\n"
 	os.WriteFile(log, []byte(strings.Join(lines, "")), 0o644)
-	_, err = s.Resume("r1", runstore.ClaimOptions{})
+	_, err = s.Resume("r1", runstore.ResumeOptions{})
 	if !errors.Is(err, runstore.ErrCorrupt) || !strings.Contains(err.Error(), "events.jsonl:2:11: ") {
 		t.Fatalf("resume over a damaged line: %v, want its position", err)
 	}
@@ -221,7 +221,7 @@ func TestCheckpointsFromTheLog(t *testing.T) {
 	dir := r.Where()
 	r.Close()
 	os.RemoveAll(filepath.Join(dir, ThreadsDir))
-	back, err := s.Resume("r1", runstore.ClaimOptions{})
+	back, err := s.Resume("r1", runstore.ResumeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,7 +253,7 @@ func TestResumeRefusesFinishedRun(t *testing.T) {
 	r := newRun(t, s, "r1")
 	r.Commit(runstore.Event{From: "running", To: "completed"})
 	r.Close()
-	if _, err := s.Resume("r1", runstore.ClaimOptions{}); !errors.Is(err, runstore.ErrTerminal) {
+	if _, err := s.Resume("r1", runstore.ResumeOptions{}); !errors.Is(err, runstore.ErrTerminal) {
 		t.Fatalf("resume of a completed run: %v", err)
 	}
 }
@@ -261,7 +261,7 @@ func TestResumeRefusesFinishedRun(t *testing.T) {
 func TestClaimSecondRefusedNamingHolder(t *testing.T) {
 	s := newStore(t, nil)
 	r := newRun(t, s, "r1")
-	_, err := s.Resume("r1", runstore.ClaimOptions{})
+	_, err := s.Resume("r1", runstore.ResumeOptions{})
 	var ce *runstore.ClaimedError
 	if !errors.As(err, &ce) {
 		t.Fatalf("second claim: err = %v, want *ClaimedError", err)
@@ -271,7 +271,7 @@ func TestClaimSecondRefusedNamingHolder(t *testing.T) {
 		t.Errorf("refusal %q does not name %s", err, want)
 	}
 	r.Close()
-	again, err := s.Resume("r1", runstore.ClaimOptions{})
+	again, err := s.Resume("r1", runstore.ResumeOptions{})
 	if err != nil {
 		t.Fatalf("claim after release: %v", err)
 	}
@@ -302,7 +302,7 @@ func TestClaimTakeover(t *testing.T) {
 			r.Close()
 			data, _ := json.Marshal(tt.claim)
 			os.WriteFile(filepath.Join(dir, ClaimFile), data, 0o644)
-			back, err := s.Resume("r1", runstore.ClaimOptions{})
+			back, err := s.Resume("r1", runstore.ResumeOptions{})
 			if tt.taken != (err == nil) {
 				t.Fatalf("Resume err = %v, want taken = %v", err, tt.taken)
 			}
@@ -390,7 +390,7 @@ func TestListLocateAndStatus(t *testing.T) {
 	if sum.State != runstore.RunInterrupted {
 		t.Errorf("unclaimed running run shows as %s", sum.State)
 	}
-	held, err := s.Resume(ids[0], runstore.ClaimOptions{})
+	held, err := s.Resume(ids[0], runstore.ResumeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -412,7 +412,7 @@ func TestOpenRemovesTempsOfKilledWriter(t *testing.T) {
 	own := filepath.Join(dir, ".notes"+tmpMark+"1")
 	os.WriteFile(stray, []byte("{"), 0o644)
 	os.WriteFile(own, []byte("skill file"), 0o644)
-	back, err := s.Resume("r1", runstore.ClaimOptions{})
+	back, err := s.Resume("r1", runstore.ResumeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
