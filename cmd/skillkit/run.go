@@ -187,6 +187,10 @@ func runSkill(c *cobra.Command, s Streams, o *runOptions, dir string, args []str
 			err = fmt.Errorf("%w; resume with: skillkit run %s --resume %s %s <more>", err, dir, res.ID, budget.Flag)
 		case ctx.Err() != nil || errors.Is(err, runstore.ErrWrite):
 			err = fmt.Errorf("%w; resume with: skillkit run %s --resume %s", err, dir, res.ID)
+		case res.State.Retryable():
+			err = fmt.Errorf("%w\nafter a fix, run it again from there with: skillkit run %s --resume %s --retry", err, dir, res.ID)
+		case res.State == runstore.RunInterrupted:
+			err = fmt.Errorf("%w\nresume with: skillkit run %s --resume %s --agent CMD", err, dir, res.ID)
 		}
 		return &exitError{code: runExit(err), err: err}
 	}
