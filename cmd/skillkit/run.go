@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 
@@ -141,7 +142,7 @@ func runSkill(c *cobra.Command, s Streams, o *runOptions, dir string, args []str
 		},
 	}
 	if cmd := firstNonEmpty(o.agentCmd, os.Getenv("SKILLKIT_AGENT")); cmd != "" {
-		opts.Agent = &agent.Agent{Command: cmd}
+		opts.Agent = &agent.Agent{Command: absCommand(cmd, cwd)}
 	}
 	switch {
 	case o.answers != "":
@@ -196,6 +197,27 @@ func runSkill(c *cobra.Command, s Streams, o *runOptions, dir string, args []str
 	}
 	return nil
 }
+
+// absCommand makes a command that starts with a relative path to a file
+// (./agent.sh, examples/x/agent.sh) start with its absolute path: the
+// agent runs in the run's work dir, where the relative one names nothing.
+func absCommand(cmd, cwd string) string {
+	first, rest, _ := strings.Cut(strings.TrimLeft(cmd, " "), " ")
+	if !strings.Contains(first, "/") || filepath.IsAbs(first) {
+		return cmd
+	}
+	abs := filepath.Join(cwd, first)
+	if _, err := os.Stat(abs); err != nil {
+		return cmd
+	}
+	if rest == "" {
+		return shellQuote(abs)
+	}
+	return shellQuote(abs) + " " + rest
+}
+
+// shellQuote quotes s for sh.
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // lastRun is the folder of the newest run of the named skill.
 func lastRun(base, skill string) (string, error) {
