@@ -15,9 +15,9 @@ import (
 func TestBadAgentAnswers(t *testing.T) {
 	skill := filepath.Join(t.TempDir(), "asks")
 	testfs.WriteTree(t, skill, map[string]string{
-		"SKILL.md":       frontMatter("asks"),
-		"phases/01-a.md": "# Phase 1: Ask\n\n## Execution\n\n### Step 1: Think\n- **Timeout**: 2s\n\nThink hard.\n",
-		"phases/02-orchestrator.md": "# Orchestrator\n\n## Decision Logic\n\n```javascript\nfunction selectNextAction(state) {\n  return (state.completed_actions || []).length ? null : 'action-do';\n}\n```\n",
+		"SKILL.md":                    frontMatter("asks"),
+		"phases/01-a.md":              "# Phase 1: Ask\n\n## Execution\n\n### Step 1: Think\n- **Timeout**: 2s\n\nThink hard.\n",
+		"phases/02-orchestrator.md":   "# Orchestrator\n\n## Decision Logic\n\n```javascript\nfunction selectNextAction(state) {\n  return (state.completed_actions || []).length ? null : 'action-do';\n}\n```\n",
 		"phases/actions/action-do.md": "# Action: Do\n\n## Execution\n\nDo the thing.\n",
 		"phases/03-end.md":            "# Phase 3: End\n\n## Execution\n\n```bash\ntrue\n```\n",
 	})
