@@ -50,7 +50,7 @@ type StepError struct {
 	Pos  plan.Pos
 	Err  error
 	// Diagnostics are the last lines of the step's stderr and output.
-	Diagnostics []string
+	Diagnostics runstore.Diagnostics
 }
 
 func (e *StepError) Error() string {
@@ -98,6 +98,12 @@ type Runner struct {
 	Confirm Confirmer
 	// Yes answers yes to every confirmation.
 	Yes bool
+	// Positions are the steps' places in the run (1-based, in phase
+	// order), by step id: the progress file's currentStep.
+	Positions map[string]int
+	// ActionBase is added to an action's iteration for its place in the
+	// run: the steps of the phases before the loop.
+	ActionBase int
 	// Strict keeps the agent from taking over native code that failed
 	// (--strict): the code must run as written.
 	Strict bool

@@ -104,7 +104,9 @@ func Plan(o Options) (*DryRun, error) {
 		}
 		p := sum.Progress
 		for _, st := range p.CompletedSteps {
-			done[st.Step] = true
+			if st.Done() {
+				done[st.ID] = true
+			}
 		}
 		for _, id := range p.CompletedPhases {
 			done[id] = true

@@ -130,9 +130,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	var l *lifecycle
 	if o.Resume != "" {
-		l, err = resume(o)
+		l, err = resume(o, phases)
 	} else {
-		l, err = create(o)
+		l, err = create(o, phases)
 	}
 	if err != nil {
 		return nil, err
@@ -169,10 +169,12 @@ type lifecycle struct {
 	eng *engine.Runner
 	// from is the run state the run is in when it starts running.
 	from runstore.RunState
+	// phases are what the phase strategy runs (phasesOf).
+	phases []*plan.Phase
 }
 
 // create validates the skill and records a new run, claimed.
-func create(o Options) (*lifecycle, error) {
+func create(o Options, phases []*plan.Phase) (*lifecycle, error) {
 	s := o.Skill
 	t0 := time.Now()
 	if o.Validate != nil {
@@ -183,7 +185,7 @@ func create(o Options) (*lifecycle, error) {
 	t1 := time.Now()
 	start := runstore.Start{
 		RunID: runstore.NewID(t0), Skill: s.Name, SkillDir: absDir(s.Dir), SkillHash: s.Hash, Mode: string(s.Mode),
-		StartedAt: t0.UTC(), SkillVersion: skillVersion(s), TotalSteps: totalSteps(s), Inputs: o.Inputs,
+		StartedAt: t0.UTC(), SkillVersion: skillVersion(s), TotalSteps: totalSteps(s), Phases: len(phases), Inputs: o.Inputs,
 		Args: o.Args, SessionID: runstore.NewSessionID(),
 	}
 	rec, err := o.Store.Create(runstore.NewRun{Start: start, State: s.InitialState(t0), WorkDir: o.WorkDir}, o.Claim)
@@ -193,7 +195,7 @@ func create(o Options) (*lifecycle, error) {
 		}
 		return nil, err
 	}
-	l := &lifecycle{o: o, rec: rec, from: runstore.RunReady}
+	l := &lifecycle{o: o, rec: rec, from: runstore.RunReady, phases: phases}
 	if err := l.newEngine(); err != nil {
 		rec.Close()
 		return nil, err
@@ -216,7 +218,7 @@ func create(o Options) (*lifecycle, error) {
 }
 
 // resume claims an existing run of the skill.
-func resume(o Options) (*lifecycle, error) {
+func resume(o Options, phases []*plan.Phase) (*lifecycle, error) {
 	rec, err := o.Store.Resume(o.Resume, runstore.ResumeOptions{Claim: o.Claim, Retry: o.Retry})
 	if err != nil {
 		return nil, err
@@ -235,7 +237,7 @@ func resume(o Options) (*lifecycle, error) {
 	if len(o.Args) > 0 && !slices.Equal(o.Args, p.Args) {
 		return fail(fmt.Errorf("resuming run %s: it runs with the arguments %q; a resume keeps them (pass none): %w", p.RunID, p.Args, ErrInvalid))
 	}
-	l := &lifecycle{o: o, rec: rec, from: p.RunState}
+	l := &lifecycle{o: o, rec: rec, from: p.RunState, phases: phases}
 	for _, n := range rec.Notes() {
 		l.printf("note: %s\n", n)
 	}
@@ -283,12 +285,16 @@ func changedSteps(s *plan.Skill, p runstore.Progress) []string {
 	}
 	var out []string
 	for _, r := range p.CompletedSteps {
-		st, ok := now[r.Step]
+		if !r.Done() || !strings.Contains(r.ID, "#") {
+			// A failure runs again, and an action is not a step.
+			continue
+		}
+		st, ok := now[r.ID]
 		switch {
 		case !ok:
-			out = append(out, r.Step+" (no longer in the skill)")
+			out = append(out, r.ID+" (no longer in the skill)")
 		case r.Fingerprint != "" && r.Fingerprint != st.Fingerprint():
-			out = append(out, fmt.Sprintf("%s %s (%s)", r.Step, st.Title, st.Pos))
+			out = append(out, fmt.Sprintf("%s %s (%s)", r.ID, st.Title, st.Pos))
 		}
 	}
 	return out
@@ -354,8 +360,26 @@ func (l *lifecycle) newEngine() error {
 		a.Env = append(slices.Clone(e.Env), a.Env...)
 		e.Agent = &a
 	}
+	e.Positions, e.ActionBase = positions(l.phases)
 	l.eng = e
 	return nil
+}
+
+// positions are the places of the steps in the run, 1-based in phase
+// order, and the number of steps before the loop, where actions count
+// on.
+func positions(phases []*plan.Phase) (map[string]int, int) {
+	pos, n, base := map[string]int{}, 0, 0
+	for _, ph := range phases {
+		if ph.IsOrchestrator {
+			base = n
+		}
+		for i := range ph.Steps {
+			n++
+			pos[engine.StepID(ph.ID(), i)] = n
+		}
+	}
+	return pos, base
 }
 
 // sessionOf is the run's session id; a run recorded before runs had one
@@ -502,7 +526,7 @@ func (l *lifecycle) finish(ctx context.Context, start time.Time, err error) (*Re
 	}
 	e := runstore.Event{From: string(runstore.RunRunning), To: string(state), Detail: errText(err)}
 	if err != nil && state != runstore.RunInterrupted {
-		e.Error = runError(err)
+		e.Error = runError(err, l.rec.Progress().CurrentStep)
 	}
 	var werr error
 	if !errors.Is(err, runstore.ErrWrite) {
@@ -544,19 +568,23 @@ func (l *lifecycle) printf(format string, args ...any) {
 	}
 }
 
-// runError fills the progress file's error from what stopped the run.
-func runError(err error) *runstore.RunError {
-	e := &runstore.RunError{Message: err.Error()}
+// runError fills the progress file's error from what stopped the run, at
+// position: the place in the run of the step or action under way.
+func runError(err error, position int) *runstore.RunError {
+	e := &runstore.RunError{Step: position, Message: err.Error(), Diagnostics: runstore.Diagnostics{Console: []string{}, Files: []string{}}}
 	var se *engine.StepError
 	var oe *sequential.OutputError
 	var ae *engine.ActionError
 	switch {
 	case errors.As(err, &ae):
-		e.Step = ae.Action
+		e.ID = ae.Action
 	case errors.As(err, &se):
-		e.Step, e.Diagnostics = se.Step, se.Diagnostics
+		e.ID, e.Diagnostics = se.Step, se.Diagnostics
 	case errors.As(err, &oe):
-		e.Step, e.Diagnostics = oe.Phase, oe.Diagnostics
+		// An output is the phase's, not a step's.
+		e.Step, e.ID = 0, oe.Phase
+		e.Diagnostics.Files = append(e.Diagnostics.Files, oe.Output.File)
+		e.Diagnostics.Stderr = strings.Join(oe.Diagnostics, "\n")
 	}
 	return e
 }

@@ -204,6 +204,9 @@ type Event struct {
 	// Checkpoint is a checkpoint a hook took just before the transition,
 	// of the state as recorded up to this event.
 	Checkpoint *Mark `json:"checkpoint,omitempty"`
+	// Position is the run position (1-based) of the step or action that
+	// starts with this event, or of the record it carries.
+	Position int `json:"position,omitempty"`
 	// Scope is what the native JS steps of the phase bound so far, after
 	// a step that ran JS: a resume in mid-phase gives it to the steps left.
 	Scope map[string]any `json:"scope,omitempty"`

@@ -56,7 +56,8 @@ func TestRetryAfterFix(t *testing.T) {
 		t.Errorf("out.txt = %q: step 1 must not run again", got)
 	}
 	p := progress(t, res.Dir)
-	if p.Error != nil || p.CompletedAt == nil || len(p.CompletedSteps) != 2 {
+	// Step 2's failure stays on record, followed by its pass.
+	if p.Error != nil || p.CompletedAt == nil || p.StepsDone() != 2 || len(p.CompletedSteps) != 3 || p.CompletedSteps[1].Status != runstore.StatusFail {
 		t.Errorf("progress after the retry: error %v, steps %v", p.Error, p.CompletedSteps)
 	}
 	if st, _ := readState(res.Dir); st["status"] != "completed" {

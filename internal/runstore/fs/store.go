@@ -169,7 +169,7 @@ func status(dir string) (*runstore.Summary, error) {
 		return nil, err
 	}
 	p := rec.progress
-	sum := &runstore.Summary{ID: p.RunID, Skill: p.Skill, Dir: dir, State: p.RunState, StepsDone: len(p.CompletedSteps), Progress: p,
+	sum := &runstore.Summary{ID: p.RunID, Skill: p.Skill, Dir: dir, State: p.RunState, StepsDone: p.StepsDone(), Progress: p,
 		WorkDir: cmp.Or(rec.workDir, dir), LastState: rec.state}
 	if c, err := readClaim(dir); err == nil && !c.Stale(time.Now()) {
 		sum.Holder = c.Holder()

@@ -74,7 +74,7 @@ func step(r runstore.Run, id string, n float64) error {
 		return err
 	}
 	r.SetState(map[string]any{"n": n})
-	return r.Commit(runstore.Event{Phase: "01-a", Step: id, From: "executing", To: "completed", Record: &runstore.StepRecord{Step: id, Status: runstore.StepCompleted}})
+	return r.Commit(runstore.Event{Phase: "01-a", Step: id, From: "executing", To: "completed", Record: &runstore.StepRecord{ID: id, Status: runstore.StatusPass, Result: runstore.StepCompleted}})
 }
 
 // A resume rebuilds from the log exactly what the run had: progress and
@@ -114,7 +114,7 @@ func TestResumeRebuildsFromTheLog(t *testing.T) {
 	if err != nil || json.Unmarshal(data, &st) != nil || st["n"] != 3.0 {
 		t.Errorf("state.json not rebuilt: %s %v", data, err)
 	}
-	if data, _ := os.ReadFile(filepath.Join(dir, ProgressFile)); !strings.Contains(string(data), `- step: "01-a#3"`) {
+	if data, _ := os.ReadFile(filepath.Join(dir, ProgressFile)); !strings.Contains(string(data), `id: "01-a#3"`) {
 		t.Errorf("skill-state.yaml not rebuilt:\n%s", data)
 	}
 }
@@ -204,7 +204,7 @@ func TestDiskFullLeavesRecordReadable(t *testing.T) {
 	}
 	var got []string
 	for _, rec := range sum.Progress.CompletedSteps {
-		got = append(got, rec.Step)
+		got = append(got, rec.ID)
 	}
 	if strings.Join(got, " ") != "01-a#1 01-a#3" || sum.LastState["n"] != 3.0 {
 		t.Errorf("after a full disk: steps %v, state %v", got, sum.LastState)
