@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -19,7 +20,6 @@ import (
 	"github.com/skillkit/skillkit/internal/runstore/fs"
 	"github.com/skillkit/skillkit/internal/script"
 	"github.com/skillkit/skillkit/lint"
-	"github.com/skillkit/skillkit/parse"
 	"github.com/skillkit/skillkit/plan"
 )
 
@@ -111,9 +111,9 @@ Exit codes: 0 completed, 1 failed or aborted, 2 invalid skill or usage,
 }
 
 func runSkill(c *cobra.Command, s Streams, o *runOptions, dir string, args []string) error {
-	skill, err := parse.Dir(dir)
+	skill, err := readSkill(dir)
 	if err != nil {
-		return usageErr(err)
+		return err
 	}
 	inputs, err := parseInputs(o.inputs)
 	if err != nil {
@@ -178,17 +178,28 @@ func runSkill(c *cobra.Command, s Streams, o *runOptions, dir string, args []str
 	defer stop()
 	res, err := skrun.Run(ctx, opts)
 	if err != nil {
-		var budget *agent.BudgetError
-		switch {
-		case res == nil:
-		case errors.As(err, &budget):
-			err = fmt.Errorf("%w; resume with: skillkit run %s --resume %s %s <more>", err, dir, res.ID, budget.Flag)
-		case ctx.Err() != nil || errors.Is(err, runstore.ErrWrite):
-			err = fmt.Errorf("%w; resume with: skillkit run %s --resume %s", err, dir, res.ID)
-		}
-		return &exitError{code: runExit(err), err: err}
+		return &exitError{code: runExit(err), err: stopped(ctx, err, res, dir)}
 	}
 	return nil
+}
+
+// stopped words what a run returned for a person. A run that can be
+// resumed gets one hint, with the command that resumes it; after Ctrl-C
+// the cause ("context canceled") says nothing the user does not know.
+func stopped(ctx context.Context, err error, res *skrun.Result, dir string) error {
+	var re *skrun.RunError
+	if res == nil || !errors.As(err, &re) || re.State != runstore.RunInterrupted {
+		return err
+	}
+	resume := fmt.Sprintf("skillkit run %s --resume %s", dir, res.ID)
+	var budget *agent.BudgetError
+	switch {
+	case ctx.Err() != nil:
+		return fmt.Errorf("run %s stopped; its state is saved, continue it with: %s", res.ID, resume)
+	case errors.As(err, &budget):
+		return fmt.Errorf("run %s stopped: %w; continue it with: %s %s <more>", res.ID, re.Err, resume, budget.Flag)
+	}
+	return fmt.Errorf("run %s stopped: %w; continue it with: %s", res.ID, re.Err, resume)
 }
 
 // lastRun is the folder of the newest run of the named skill.

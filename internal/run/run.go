@@ -213,6 +213,9 @@ func create(o Options) (*lifecycle, error) {
 
 // resume claims an existing run of the skill.
 func resume(o Options) (*lifecycle, error) {
+	if _, err := resumable(o); err != nil {
+		return nil, err
+	}
 	rec, err := o.Store.Resume(o.Resume, o.Claim)
 	if err != nil {
 		return nil, err
@@ -221,9 +224,6 @@ func resume(o Options) (*lifecycle, error) {
 	fail := func(err error) (*lifecycle, error) {
 		rec.Close()
 		return nil, err
-	}
-	if p.Skill != o.Skill.Name {
-		return fail(fmt.Errorf("resuming run %s: it is a run of %s, not %s: %w", p.RunID, p.Skill, o.Skill.Name, ErrInvalid))
 	}
 	if h := o.Skill.Hash; h != "" && p.SkillHash != "" && h != p.SkillHash && !o.Force {
 		return fail(fmt.Errorf("resuming run %s: %w (hash %s, now %s); resume with --force to run the changed skill",
@@ -240,6 +240,25 @@ func resume(o Options) (*lifecycle, error) {
 		return fail(err)
 	}
 	return l, nil
+}
+
+// resumable reads the run o.Resume names and refuses it when it is
+// another skill's: that comes first, before whether it has finished or
+// changed, as no flag makes it this skill's run.
+func resumable(o Options) (*runstore.Summary, error) {
+	sum, err := o.Store.Status(o.Resume)
+	if err != nil {
+		return nil, err
+	}
+	if sum.Skill != o.Skill.Name {
+		where := sum.Skill
+		if dir := sum.Progress.SkillDir; dir != "" {
+			where = dir
+		}
+		return nil, invalidf("run %s is a run of the skill %s, not %s; resume it with: skillkit run %s --resume %s",
+			sum.ID, sum.Skill, o.Skill.Name, where, sum.ID)
+	}
+	return sum, nil
 }
 
 func short(h string) string {
