@@ -49,7 +49,8 @@ func newRunCmd(s Streams) *cobra.Command {
 		Use:   "run SKILL [-- ARGS...]",
 		Short: "Run a skill locally with durable state",
 		Long: `run executes a skill: numbered phases in order, or the orchestrator loop,
-in a run directory (.skillkit/runs/<skill>/<run-id>/ unless --workdir) that
+in a run directory (.skillkit/runs/<skill>/<run-id>/ of the project, the
+nearest folder up that holds .skillkit/ or .git, unless --workdir) that
 is also the work dir its steps run in. state.json is written atomically after
 every change, so a run killed at any moment can be resumed with --resume: a
 completed step never runs again, the interrupted one runs again.
@@ -123,13 +124,16 @@ func runSkill(c *cobra.Command, s Streams, o *runOptions, dir string, args []str
 	if err != nil {
 		return fmt.Errorf("finding the current folder: %w", err)
 	}
+	// Runs go to the project's .skillkit/, where runs and status find
+	// them from any of its folders.
+	root := projectRoot(cwd)
 	if o.resume == "last" {
-		if o.resume, err = lastRun(cwd, skill.Name); err != nil {
+		if o.resume, err = lastRun(root, skill.Name); err != nil {
 			return usageErr(err)
 		}
 	}
 	opts := skrun.Options{
-		Skill: skill, Store: runsOf(cwd), WorkDir: o.workDir, Resume: o.resume, Force: o.force,
+		Skill: skill, Store: runsOf(root), WorkDir: o.workDir, Resume: o.resume, Force: o.force,
 		Inputs: inputs, Args: args, NoShellContext: o.noShell, ProjectDir: cwd, AllowPaths: o.allow, Yes: o.yes, Strict: o.strict,
 		Loop:     orchestrator.Options{MaxIterations: o.maxIter, Retries: o.retries, MaxSameFailures: o.maxSame},
 		Parallel: o.parallel, MaxAgentCalls: o.maxCalls, MaxCostUSD: o.maxCost,
