@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -213,15 +212,4 @@ func newVersionCmd() *cobra.Command {
 			return err
 		}),
 	}
-}
-
-// isTerminal reports whether a stream is a terminal: colour, live
-// progress and interactive prompts only go to one.
-func isTerminal(v any) bool {
-	f, ok := v.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }

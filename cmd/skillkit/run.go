@@ -41,6 +41,7 @@ type runOptions struct {
 	maxCalls int
 	maxCost  float64
 	maxSame  int
+	progress string
 }
 
 func newRunCmd(s Streams) *cobra.Command {
@@ -107,6 +108,7 @@ Exit codes: 0 completed, 1 failed or aborted, 2 invalid skill or usage,
 	f.IntVar(&o.parallel, "parallel", 0, "Task/Agent calls of JS code that run at once (default 4)")
 	f.IntVar(&o.maxCalls, "max-agent-calls", 0, "agent calls the run may make, resumes included; then it stops, resumable (default no limit)")
 	f.Float64Var(&o.maxCost, "max-cost-usd", 0, "agent cost in US dollars, as the agent reports it, the run may spend; then it stops, resumable (default no limit)")
+	f.StringVar(&o.progress, "progress", progressAuto, "how to show progress on stderr: auto (a live line on a terminal, else plain), plain (a line per event) or json (every event as a line of JSON on stdout; the log lines go to stderr)")
 	f.StringArrayVar(&o.allow, "allow-path", nil, "a folder JS code may read and write besides the project, the skill and the work dir (repeatable)")
 	return c
 }
@@ -115,6 +117,9 @@ func runSkill(c *cobra.Command, s Streams, o *runOptions, dir string, args []str
 	skill, err := readSkill(dir)
 	if err != nil {
 		return err
+	}
+	if o.progress != progressAuto && o.progress != progressPlain && o.progress != progressJSON {
+		return usageErr(fmt.Errorf("--progress %q: want auto, plain or json", o.progress))
 	}
 	inputs, err := parseInputs(o.inputs)
 	if err != nil {
@@ -172,11 +177,21 @@ func runSkill(c *cobra.Command, s Streams, o *runOptions, dir string, args []str
 			return usageErr(fmt.Errorf("%w: %w", skrun.ErrInvalid, err))
 		}
 	}
-	if isTerminal(c.ErrOrStderr()) {
-		p := newProgress(c.ErrOrStderr(), skill)
+	stderr, live := c.ErrOrStderr().(*os.File)
+	switch {
+	case o.progress == progressJSON:
+		// stdout is the events' alone, for a program to read.
+		opts.Out, opts.Observe = c.ErrOrStderr(), jsonObserver(c.OutOrStdout())
+	case o.progress == progressAuto && live && isTerminal(stderr):
+		p := newProgress(stderr, skill)
 		opts.Out = p.lines(c.OutOrStdout())
 		opts.Observe = p.observe
-		defer p.done()
+		if opts.Answers != nil {
+			opts.Answers = p.pausing(opts.Answers)
+		}
+		defer p.end()
+	default:
+		opts.Observe = plainObserver(opts.Out)
 	}
 	ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
