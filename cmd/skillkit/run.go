@@ -164,6 +164,13 @@ func runSkill(c *cobra.Command, s Streams, o *runOptions, dir string, args []str
 		opts.Answers = &script.Terminal{In: s.In, Out: c.ErrOrStderr()}
 	}
 	if o.dryRun {
+		if o.resume == "" {
+			// The same gate as the real run's: a dry run of a skill the
+			// run would refuse says so, and fails as the run would.
+			if err := opts.Validate(skill); err != nil {
+				return usageErr(fmt.Errorf("a run would refuse this skill: %w", err))
+			}
+		}
 		d, err := skrun.Plan(opts)
 		if err != nil {
 			return &exitError{code: runExit(err), err: err}

@@ -413,7 +413,7 @@ func (l *lifecycle) run(ctx context.Context, phases []*plan.Phase) (*Result, err
 	if err := l.eng.Commit(e); err != nil {
 		return l.close(err)
 	}
-	l.printf("run %s: %s (%d phases, %d steps) in %s\n", p.RunID, l.o.Skill.Name, len(phases), p.TotalSteps, l.rec.WorkDir())
+	l.printf("run %s: %s (%s) in %s; step output in logs/\n", p.RunID, l.o.Skill.Name, shape(l.o.Skill), l.rec.WorkDir())
 	start := time.Now()
 	loop := func(ctx context.Context, r *engine.Runner, ph *plan.Phase) error {
 		lo := l.o.Loop
@@ -531,6 +531,29 @@ func absDir(dir string) string {
 		return abs
 	}
 	return dir
+}
+
+// shape counts what a run of s has to do, in the words of its mode: the
+// numbered phases and their steps, and the actions of the loop. An
+// autonomous skill's orchestrator runs as a phase but is none to the
+// author.
+func shape(s *plan.Skill) string {
+	var parts []string
+	if n := len(s.Phases); n > 0 {
+		parts = append(parts, count(n, "phase"), count(totalSteps(s), "step"))
+	}
+	if n := len(s.Actions); n > 0 && s.Mode != plan.ModeSequential {
+		parts = append(parts, count(n, "action"))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// count is "1 step", "2 steps".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 func totalSteps(s *plan.Skill) int {
