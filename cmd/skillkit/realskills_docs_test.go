@@ -25,7 +25,7 @@ func TestRealSkillsDoc(t *testing.T) {
 	}
 	norm := []struct{ re, with string }{
 		{`\d{8}-\d{6}-[0-9a-f]{6}`, "RUN"},
-		{` in /\S+`, " in DIR"},
+		{` in /[^;\s]+`, " in DIR"},
 		{`\((\d+(\.\d+)?(ms|s|µs))\)|in \d+(\.\d+)?(ms|s|µs)$`, "TIME"},
 	}
 	for _, tr := range transcripts {

@@ -12,7 +12,6 @@ import (
 
 	"github.com/skillkit/skillkit/internal/runstore"
 	"github.com/skillkit/skillkit/lint"
-	"github.com/skillkit/skillkit/parse"
 	"github.com/skillkit/skillkit/plan"
 )
 
@@ -98,9 +97,9 @@ The generated schemas are also committed under schemas/.`,
 }
 
 func skillStateSchema(w io.Writer, dir string) error {
-	s, err := parse.Dir(dir)
+	s, err := readSkill(dir)
 	if err != nil {
-		return usageErr(err)
+		return err
 	}
 	if s.StateSchema == nil || s.StateSchema.Schema == nil {
 		return usageErr(fmt.Errorf("%s has no state schema (a typescript or JSON Schema block in state-schema.md)", dir))

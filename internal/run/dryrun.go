@@ -98,7 +98,7 @@ func Plan(o Options) (*DryRun, error) {
 	}
 	args, session := o.Args, "<the new run's session id>"
 	if o.Resume != "" {
-		sum, err := o.Store.Status(o.Resume)
+		sum, err := resumable(o)
 		if err != nil {
 			return nil, err
 		}

@@ -219,6 +219,9 @@ func create(o Options, phases []*plan.Phase) (*lifecycle, error) {
 
 // resume claims an existing run of the skill.
 func resume(o Options, phases []*plan.Phase) (*lifecycle, error) {
+	if _, err := resumable(o); err != nil {
+		return nil, err
+	}
 	rec, err := o.Store.Resume(o.Resume, runstore.ResumeOptions{Claim: o.Claim, Retry: o.Retry})
 	if err != nil {
 		return nil, err
@@ -298,6 +301,25 @@ func changedSteps(s *plan.Skill, p runstore.Progress) []string {
 		}
 	}
 	return out
+}
+
+// resumable reads the run o.Resume names and refuses it when it is
+// another skill's: that comes first, before whether it has finished or
+// changed, as no flag makes it this skill's run.
+func resumable(o Options) (*runstore.Summary, error) {
+	sum, err := o.Store.Status(o.Resume)
+	if err != nil {
+		return nil, err
+	}
+	if sum.Skill != o.Skill.Name {
+		where := sum.Skill
+		if dir := sum.Progress.SkillDir; dir != "" {
+			where = dir
+		}
+		return nil, invalidf("run %s is a run of the skill %s, not %s; resume it with: skillkit run %s --resume %s",
+			sum.ID, sum.Skill, o.Skill.Name, where, sum.ID)
+	}
+	return sum, nil
 }
 
 func short(h string) string {
@@ -479,7 +501,7 @@ func (l *lifecycle) run(ctx context.Context, phases []*plan.Phase) (*Result, err
 	if err := l.eng.Commit(e); err != nil {
 		return l.close(err)
 	}
-	l.printf("run %s: %s (%d phases, %d steps) in %s\n", p.RunID, l.o.Skill.Name, len(phases), p.TotalSteps, l.rec.WorkDir())
+	l.printf("run %s: %s (%s) in %s; step output in logs/\n", p.RunID, l.o.Skill.Name, shape(l.o.Skill), l.rec.WorkDir())
 	start := time.Now()
 	loop := func(ctx context.Context, r *engine.Runner, ph *plan.Phase) error {
 		lo := l.o.Loop
@@ -601,6 +623,29 @@ func absDir(dir string) string {
 		return abs
 	}
 	return dir
+}
+
+// shape counts what a run of s has to do, in the words of its mode: the
+// numbered phases and their steps, and the actions of the loop. An
+// autonomous skill's orchestrator runs as a phase but is none to the
+// author.
+func shape(s *plan.Skill) string {
+	var parts []string
+	if n := len(s.Phases); n > 0 {
+		parts = append(parts, count(n, "phase"), count(totalSteps(s), "step"))
+	}
+	if n := len(s.Actions); n > 0 && s.Mode != plan.ModeSequential {
+		parts = append(parts, count(n, "action"))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// count is "1 step", "2 steps".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 func totalSteps(s *plan.Skill) int {
