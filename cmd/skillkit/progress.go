@@ -229,7 +229,7 @@ func (q pausedAnswers) Ask(ctx context.Context, qs []script.Question) (map[strin
 	return q.a.Ask(ctx, qs)
 }
 
-func (q pausedAnswers) Confirm(ctx context.Context, c *plan.Confirm) (string, error) {
+func (q pausedAnswers) Confirm(ctx context.Context, c *plan.Confirm) (plan.ConfirmAnswer, error) {
 	defer q.p.pause()()
 	return q.a.Confirm(ctx, c)
 }

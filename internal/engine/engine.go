@@ -37,7 +37,7 @@ type Agent interface {
 // Confirmer answers a step's confirmation question with one of the
 // plan.Confirm* answers; every script.Answerer is one.
 type Confirmer interface {
-	Confirm(ctx context.Context, c *plan.Confirm) (string, error)
+	Confirm(ctx context.Context, c *plan.Confirm) (plan.ConfirmAnswer, error)
 }
 
 // ErrAborted is returned when a confirmation was answered abort.

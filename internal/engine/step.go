@@ -196,7 +196,7 @@ func (s *stepRun) finish(status runstore.StepResult, to StepState, detail string
 // confirm answers a step's confirmation: --yes, else the Confirmer, else
 // the question's default; "agent" (as an answer or a default) lets the
 // agent decide between yes and skip. how says where the answer came from.
-func (r *Runner) confirm(ctx context.Context, unit string, step *plan.Step) (answer, how string, err error) {
+func (r *Runner) confirm(ctx context.Context, unit string, step *plan.Step) (answer plan.ConfirmAnswer, how string, err error) {
 	c := step.Attrs.Confirm
 	switch {
 	case r.Yes:

@@ -168,7 +168,7 @@ func dryLoop(s *plan.Skill, actx agent.Context) (*DryLoop, error) {
 		l.Selection = "selectNextAction at " + o.Decision.Pos.String()
 	}
 	for _, a := range s.Actions {
-		da := &DryAction{ID: a.ID, Pos: a.Execution.Pos, Kind: a.Execution.Kind, Class: a.Execution.Class}
+		da := &DryAction{ID: a.ID, Pos: a.Execution.Pos, Kind: string(a.Execution.Kind), Class: a.Execution.Class}
 		if a.Execution.Kind == plan.ExecProse {
 			da.Kind = "agent"
 		}
@@ -194,7 +194,7 @@ func dryLoop(s *plan.Skill, actx agent.Context) (*DryLoop, error) {
 func onErrorText(e *plan.OnError) string {
 	switch {
 	case e.Policy != plan.OnErrorRetry:
-		return e.Policy
+		return string(e.Policy)
 	case e.Backoff > 0:
 		return fmt.Sprintf("retry %d backoff %v", e.Retries, e.Backoff)
 	}

@@ -32,7 +32,7 @@ func retry(n int) func(a *plan.StepAttrs) {
 	}
 }
 
-func confirm(def string) func(a *plan.StepAttrs) {
+func confirm(def plan.ConfirmAnswer) func(a *plan.StepAttrs) {
 	return func(a *plan.StepAttrs) { a.Confirm = &plan.Confirm{Question: "Go on?", Default: def} }
 }
 
