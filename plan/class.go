@@ -30,7 +30,7 @@ type ClassKind string
 type Class struct {
 	// Kind is ClassNative or ClassAgent.
 	Kind   ClassKind `json:"kind"`
-	Reason string `json:"reason"`
+	Reason string    `json:"reason"`
 	// Pos is what the reason is about: the name, the block or the step.
 	Pos Pos `json:"pos"`
 }

@@ -101,7 +101,9 @@ func (Yes) Ask(_ context.Context, qs []Question) (map[string]string, error) {
 }
 
 // Confirm says yes.
-func (Yes) Confirm(context.Context, *plan.Confirm) (plan.ConfirmAnswer, error) { return plan.ConfirmYes, nil }
+func (Yes) Confirm(context.Context, *plan.Confirm) (plan.ConfirmAnswer, error) {
+	return plan.ConfirmYes, nil
+}
 
 // FileAnswers are the answers of an --answers file: header (or question
 // text) → label, or a list of labels for a multiSelect question.
