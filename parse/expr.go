@@ -46,6 +46,21 @@ func toJS(text string) string {
 	return ""
 }
 
+// conditionJS is a step condition as JavaScript. A condition written as a
+// code span is code whatever names it reads (`false`, `Date.now() > 0`):
+// the step-execution specification evaluates every condition that parses,
+// and only prose runs the step unchecked. Without backticks it is read as
+// a precondition is (toJS).
+func conditionJS(text string) string {
+	s := strings.TrimSpace(text)
+	if strings.Count(s, "`") == 2 && strings.HasPrefix(s, "`") && strings.HasSuffix(s, "`") {
+		if code := strings.TrimSpace(s[1 : len(s)-1]); code != "" && isExpression(code) {
+			return code
+		}
+	}
+	return toJS(text)
+}
+
 // shorthandTerm is one term of the catalog shorthand.
 var shorthandTerm = regexp.MustCompile(`^(!?)([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\s*(?:(===|!==|==|!=|>=|<=|>|<|=)\s*(.+?))?$`)
 

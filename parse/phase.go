@@ -182,7 +182,7 @@ func readAttr(m *md, attrs *plan.StepAttrs, it *listItem) bool {
 	p := m.at(it.line, it.col)
 	switch key {
 	case "condition":
-		attrs.Condition = &plan.Expr{Text: val, JS: toJS(val), Pos: p}
+		attrs.Condition = &plan.Expr{Text: val, JS: conditionJS(val), Pos: p}
 	case "confirm":
 		attrs.Confirm = readConfirm(m, val, p)
 	case "on error", "on-error", "onerror":
@@ -221,8 +221,11 @@ func readConfirm(m *md, val string, p plan.Pos) *plan.Confirm {
 			switch a := plan.ConfirmAnswer(v); a {
 			case plan.ConfirmYes, plan.ConfirmSkip, plan.ConfirmAbort, plan.ConfirmAgent:
 				c.Default = a
+			case "let_claude":
+				// The specification's word for agent.
+				c.Default = plan.ConfirmAgent
 			default:
-				m.diag(p, plan.SevError, "step-attribute", "Confirm default "+strconv.Quote(v)+" is not one of yes, skip, abort, agent")
+				m.diag(p, plan.SevError, "step-attribute", "Confirm default "+strconv.Quote(v)+" is not one of yes, skip, abort, agent (or let_claude)")
 			}
 		case "timeout":
 			d, err := time.ParseDuration(v)

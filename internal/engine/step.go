@@ -29,7 +29,16 @@ const (
 	StepRetrying  StepState = "retrying"
 	StepSkipped   StepState = "skipped"
 	StepAborted   StepState = "aborted"
+	// StepTimedOut and StepLetClaude are the confirmation's own states
+	// (the step-execution specification): no answer in time, and the
+	// default that leaves the choice to the agent.
+	StepTimedOut  StepState = "timed_out"
+	StepLetClaude StepState = "let_claude"
 )
+
+// DefaultConfirmTimeout is how long a confirmation waits for its answer
+// when the step gives no timeout; then its default applies.
+const DefaultConfirmTimeout = 5 * time.Minute
 
 // StepID names the step at index i (0-based) of a phase: "02-analyze#1".
 // It is the position, not the number written in the heading, so that it is
@@ -88,7 +97,7 @@ func (r *Runner) RunStep(ctx context.Context, unit, id string, step *plan.Step) 
 		if err := s.to(StepConfirm, c.Question); err != nil {
 			return "", err
 		}
-		answer, how, err := r.confirm(ctx, unit, step)
+		answer, how, err := r.confirm(ctx, s)
 		if err != nil {
 			return "", &StepError{Step: id, Pos: c.Pos, Err: err}
 		}
@@ -160,6 +169,14 @@ func (s *stepRun) fail(ctx context.Context, attempts int, err error, res *execRe
 		return "", terr
 	}
 	s.state = StepFailed
+	// Its policy aborts (abort, or retries spent): the step's last state.
+	how := "on error: abort"
+	if p := s.step.Attrs.OnError; p != nil && p.Policy == plan.OnErrorRetry {
+		how = fmt.Sprintf("retries spent (%d)", p.Retries)
+	}
+	if terr := s.to(StepAborted, how); terr != nil {
+		return "", terr
+	}
 	s.r.metric(runstore.Metric{Kind: runstore.KindStep, Phase: s.unit, Step: s.id, DurationMS: ms(time.Since(s.start)), Attempts: attempts, Outcome: string(StepFailed)})
 	s.r.printf("  step %s %s: failed: %v\n", s.id, s.step.Title, err)
 	pos := s.step.Pos
@@ -193,32 +210,55 @@ func (s *stepRun) finish(status runstore.StepResult, to StepState, detail string
 	return status, nil
 }
 
-// confirm answers a step's confirmation: --yes, else the Confirmer, else
-// the question's default; "agent" (as an answer or a default) lets the
-// agent decide between yes and skip. how says where the answer came from.
-func (r *Runner) confirm(ctx context.Context, unit string, step *plan.Step) (answer plan.ConfirmAnswer, how string, err error) {
-	c := step.Attrs.Confirm
+// confirm answers a step's confirmation: --yes, else the Confirmer within
+// the question's timeout (DefaultConfirmTimeout when it gives none), else
+// its default; with no Confirmer at all (no terminal, no answers file) the
+// default applies at once. A timeout is a transition of its own
+// (timed_out), and so is a choice left to the agent (let_claude), which
+// decides between yes and skip. how says where the answer came from.
+func (r *Runner) confirm(ctx context.Context, s *stepRun) (answer plan.ConfirmAnswer, how string, err error) {
+	c := s.step.Attrs.Confirm
+	def := c.Default
+	if def == "" {
+		def = plan.ConfirmYes
+	}
 	switch {
 	case r.Yes:
 		answer, how = plan.ConfirmYes, "--yes"
 	case r.Confirm != nil:
-		// The Confirmer applies the question's timeout itself.
-		answer, err = r.Confirm.Confirm(ctx, c)
+		timeout := c.Timeout
+		if timeout <= 0 {
+			timeout = DefaultConfirmTimeout
+		}
+		actx, cancel := context.WithTimeout(ctx, timeout)
+		answer, err = r.Confirm.Confirm(actx, c)
+		cancel()
 		how = "answered"
-		if err != nil {
-			if ctx.Err() != nil {
-				return "", "", ctx.Err()
+		switch {
+		case ctx.Err() != nil:
+			return "", "", ctx.Err()
+		case err != nil && actx.Err() != nil:
+			answer, how = def, fmt.Sprintf("no answer in %v: default %s", timeout, def)
+			if terr := s.to(StepTimedOut, how); terr != nil {
+				return "", "", terr
 			}
-			answer, how = c.Default, "default: "+err.Error()
+		case err != nil:
+			answer, how = def, "default: "+err.Error()
 		}
 	default:
-		answer, how = c.Default, "default"
+		answer, how = def, "no terminal and no answers: default "+string(def)
+		if terr := s.to(StepTimedOut, how); terr != nil {
+			return "", "", terr
+		}
 	}
 	if answer == "" {
 		answer = plan.ConfirmYes
 	}
 	if answer != plan.ConfirmAgent {
 		return answer, how, nil
+	}
+	if err := s.to(StepLetClaude, "the agent decides"); err != nil {
+		return "", "", err
 	}
 	if r.Agent == nil {
 		return "", "", fmt.Errorf("confirmation %q is left to the agent: %w", c.Question, agent.ErrNoAgent)
@@ -230,7 +270,7 @@ func (r *Runner) confirm(ctx context.Context, unit string, step *plan.Step) (ans
 	if err != nil {
 		return "", "", err
 	}
-	prompt, err := agent.ConfirmPrompt(actx, c.Question, unit, step)
+	prompt, err := agent.ConfirmPrompt(actx, c.Question, s.unit, s.step)
 	if err != nil {
 		return "", "", err
 	}

@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -224,29 +223,19 @@ func (t *Terminal) readLines() {
 	})
 }
 
-// line waits for the next line; timeout zero waits until ctx ends.
-func (t *Terminal) line(ctx context.Context, timeout time.Duration) (string, error) {
+// line waits for the next line, until ctx ends.
+func (t *Terminal) line(ctx context.Context) (string, error) {
 	t.readLines()
-	var expire <-chan time.Time
-	if timeout > 0 {
-		timer := time.NewTimer(timeout)
-		defer timer.Stop()
-		expire = timer.C
-	}
 	select {
 	case l, ok := <-t.lines:
 		if !ok {
 			return "", io.EOF
 		}
 		return strings.TrimSpace(l), nil
-	case <-expire:
-		return "", errTimedOut
 	case <-ctx.Done():
 		return "", ctx.Err()
 	}
 }
-
-var errTimedOut = errors.New("no answer in time")
 
 // Ask shows each question with numbered options and reads a number or a
 // label; several numbers separated by commas for a multiSelect question.
@@ -263,7 +252,7 @@ func (t *Terminal) Ask(ctx context.Context, qs []Question) (map[string]string, e
 		}
 		for {
 			fmt.Fprint(t.Out, "> ")
-			l, err := t.line(ctx, 0)
+			l, err := t.line(ctx)
 			if err != nil {
 				return nil, fmt.Errorf("AskUserQuestion %q: %w", q.key(), err)
 			}
@@ -320,8 +309,10 @@ func (t *Terminal) Confirm(ctx context.Context, c *plan.Confirm) (plan.ConfirmAn
 	def := confirmDefault(c)
 	for {
 		fmt.Fprintf(t.Out, "%s [yes/skip/abort, default %s] ", c.Question, def)
-		l, err := t.line(ctx, c.Timeout)
-		if errors.Is(err, errTimedOut) || errors.Is(err, io.EOF) || (err == nil && l == "") {
+		// The engine bounds the wait (the question's timeout): its end is
+		// ctx's, and it records the timeout as such.
+		l, err := t.line(ctx)
+		if errors.Is(err, io.EOF) || (err == nil && l == "") {
 			fmt.Fprintln(t.Out)
 			return def, nil
 		}
