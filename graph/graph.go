@@ -186,7 +186,7 @@ func (g *Graph) Mermaid() string {
 			loopInPhase = n.ID
 			continue
 		}
-		fmt.Fprintf(&b, "  %s[%s]\n", n.ID, mermaidText(g.label(n)))
+		fmt.Fprintf(&b, "  %s[%s]\n", n.ID, mermaidText(g.Label(n)))
 	}
 	if len(g.Actions) > 0 {
 		id := "actions"
@@ -195,7 +195,7 @@ func (g *Graph) Mermaid() string {
 		}
 		fmt.Fprintf(&b, "  subgraph %s [%s]\n", id, mermaidText(g.loopTitle()))
 		for _, n := range g.Actions {
-			fmt.Fprintf(&b, "    %s[%s]\n", sanitize(n.ID), mermaidText(g.label(n)))
+			fmt.Fprintf(&b, "    %s[%s]\n", sanitize(n.ID), mermaidText(g.Label(n)))
 		}
 		for _, e := range g.Loop {
 			fmt.Fprintf(&b, "    %s -->%s %s\n", sanitize(e.From), mermaidEdgeLabel(e.short()), sanitize(e.To))
@@ -237,7 +237,7 @@ func (g *Graph) mermaidClasses(b *strings.Builder) {
 func (g *Graph) loopTitle() string {
 	for _, n := range g.Phases {
 		if n.Loop {
-			return g.label(n)
+			return g.Label(n)
 		}
 	}
 	return "orchestrator loop"
@@ -296,7 +296,7 @@ func (g *Graph) Dot() string {
 			loop = n.ID
 			continue
 		}
-		fmt.Fprintf(&b, "  %s [label=%s%s];\n", dotString(n.ID), dotString(g.label(n)), g.dotPaint(n.ID))
+		fmt.Fprintf(&b, "  %s [label=%s%s];\n", dotString(n.ID), dotString(g.Label(n)), g.dotPaint(n.ID))
 	}
 	if len(g.Actions) > 0 {
 		fmt.Fprintf(&b, "  subgraph cluster_loop {\n    label=%s;\n", dotString(g.loopTitle()))
@@ -305,7 +305,7 @@ func (g *Graph) Dot() string {
 			fmt.Fprintf(&b, "    style=filled;\n    color=%s;\n    fillcolor=%s;\n", dotString(c.stroke), dotString(c.back))
 		}
 		for _, n := range g.Actions {
-			fmt.Fprintf(&b, "    %s [label=%s%s];\n", dotString(n.ID), dotString(g.label(n)), g.dotPaint(n.ID))
+			fmt.Fprintf(&b, "    %s [label=%s%s];\n", dotString(n.ID), dotString(g.Label(n)), g.dotPaint(n.ID))
 		}
 		for _, e := range g.Loop {
 			fmt.Fprintf(&b, "    %s -> %s%s;\n", dotString(e.From), dotString(e.To), dotEdgeAttrs(e))

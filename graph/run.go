@@ -126,11 +126,17 @@ func notRun(passed bool) Status {
 // nodes are the phases and the actions.
 func (g *Graph) nodes() []Node { return append(slices.Clone(g.Phases), g.Actions...) }
 
-// label is what a node shows: its label, and in a painted graph how many
+// Label is what a node shows: its label, and in a painted graph how many
 // times the run started it when that is more than once.
-func (g *Graph) label(n Node) string {
+func (g *Graph) Label(n Node) string {
 	if o := g.Run[n.ID]; o.Runs > 1 {
 		return fmt.Sprintf("%s ×%d", n.Label, o.Runs)
 	}
 	return n.Label
 }
+
+// Fill, Stroke and Text are the colours a status is drawn in, as CSS and
+// Graphviz both read them: a run's report draws with the graph's colours.
+func (s Status) Fill() string   { return colours[s].fill }
+func (s Status) Stroke() string { return colours[s].stroke }
+func (s Status) Text() string   { return colours[s].text }

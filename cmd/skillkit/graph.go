@@ -80,6 +80,11 @@ func runGraph(dir string) (*graph.Graph, error) {
 	if err != nil {
 		return nil, err
 	}
+	return paintedGraph(sum, events)
+}
+
+// paintedGraph is the graph of a run's skill painted with its events.
+func paintedGraph(sum *runstore.Summary, events []runstore.Event) (*graph.Graph, error) {
 	s, err := readSkill(sum.Progress.SkillDir)
 	if err != nil {
 		return nil, fmt.Errorf("run %s: reading its skill: %w", sum.ID, err)
