@@ -6,7 +6,6 @@ package graph
 import (
 	"fmt"
 	"path"
-	"slices"
 	"strings"
 
 	"github.com/skillkit/skillkit/plan"
@@ -16,18 +15,24 @@ import (
 type Node struct {
 	ID    string
 	Label string
+	// Unit is what a run's record calls the phase or action (its events'
+	// phase or action field); empty for a node that is no unit
+	// (selectNextAction).
+	Unit string
 	// Loop marks the orchestrator phase of a hybrid skill, which holds the
 	// action graph.
 	Loop bool
 }
 
-// Edge goes from one node to another; Label is the target action's
-// preconditions, or the hint that names it. A Link edge is a Next Phase
-// link that does not follow the execution order, drawn dashed: the runner
-// goes by number, the author's link says otherwise.
+// Edge goes from one node to another. Label is the hint that names the
+// target, or says that the edge is a Next Phase link; Cond is the
+// target action's preconditions, in JavaScript. A Link edge is a Next
+// Phase link that does not follow the execution order, drawn dashed: the
+// runner goes by number, the author's link says otherwise.
 type Edge struct {
 	From, To string
 	Label    string
+	Cond     string
 	Link     bool
 }
 
@@ -37,6 +42,9 @@ type Graph struct {
 	Flow    []Edge
 	Actions []Node
 	Loop    []Edge
+	// Run is how far a run got with each node, by node id, once Paint
+	// read a run's record; nil draws the skill alone.
+	Run map[string]Outcome
 }
 
 // Returns lists, for each selecting function, the action ids it can return;
@@ -48,7 +56,7 @@ type Returns func(o *plan.Orchestrator) []string
 func Build(s *plan.Skill, returns Returns) *Graph {
 	g := &Graph{}
 	for i, p := range s.Phases {
-		g.Phases = append(g.Phases, Node{ID: phaseID(p), Label: phaseLabel(p), Loop: p.IsOrchestrator})
+		g.Phases = append(g.Phases, Node{ID: phaseID(p), Label: phaseLabel(p), Unit: p.ID(), Loop: p.IsOrchestrator})
 		if i+1 < len(s.Phases) {
 			g.Flow = append(g.Flow, Edge{From: phaseID(p), To: phaseID(s.Phases[i+1])})
 		}
@@ -63,12 +71,19 @@ func Build(s *plan.Skill, returns Returns) *Graph {
 	add := func(id string) {
 		if id != "" && !known[id] {
 			known[id] = true
-			g.Actions = append(g.Actions, Node{ID: id, Label: id})
+			n := Node{ID: id, Label: id}
+			// Only the skill's own actions are units of a run; a graph or
+			// a hint may name others (selectNextAction, a missing action).
+			if s.Action(id) != nil {
+				n.Unit = id
+			}
+			g.Actions = append(g.Actions, n)
 		}
 	}
 	for _, a := range s.Actions {
 		add(a.ID)
 	}
+
 	seen := map[[2]string]bool{}
 	edge := func(from, to, label string) {
 		k := [2]string{from, to}
@@ -78,27 +93,22 @@ func Build(s *plan.Skill, returns Returns) *Graph {
 		seen[k] = true
 		add(from)
 		add(to)
-		g.Loop = append(g.Loop, Edge{From: from, To: to, Label: label})
+		g.Loop = append(g.Loop, Edge{From: from, To: to, Label: strings.TrimSpace(label), Cond: preconditions(s, to)})
 	}
 	if s.Catalog != nil {
 		for _, e := range s.Catalog.Edges {
-			from, to := actionOf(e.From), actionOf(e.To)
-			edge(from, to, preconditions(s, to))
+			edge(actionOf(e.From), actionOf(e.To), "")
 		}
 	}
 	for _, a := range s.Actions {
 		for _, h := range a.Hints {
-			label := h.Label
-			if pre := preconditions(s, h.Action); pre != "" {
-				label = strings.TrimSpace(label + " / " + pre)
-			}
-			edge(a.ID, h.Action, label)
+			edge(a.ID, h.Action, h.Label)
 		}
 	}
 	if returns != nil && s.Orchestrator != nil {
 		const selector = "selectNextAction"
 		for _, id := range returns(s.Orchestrator) {
-			edge(selector, id, preconditions(s, id))
+			edge(selector, id, "")
 		}
 	}
 	return g
@@ -164,7 +174,9 @@ func sanitize(s string) string {
 	}, s)
 }
 
-// Mermaid renders the graph as a mermaid flowchart.
+// Mermaid renders the graph as a mermaid flowchart. The orchestrator
+// phase of a hybrid skill is a subgraph holding the actions, and the phase
+// flow joins the subgraph as a whole.
 func (g *Graph) Mermaid() string {
 	var b strings.Builder
 	b.WriteString("flowchart TD\n")
@@ -174,7 +186,7 @@ func (g *Graph) Mermaid() string {
 			loopInPhase = n.ID
 			continue
 		}
-		fmt.Fprintf(&b, "  %s[%s]\n", n.ID, mermaidText(n.Label))
+		fmt.Fprintf(&b, "  %s[%s]\n", n.ID, mermaidText(g.Label(n)))
 	}
 	if len(g.Actions) > 0 {
 		id := "actions"
@@ -183,10 +195,10 @@ func (g *Graph) Mermaid() string {
 		}
 		fmt.Fprintf(&b, "  subgraph %s [%s]\n", id, mermaidText(g.loopTitle()))
 		for _, n := range g.Actions {
-			fmt.Fprintf(&b, "    %s[%s]\n", sanitize(n.ID), mermaidText(n.Label))
+			fmt.Fprintf(&b, "    %s[%s]\n", sanitize(n.ID), mermaidText(g.Label(n)))
 		}
 		for _, e := range g.Loop {
-			fmt.Fprintf(&b, "    %s -->%s %s\n", sanitize(e.From), mermaidEdgeLabel(e.Label), sanitize(e.To))
+			fmt.Fprintf(&b, "    %s -->%s %s\n", sanitize(e.From), mermaidEdgeLabel(e.short()), sanitize(e.To))
 		}
 		b.WriteString("  end\n")
 	}
@@ -195,15 +207,37 @@ func (g *Graph) Mermaid() string {
 		if e.Link {
 			arrow = "-.->"
 		}
-		fmt.Fprintf(&b, "  %s %s%s %s\n", e.From, arrow, mermaidEdgeLabel(e.Label), e.To)
+		fmt.Fprintf(&b, "  %s %s%s %s\n", e.From, arrow, mermaidEdgeLabel(e.short()), e.To)
 	}
+	g.mermaidClasses(&b)
 	return b.String()
+}
+
+// mermaidClasses colours the nodes of a painted graph, a class per
+// status.
+func (g *Graph) mermaidClasses(b *strings.Builder) {
+	if g.Run == nil {
+		return
+	}
+	for _, st := range statuses {
+		var ids []string
+		for _, n := range g.nodes() {
+			if o, ok := g.Run[n.ID]; ok && o.Status == st {
+				ids = append(ids, sanitize(n.ID))
+			}
+		}
+		if len(ids) > 0 {
+			c := colours[st]
+			fmt.Fprintf(b, "  classDef %s fill:%s,stroke:%s,color:%s\n  class %s %s\n",
+				st.class(), c.fill, c.stroke, c.text, strings.Join(ids, ","), st.class())
+		}
+	}
 }
 
 func (g *Graph) loopTitle() string {
 	for _, n := range g.Phases {
 		if n.Loop {
-			return n.Label
+			return g.Label(n)
 		}
 	}
 	return "orchestrator loop"
@@ -218,37 +252,85 @@ func mermaidEdgeLabel(s string) string {
 	if s == "" {
 		return ""
 	}
-	return `|"` + strings.ReplaceAll(s, `"`, "#quot;") + `"|`
+	return `|` + mermaidText(s) + `|`
 }
 
-// Dot renders the graph for Graphviz.
+// labelRunes is as long as an edge's label gets: a glance, not the
+// condition; dot keeps the whole as the edge's tooltip.
+const labelRunes = 28
+
+// short is what an edge shows: its hint, else its condition without the
+// "state." every condition starts its names with, cut to labelRunes.
+func (e Edge) short() string {
+	s := e.Label
+	if s == "" {
+		s = strings.ReplaceAll(e.Cond, "state.", "")
+	}
+	if r := []rune(s); len(r) > labelRunes {
+		return strings.TrimSpace(string(r[:labelRunes-1])) + "…"
+	}
+	return s
+}
+
+// full is the hint and the condition, as written.
+func (e Edge) full() string {
+	if e.Label != "" && e.Cond != "" {
+		return e.Label + " / " + e.Cond
+	}
+	return e.Label + e.Cond
+}
+
+// Dot renders the graph for Graphviz. The actions are a cluster; the
+// phase flow joins the cluster as a whole (compound, lhead and ltail), so
+// that it does not seem to go through one action.
 func (g *Graph) Dot() string {
 	var b strings.Builder
-	b.WriteString("digraph skill {\n  rankdir=TB;\n  node [shape=box, fontname=\"Helvetica\"];\n")
+	b.WriteString("digraph skill {\n  rankdir=TB;\n  fontname=\"Helvetica\";\n")
+	if len(g.Actions) > 0 {
+		b.WriteString("  compound=true;\n")
+	}
+	b.WriteString("  node [shape=box, fontname=\"Helvetica\"];\n  edge [fontname=\"Helvetica\", fontsize=10];\n")
+	loop := ""
 	for _, n := range g.Phases {
-		if !n.Loop || len(g.Actions) == 0 {
-			fmt.Fprintf(&b, "  %s [label=%s];\n", dotID(n.ID), dotString(n.Label))
+		if n.Loop && len(g.Actions) > 0 {
+			loop = n.ID
+			continue
 		}
+		fmt.Fprintf(&b, "  %s [label=%s%s];\n", dotString(n.ID), dotString(g.Label(n)), g.dotPaint(n.ID))
 	}
 	if len(g.Actions) > 0 {
 		fmt.Fprintf(&b, "  subgraph cluster_loop {\n    label=%s;\n", dotString(g.loopTitle()))
+		if o, ok := g.Run[loop]; ok {
+			c := colours[o.Status]
+			fmt.Fprintf(&b, "    style=filled;\n    color=%s;\n    fillcolor=%s;\n", dotString(c.stroke), dotString(c.back))
+		}
 		for _, n := range g.Actions {
-			fmt.Fprintf(&b, "    %s [label=%s];\n", dotID(n.ID), dotString(n.Label))
+			fmt.Fprintf(&b, "    %s [label=%s%s];\n", dotString(n.ID), dotString(g.Label(n)), g.dotPaint(n.ID))
 		}
 		for _, e := range g.Loop {
-			fmt.Fprintf(&b, "    %s -> %s", dotID(e.From), dotID(e.To))
-			if e.Label != "" {
-				fmt.Fprintf(&b, " [label=%s]", dotString(e.Label))
-			}
-			b.WriteString(";\n")
+			fmt.Fprintf(&b, "    %s -> %s%s;\n", dotString(e.From), dotString(e.To), dotEdgeAttrs(e))
 		}
 		b.WriteString("  }\n")
 	}
-	loopNode := g.loopEntry()
 	for _, e := range g.Flow {
-		fmt.Fprintf(&b, "  %s -> %s", dotID(g.endpoint(e.From, loopNode)), dotID(g.endpoint(e.To, loopNode)))
+		from, to := e.From, e.To
+		var attrs []string
+		// A cluster cannot be an edge's end: the edge goes to the first
+		// action and leaves from the last, clipped at the cluster.
+		if from == loop && loop != "" {
+			from = g.Actions[len(g.Actions)-1].ID
+			attrs = append(attrs, "ltail=cluster_loop")
+		}
+		if to == loop && loop != "" {
+			to = g.Actions[0].ID
+			attrs = append(attrs, "lhead=cluster_loop")
+		}
 		if e.Link {
-			fmt.Fprintf(&b, " [style=dashed, label=%s]", dotString(e.Label))
+			attrs = append(attrs, "style=dashed", "label="+dotString(e.Label))
+		}
+		fmt.Fprintf(&b, "  %s -> %s", dotString(from), dotString(to))
+		if len(attrs) > 0 {
+			fmt.Fprintf(&b, " [%s]", strings.Join(attrs, ", "))
 		}
 		b.WriteString(";\n")
 	}
@@ -256,24 +338,29 @@ func (g *Graph) Dot() string {
 	return b.String()
 }
 
-// loopEntry is the node that stands for the orchestrator phase in dot,
-// where a cluster cannot be an edge's end: the first action.
-func (g *Graph) loopEntry() string {
-	if len(g.Actions) == 0 {
+// dotEdgeAttrs labels an action edge with its short label and keeps the
+// whole hint and condition as the tooltip.
+func dotEdgeAttrs(e Edge) string {
+	if e.full() == "" {
 		return ""
 	}
-	return g.Actions[0].ID
+	return fmt.Sprintf(" [label=%s, tooltip=%s]", dotString(e.short()), dotString(e.full()))
 }
 
-func (g *Graph) endpoint(id, loopNode string) string {
-	i := slices.IndexFunc(g.Phases, func(n Node) bool { return n.ID == id })
-	if i >= 0 && g.Phases[i].Loop && loopNode != "" {
-		return loopNode
+// dotPaint fills a node with the colour of its status in a painted graph.
+func (g *Graph) dotPaint(id string) string {
+	o, ok := g.Run[id]
+	if !ok {
+		return ""
 	}
-	return id
+	c := colours[o.Status]
+	style := "filled"
+	if o.Status == Skipped || o.Status == NotReached {
+		style = "filled,dashed"
+	}
+	return fmt.Sprintf(", style=%s, fillcolor=%s, color=%s, fontcolor=%s, tooltip=%s",
+		dotString(style), dotString(c.fill), dotString(c.stroke), dotString(c.text), dotString(string(o.Status)))
 }
-
-func dotID(s string) string { return dotString(s) }
 
 // dotString quotes a dot string, escaping what dot reads specially.
 func dotString(s string) string {

@@ -3,6 +3,7 @@ package graph
 import (
 	"bytes"
 	"flag"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/skillkit/skillkit/internal/corpus"
+	"github.com/skillkit/skillkit/internal/runstore"
 	"github.com/skillkit/skillkit/parse"
 	"github.com/skillkit/skillkit/plan"
 )
@@ -39,11 +41,13 @@ func mustParse(t *testing.T, dir string) *plan.Skill {
 func TestGolden(t *testing.T) {
 	corpusSkills(t)
 	for name, dir := range map[string]string{
-		"ccw-loop":       "catlog22__Claude-Code-Workflow/.claude/skills/ccw-loop",
-		"ccw-loop-codex": "catlog22__Claude-Code-Workflow/.codex/skills/ccw-loop",
-		"spec-generator": "catlog22__Claude-Code-Workflow/.claude/skills/spec-generator",
+		"ccw-loop":       filepath.Join(corpusDir, "catlog22__Claude-Code-Workflow/.claude/skills/ccw-loop"),
+		"ccw-loop-codex": filepath.Join(corpusDir, "catlog22__Claude-Code-Workflow/.codex/skills/ccw-loop"),
+		"spec-generator": filepath.Join(corpusDir, "catlog22__Claude-Code-Workflow/.claude/skills/spec-generator"),
+		// A hybrid skill: the phase flow joins the loop as a whole.
+		"hybrid": "../examples/hybrid",
 	} {
-		g := Build(mustParse(t, filepath.Join(corpusDir, dir)), nil)
+		g := Build(mustParse(t, dir), nil)
 		for ext, got := range map[string]string{".mmd": g.Mermaid(), ".dot": g.Dot()} {
 			golden := filepath.Join("testdata", name+ext)
 			if *update {
@@ -86,11 +90,14 @@ func TestReturnsBecomeEdges(t *testing.T) {
 		Actions:      []*plan.Action{{ID: "action-a", Preconditions: []*plan.Precondition{{Expr: plan.Expr{JS: "state.n < 3"}}}}},
 	}
 	g := Build(s, func(*plan.Orchestrator) []string { return []string{"action-a"} })
-	if len(g.Loop) != 1 || g.Loop[0].From != "selectNextAction" || g.Loop[0].Label != "state.n < 3" {
+	if len(g.Loop) != 1 || g.Loop[0].From != "selectNextAction" || g.Loop[0].Cond != "state.n < 3" {
 		t.Errorf("loop = %+v", g.Loop)
 	}
-	if !strings.Contains(g.Mermaid(), `selectNextAction -->|"state.n < 3"| action_a`) {
+	if !strings.Contains(g.Mermaid(), `selectNextAction -->|"n < 3"| action_a`) {
 		t.Errorf("mermaid:\n%s", g.Mermaid())
+	}
+	if !strings.Contains(g.Dot(), `"selectNextAction" -> "action-a" [label="n < 3", tooltip="state.n < 3"]`) {
+		t.Errorf("dot:\n%s", g.Dot())
 	}
 }
 
@@ -118,5 +125,62 @@ func TestDotAcceptedByGraphviz(t *testing.T) {
 		if err := cmd.Run(); err != nil || stderr.Len() > 0 {
 			t.Errorf("%s: dot: %v %s", dir, err, stderr.String())
 		}
+	}
+}
+
+// TestPaint colours the path a run took: what ran by its last outcome,
+// what the run went past as skipped, what it stopped before as not
+// reached.
+func TestPaint(t *testing.T) {
+	s := mustParse(t, "../examples/hybrid")
+	ev := func(phase, action, to string) runstore.Event {
+		return runstore.Event{Phase: phase, Action: action, To: to}
+	}
+	cases := []struct {
+		name   string
+		events []runstore.Event
+		want   map[string]Outcome
+	}{{
+		name: "failed in the loop",
+		events: []runstore.Event{
+			ev("01-collect", "", "loading"), {Phase: "01-collect", Step: "01-collect#1", To: "failed"},
+			ev("01-collect", "", "completed"),
+			ev("02-orchestrator", "", "loading"),
+			ev("", "action-count", "loading"), ev("", "action-count", "completed"),
+			ev("", "action-count", "loading"), ev("", "action-count", "failed"),
+			ev("02-orchestrator", "", "failed"), ev("", "", "failed"),
+		},
+		want: map[string]Outcome{
+			"phase_01": {Completed, 1}, "phase_02": {Failed, 1}, "phase_03": {NotReached, 0},
+			"action-count": {Failed, 2}, "action-rank": {NotReached, 0},
+		},
+	}, {
+		name: "interrupted in the last phase",
+		events: []runstore.Event{
+			ev("01-collect", "", "loading"), ev("01-collect", "", "completed"),
+			ev("02-orchestrator", "", "loading"), ev("", "action-count", "loading"), ev("", "action-count", "completed"),
+			ev("02-orchestrator", "", "completed"),
+			ev("03-report", "", "loading"), ev("03-report", "", "executing"),
+		},
+		want: map[string]Outcome{
+			"phase_01": {Completed, 1}, "phase_02": {Completed, 1}, "phase_03": {Started, 1},
+			"action-count": {Completed, 1}, "action-rank": {Skipped, 0},
+		},
+	}}
+	for _, c := range cases {
+		g := Build(s, nil)
+		g.Paint(c.events)
+		if !maps.Equal(g.Run, c.want) {
+			t.Errorf("%s: run = %v, want %v", c.name, g.Run, c.want)
+		}
+	}
+	g := Build(s, nil)
+	g.Paint(cases[0].events)
+	if m := g.Mermaid(); !strings.Contains(m, `action_count["action-count ×2"]`) ||
+		!strings.Contains(m, "class phase_02,action_count failed") {
+		t.Errorf("mermaid:\n%s", m)
+	}
+	if d := g.Dot(); !strings.Contains(d, `"phase_03" [label="03 Report", style="filled,dashed", fillcolor="#ffffff"`) {
+		t.Errorf("dot:\n%s", d)
 	}
 }
