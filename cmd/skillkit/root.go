@@ -160,7 +160,14 @@ durable state, resume, retries and an embedded JavaScript engine.`,
 		newNewCmd(),
 		newAddCmd(),
 		newLintCmd(s),
+		newDBCmd(),
+		newTaskCmd(),
+		newWorkerCmd(),
+		newReviewCmd(),
+		newRecoverCmd(),
+		newTasksCmd(),
 	)
+	addDBFlag(root)
 	return root
 }
 

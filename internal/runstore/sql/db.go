@@ -188,8 +188,8 @@ func ms(t time.Time) int64 { return t.UnixMilli() }
 // fromMS is the time of a stored Unix millisecond count.
 func fromMS(v int64) time.Time { return time.UnixMilli(v) }
 
-// oneLine keeps the first line of a driver's error: a message is one line.
+// oneLine folds a driver's error onto one line: a message is one line,
+// and pgx puts the cause of a failed connection on the next.
 func oneLine(err error) string {
-	s, _, _ := strings.Cut(err.Error(), "\n")
-	return s
+	return strings.Join(strings.Fields(err.Error()), " ")
 }
