@@ -330,3 +330,22 @@ func (d *DB) taskErr(what string, err error) error {
 	}
 	return fmt.Errorf("%s: %s", what, oneLine(err))
 }
+
+// Fill queues n tasks of skill in one transaction: for benchmarks and
+// load tests, where committing each would measure the setup.
+func (d *DB) Fill(ctx context.Context, skill string, n int) error {
+	now := time.Now()
+	return d.tx(ctx, func(tx *dbsql.Tx) error {
+		stmt, err := tx.PrepareContext(ctx, d.q(`INSERT INTO tasks (id, skill, inputs, args, state, created_at, updated_at) VALUES (?, ?, '{}', '[]', 'watching', ?, ?)`))
+		if err != nil {
+			return err
+		}
+		defer stmt.Close()
+		for i := range n {
+			if _, err := stmt.ExecContext(ctx, fmt.Sprintf("t%s-%08d", runstore.NewID(now), i), skill, ms(now), ms(now)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}

@@ -4,7 +4,11 @@ package sql
 // state of the specification's state machine (TaskState). task_transitions
 // lists the transitions allowed, and a trigger refuses any other, so that
 // no client, however buggy, can move a task where the machine does not
-// go (a complete task back to working, above all).
+// go (a complete task back to working, above all). Both indexes are
+// partial, on the states the claim and the recovery look for: the claim's
+// pick reads the oldest claimable row off its index however many tasks are
+// queued or done (an index on state alone tempted SQLite's planner into
+// sorting them all).
 const taskTables = `
 CREATE TABLE tasks (
 	id TEXT PRIMARY KEY,
@@ -22,7 +26,8 @@ CREATE TABLE tasks (
 );
 CREATE INDEX tasks_claimable ON tasks (created_at, id)
 	WHERE state IN ('watching', 'fix_proposed', 'exit_requested');
-CREATE INDEX tasks_state ON tasks (state, heartbeat);
+CREATE INDEX tasks_held ON tasks (heartbeat)
+	WHERE state IN ('working', 'needs_review', 'review_approved', 'review_failed', 'error');
 CREATE TABLE task_transitions (
 	from_state TEXT NOT NULL,
 	to_state TEXT NOT NULL,
