@@ -131,8 +131,14 @@ func (s *Store) Resume(ref string, o runstore.ResumeOptions) (runstore.Run, erro
 	r := s.open(id, work, c)
 	r.progress, r.state, r.seq, r.taken = p, rec.state, rec.seq, rec.taken
 	r.stale = true
-	if err := s.db.db.QueryRowContext(ctx, s.db.q(`SELECT COALESCE(MAX(seq), 0) FROM metrics WHERE run_id = ?`), id).Scan(&r.metricSeq); err == nil {
+	// Metrics and logs number on from the rows the run has.
+	err = s.db.db.QueryRowContext(ctx, s.db.q(`SELECT COALESCE(MAX(seq), 0) FROM metrics WHERE run_id = ?`), id).Scan(&r.metricSeq)
+	if err == nil {
 		err = s.db.db.QueryRowContext(ctx, s.db.q(`SELECT COALESCE(MAX(seq), 0) FROM logs WHERE run_id = ?`), id).Scan(&r.logSeq)
+	}
+	if err != nil {
+		r.Close()
+		return nil, fmt.Errorf("resuming run %s: %s", id, oneLine(err))
 	}
 	if err := r.Flush(); err != nil {
 		r.Close()
