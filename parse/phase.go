@@ -187,6 +187,14 @@ func readAttr(m *md, attrs *plan.StepAttrs, it *listItem) bool {
 		attrs.Confirm = readConfirm(m, val, p)
 	case "on error", "on-error", "onerror":
 		attrs.OnError = readOnError(m, val, p)
+	case "review":
+		// "required" is the one value: a step without the attribute needs
+		// no review.
+		if !strings.EqualFold(strings.Trim(val, "`"), "required") {
+			m.diag(p, plan.SevError, "step-attribute", "Review "+strconv.Quote(val)+" is not required (the one value; leave the attribute out for no review)")
+			return true
+		}
+		attrs.Review = &p
 	case "timeout":
 		d, err := time.ParseDuration(strings.Trim(val, "`"))
 		if err != nil || d <= 0 {

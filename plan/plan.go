@@ -438,6 +438,10 @@ type StepAttrs struct {
 	Confirm   *Confirm `json:"confirm,omitempty"`
 	OnError   *OnError `json:"onError,omitempty"`
 	Timeout   *Timeout `json:"timeout,omitempty"`
+	// Review marks the step a checkpoint ("- **Review**: required"): a
+	// worker running the skill as a task stops after it for a person's
+	// review (DESIGN §3.6). A plain skillkit run goes on.
+	Review *Pos `json:"review,omitempty"`
 }
 
 // Expr is a JavaScript expression over state and inputs.

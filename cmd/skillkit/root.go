@@ -197,8 +197,15 @@ durable state, resume, retries and an embedded JavaScript engine.`,
 		newNewCmd(),
 		newAddCmd(),
 		newLintCmd(s),
+		newDBCmd(),
+		newTaskCmd(),
+		newWorkerCmd(),
+		newReviewCmd(),
+		newRecoverCmd(),
+		newTasksCmd(),
 	)
 	withUsageLine(root)
+	addDBFlag(root)
 	return root
 }
 

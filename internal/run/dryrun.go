@@ -72,6 +72,8 @@ type DryStep struct {
 	Confirm   string     `json:"confirm,omitempty"`
 	OnError   string     `json:"onError,omitempty"`
 	Timeout   string     `json:"timeout,omitempty"`
+	// Review is set for a checkpoint a worker stops at for review.
+	Review bool `json:"review,omitempty"`
 	// Done is set for a step a resume would not run again.
 	Done bool `json:"done,omitempty"`
 	// Prompt is what an agent step would send the agent.
@@ -141,6 +143,7 @@ func Plan(o Options) (*DryRun, error) {
 			if a.Timeout != nil {
 				ds.Timeout = a.Timeout.Duration.String()
 			}
+			ds.Review = a.Review != nil
 			if st.Kind() == plan.StepAgent {
 				p, err := agent.StepPrompt(actx, ph, st)
 				if err != nil {
@@ -235,6 +238,9 @@ func (d *DryRun) Write(w io.Writer, hasAgent bool) error {
 				if attr[1] != "" {
 					fmt.Fprintf(&b, "    %s: %s\n", attr[0], attr[1])
 				}
+			}
+			if st.Review {
+				b.WriteString("    review: required (a worker stops here for review)\n")
 			}
 			writePrompt(&b, st.Prompt, hasAgent)
 		}

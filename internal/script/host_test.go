@@ -262,7 +262,7 @@ func TestRunActionKinds(t *testing.T) {
 func fakeAgent(t *testing.T, f fixture, reply string) *agent.Agent {
 	t.Helper()
 	path := filepath.Join(f.root, "agent.sh")
-	testfs.WriteFile(t, path, "#!/bin/sh\ncat > prompt.txt\nenv | grep -E '^(SKILL|SKILLKIT)_' | sort > env.txt\ncat <<'EOF'\n"+reply+"\nEOF\n")
+	testfs.WriteFile(t, path, "#!/bin/sh\ncat > prompt.txt\nenv | grep -E '^(SKILL|SKILLKIT)_' | grep -v '^SKILLKIT_TEST_' | sort > env.txt\ncat <<'EOF'\n"+reply+"\nEOF\n")
 	if err := os.Chmod(path, 0o755); err != nil {
 		t.Fatal(err)
 	}

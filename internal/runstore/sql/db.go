@@ -1,0 +1,195 @@
+// Package sql is the SQL store of runs and tasks: one schema, applied by
+// versioned migrations on first use, over two drivers behind one code path
+// (database/sql): SQLite through modernc.org/sqlite (pure Go, the
+// embedded default) and PostgreSQL through pgx's database/sql adapter
+// (across machines). DESIGN §3.6.
+//
+// The run record is the events table, append-only, keyed by run id and
+// sequence number; progress and state are derived by replaying it with
+// runstore.Progress.Apply, exactly as the filesystem store replays
+// events.jsonl. A commit of the record is a transaction commit. Metrics,
+// checkpoints and logs have tables of their own; the claim of a run is
+// columns on its runs row.
+//
+// Work dirs are not in the database: each worker keeps them on its own
+// disk under a work base (Options.WorkBase), by skill and run id. A run
+// taken over by a worker on another machine continues from the record in
+// a fresh work dir there; when the files the steps leave must survive a
+// machine, point every worker's work base at one shared mount (NFS, a
+// cloud file system), so that the run's work dir is the same folder
+// wherever it continues.
+package sql
+
+import (
+	"context"
+	dbsql "database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	// The drivers: registered by their import, chosen by the URL.
+	_ "github.com/jackc/pgx/v5/stdlib"
+	_ "modernc.org/sqlite"
+)
+
+// DefaultURL is the database of a project when neither --db nor
+// SKILLKIT_DB says otherwise.
+const DefaultURL = "sqlite:.skillkit/skillkit.db"
+
+// dialect is what differs between the two databases; everything else is
+// one code path.
+type dialect int
+
+const (
+	sqlite dialect = iota
+	postgres
+)
+
+// DB is an open skillkit database, its schema migrated.
+type DB struct {
+	db      *dbsql.DB
+	dialect dialect
+	// url is what the user gave, for messages; dsn what the driver got.
+	url, dsn string
+}
+
+// ErrURL is wrapped by the error of a database URL skillkit cannot use.
+var ErrURL = errors.New("bad database URL")
+
+// ErrUnreachable is wrapped by the error of a database that does not
+// answer (a server down, a file that cannot be opened).
+var ErrUnreachable = errors.New("database unreachable")
+
+// Open opens the database of url (sqlite:PATH, or postgres://…) and
+// applies the migrations it lacks. A database whose schema is newer than
+// this binary's is refused (ErrSchemaNewer).
+func Open(ctx context.Context, rawURL string) (*DB, error) {
+	d, err := open(rawURL)
+	if err != nil {
+		return nil, err
+	}
+	if err := d.Migrate(ctx); err != nil {
+		d.Close()
+		return nil, err
+	}
+	return d, nil
+}
+
+// open connects without migrating.
+func open(rawURL string) (*DB, error) {
+	d := &DB{url: rawURL}
+	var driver string
+	switch {
+	case strings.HasPrefix(rawURL, "sqlite:"):
+		path := strings.TrimPrefix(strings.TrimPrefix(rawURL, "sqlite:"), "//")
+		if path == "" {
+			return nil, fmt.Errorf("%w %q: sqlite:PATH names no file", ErrURL, rawURL)
+		}
+		if dir := filepath.Dir(path); dir != "." {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return nil, fmt.Errorf("opening %s: %w: %v", rawURL, ErrUnreachable, err)
+			}
+		}
+		// WAL lets readers (skillkit tasks) go on while a worker writes;
+		// an immediate transaction takes the write lock at BEGIN, so two
+		// claimers queue on busy_timeout instead of one failing with
+		// SQLITE_BUSY when it upgrades a read lock; FULL syncs the WAL at
+		// every commit, so a commit survives a power loss as the
+		// filesystem store's does.
+		q := url.Values{}
+		q.Add("_pragma", "busy_timeout(30000)")
+		q.Add("_pragma", "journal_mode(WAL)")
+		q.Add("_pragma", "synchronous(FULL)")
+		q.Add("_pragma", "foreign_keys(1)")
+		q.Set("_txlock", "immediate")
+		d.dsn, d.dialect, driver = "file:"+path+"?"+q.Encode(), sqlite, "sqlite"
+	case strings.HasPrefix(rawURL, "postgres://"), strings.HasPrefix(rawURL, "postgresql://"):
+		if _, err := url.Parse(rawURL); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrURL, err)
+		}
+		d.dsn, d.dialect, driver = rawURL, postgres, "pgx"
+	default:
+		return nil, fmt.Errorf("%w %q: use sqlite:PATH or postgres://USER:PASSWORD@HOST/DB", ErrURL, rawURL)
+	}
+	db, err := dbsql.Open(driver, d.dsn)
+	if err != nil {
+		return nil, fmt.Errorf("%w %q: %v", ErrURL, rawURL, err)
+	}
+	d.db = db
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("opening %s: %w: %v", d.Redacted(), ErrUnreachable, oneLine(err))
+	}
+	return d, nil
+}
+
+// Close closes the connections.
+func (d *DB) Close() error { return d.db.Close() }
+
+// Postgres reports whether the database is PostgreSQL.
+func (d *DB) Postgres() bool { return d.dialect == postgres }
+
+// Redacted is the URL without its password, for messages.
+func (d *DB) Redacted() string {
+	if u, err := url.Parse(d.url); err == nil && u.User != nil {
+		return u.Redacted()
+	}
+	return d.url
+}
+
+// q rewrites a query written with ? placeholders for the dialect:
+// PostgreSQL numbers them.
+func (d *DB) q(query string) string {
+	if d.dialect != postgres {
+		return query
+	}
+	var b strings.Builder
+	n := 0
+	for _, r := range query {
+		if r == '?' {
+			n++
+			b.WriteString("$" + strconv.Itoa(n))
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// exec runs a statement outside a transaction.
+func (d *DB) exec(ctx context.Context, query string, args ...any) (dbsql.Result, error) {
+	return d.db.ExecContext(ctx, d.q(query), args...)
+}
+
+// tx runs f in a transaction and commits it; an error of f rolls it back.
+func (d *DB) tx(ctx context.Context, f func(*dbsql.Tx) error) error {
+	tx, err := d.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := f(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+// ms is a time as the database keeps it: Unix milliseconds, one type that
+// both databases compare and index alike.
+func ms(t time.Time) int64 { return t.UnixMilli() }
+
+// fromMS is the time of a stored Unix millisecond count.
+func fromMS(v int64) time.Time { return time.UnixMilli(v) }
+
+// oneLine folds a driver's error onto one line: a message is one line,
+// and pgx puts the cause of a failed connection on the next.
+func oneLine(err error) string {
+	return strings.Join(strings.Fields(err.Error()), " ")
+}

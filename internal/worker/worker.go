@@ -1,0 +1,365 @@
+// Package worker is the musician of DESIGN §3.6: it claims tasks from the
+// database with the guard clause, runs each with the normal lifecycle
+// (package run, over the SQL store in the same database), heartbeats at
+// every step boundary, stops at review checkpoints until the conductor
+// answers, and leaves every task in a state of the specification's
+// machine.
+package worker
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/skillkit/skillkit/internal/agent"
+	"github.com/skillkit/skillkit/internal/engine"
+	"github.com/skillkit/skillkit/internal/run"
+	"github.com/skillkit/skillkit/internal/runstore"
+	skillsql "github.com/skillkit/skillkit/internal/runstore/sql"
+	"github.com/skillkit/skillkit/plan"
+)
+
+// Options configure a worker.
+type Options struct {
+	DB *skillsql.DB
+	// Name names the worker in the tasks it holds; several workers may
+	// share none, so the default adds the pid and host.
+	Name string
+	// Concurrency is how many tasks it runs at once; zero is one.
+	Concurrency int
+	// UntilIdle stops the worker when no task is claimable, instead of
+	// polling for more.
+	UntilIdle bool
+	// Poll is how often it looks for tasks and answers; zero is 2s.
+	Poll time.Duration
+	// WorkBase is where the work dirs of its runs go.
+	WorkBase string
+	// Load parses the skill a task names.
+	Load func(skill string) (*plan.Skill, error)
+	// Run is what every run of the worker shares (project dir, agent,
+	// validation, claim timing); the task sets the skill, its inputs and
+	// arguments, and the store. Its Agent also receives the review
+	// messages.
+	Run run.Options
+	// Out receives one line per task transition.
+	Out io.Writer
+}
+
+// Run works tasks until ctx ends or, with UntilIdle, none is claimable.
+func Run(ctx context.Context, o Options) error {
+	if o.Name == "" {
+		host, _ := os.Hostname()
+		o.Name = fmt.Sprintf("worker-%d@%s", os.Getpid(), host)
+	}
+	if o.Poll <= 0 {
+		o.Poll = 2 * time.Second
+	}
+	if o.Out == nil {
+		o.Out = io.Discard
+	}
+	w := &worker{o: o}
+	var wg sync.WaitGroup
+	errs := make([]error, max(o.Concurrency, 1))
+	for i := range errs {
+		wg.Go(func() { errs[i] = w.slot(ctx) })
+	}
+	wg.Wait()
+	if ctx.Err() != nil {
+		return nil
+	}
+	return errors.Join(errs...)
+}
+
+type worker struct {
+	o  Options
+	mu sync.Mutex
+}
+
+func (w *worker) printf(format string, args ...any) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	fmt.Fprintf(w.o.Out, format, args...)
+}
+
+// slot claims and works tasks one at a time.
+func (w *worker) slot(ctx context.Context) error {
+	for ctx.Err() == nil {
+		t, from, err := w.o.DB.ClaimNext(ctx, w.o.Name)
+		if err != nil {
+			return err
+		}
+		if t == nil {
+			if w.o.UntilIdle {
+				return nil
+			}
+			select {
+			case <-ctx.Done():
+			case <-time.After(w.o.Poll):
+			}
+			continue
+		}
+		w.printf("%s: claimed (was %s)\n", t.ID, from)
+		if err := w.work(ctx, t, from); err != nil && ctx.Err() == nil {
+			w.printf("%s: %v\n", t.ID, err)
+		}
+	}
+	return nil
+}
+
+// task is one claimed task being worked.
+type task struct {
+	w *worker
+	*skillsql.Task
+	// session names this hold of the task, for the fallback row.
+	session string
+	// rec is the run's record once open.
+	rec runstore.Run
+}
+
+// work runs a task claimed from from to a state where its worker leaves
+// it: complete, exited, or handed back (fix_proposed by the conductor).
+func (w *worker) work(ctx context.Context, t *skillsql.Task, from skillsql.TaskState) error {
+	var b [4]byte
+	rand.Read(b[:])
+	k := &task{w: w, Task: t, session: w.o.Name + "-" + hex.EncodeToString(b[:])}
+	for {
+		if from == skillsql.ExitRequested {
+			return k.exit(ctx)
+		}
+		if from == skillsql.FixProposed && t.Message != "" {
+			k.tell(ctx, "The conductor proposes a fix", t.Message)
+		}
+		st, msg, err := k.run(ctx)
+		if err != nil || st == "" {
+			return err
+		}
+		// The run failed: error, and wait for the conductor.
+		if err := k.move(ctx, skillsql.Working, skillsql.Error, msg); err != nil {
+			return err
+		}
+		w.printf("%s: error: %s\n", t.ID, msg)
+		nt, err := w.o.DB.Wait(ctx, t.ID, w.o.Name, skillsql.Error, w.o.Poll)
+		if err != nil {
+			return err
+		}
+		if from, err = k.reclaim(ctx, nt); err != nil {
+			return err
+		}
+	}
+}
+
+// run runs or resumes the task's run. It returns the empty state when the
+// task reached a state its worker leaves it in, or Error with why the run
+// failed.
+func (k *task) run(ctx context.Context) (skillsql.TaskState, string, error) {
+	s, err := k.w.o.Load(k.Skill)
+	if err != nil {
+		return skillsql.Error, err.Error(), nil
+	}
+	o := k.w.o.Run
+	o.Skill, o.Inputs, o.Args = s, k.Inputs, k.Args
+	o.Store = &tracking{Store: k.w.o.DB.Store(k.w.o.WorkBase), k: k}
+	if k.RunID != "" {
+		o.Resume, o.Inputs, o.Args = k.RunID, nil, nil
+		sum, err := o.Store.Status(k.RunID)
+		if err != nil {
+			return skillsql.Error, err.Error(), nil
+		}
+		if sum.State == runstore.RunCompleted {
+			return "", "", k.move(ctx, skillsql.Working, skillsql.Complete, "")
+		}
+		o.Retry = sum.State.Retryable()
+	}
+	rctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	reviews := reviewPoints(s)
+	o.Observe = func(e runstore.Event) { k.observe(rctx, stop, reviews, e) }
+	_, err = run.Run(rctx, o)
+	for held := (*runstore.ClaimedError)(nil); errors.As(err, &held) && rctx.Err() == nil; {
+		// The run is still claimed by the worker the conductor recovered
+		// the task from: its claim goes stale within its timeout.
+		select {
+		case <-rctx.Done():
+		case <-time.After(k.w.o.Poll):
+		}
+		if _, herr := k.w.o.DB.Heartbeat(rctx, k.ID, k.w.o.Name); herr != nil {
+			return "", "", herr
+		}
+		_, err = run.Run(rctx, o)
+	}
+	if cause := context.Cause(rctx); errors.Is(cause, errLeft) {
+		// The task went on without this run: exited, or another worker's.
+		return "", "", nil
+	}
+	if ctx.Err() != nil {
+		// The worker is stopping: the task stays working until the
+		// conductor recovers it.
+		return "", "", ctx.Err()
+	}
+	if err != nil {
+		return skillsql.Error, err.Error(), nil
+	}
+	k.w.printf("%s: run %s completed\n", k.ID, k.RunID)
+	return "", "", k.move(ctx, skillsql.Working, skillsql.Complete, "")
+}
+
+// errLeft stops a run whose task this worker no longer holds.
+var errLeft = errors.New("the task left this worker")
+
+// observe heartbeats at every step boundary and stops at checkpoints.
+func (k *task) observe(ctx context.Context, stop context.CancelCauseFunc, reviews map[string]bool, e runstore.Event) {
+	if e.Step == "" || (e.From != "" && e.Record == nil) {
+		return
+	}
+	t, err := k.w.o.DB.Heartbeat(ctx, k.ID, k.w.o.Name)
+	if err == nil && (t.State != skillsql.Working || t.Worker != k.w.o.Name) {
+		stop(errLeft)
+		return
+	}
+	if e.Record != nil && e.Record.Done() && reviews[e.Step] {
+		if err := k.checkpoint(ctx, e.Step+" "+e.Record.Title); err != nil {
+			stop(errLeft)
+		}
+	}
+}
+
+// checkpoint submits the work done up to step for review and waits for
+// the conductor: approved goes on; failed or a proposed fix hands the
+// message to the agent and submits again; an exit request hands off.
+func (k *task) checkpoint(ctx context.Context, step string) error {
+	from := skillsql.Working
+	for {
+		if err := k.move(ctx, from, skillsql.NeedsReview, "review step "+step); err != nil {
+			return err
+		}
+		k.w.printf("%s: needs_review at step %s\n", k.ID, step)
+		t, err := k.w.o.DB.Wait(ctx, k.ID, k.w.o.Name, skillsql.NeedsReview, k.w.o.Poll)
+		if err != nil {
+			return err
+		}
+		k.w.printf("%s: %s\n", k.ID, t.State)
+		switch t.State {
+		case skillsql.ReviewApproved:
+			return k.move(ctx, skillsql.ReviewApproved, skillsql.Working, "")
+		case skillsql.ReviewFailed:
+			k.tell(ctx, "The review of step "+step+" failed", t.Message)
+			from = skillsql.ReviewFailed
+		default:
+			got, err := k.reclaim(ctx, t)
+			if err != nil {
+				return err
+			}
+			if got == skillsql.ExitRequested {
+				if err := k.exit(ctx); err != nil {
+					return err
+				}
+				return errLeft
+			}
+			k.tell(ctx, "The conductor proposes a fix to step "+step, t.Message)
+			from = skillsql.Working
+		}
+	}
+}
+
+// reclaim takes the task back after the conductor made it claimable
+// (fix_proposed, exit_requested), with the guard clause like any claim: a
+// worker that lost the race leaves the task to the winner.
+func (k *task) reclaim(ctx context.Context, t *skillsql.Task) (skillsql.TaskState, error) {
+	if t.State != skillsql.FixProposed && t.State != skillsql.ExitRequested {
+		return "", fmt.Errorf("task %s went %s while this worker waited: %w", k.ID, t.State, errLeft)
+	}
+	if err := k.w.o.DB.Claim(ctx, k.ID, k.w.o.Name, k.session); err != nil {
+		return "", err
+	}
+	k.Message = t.Message
+	return t.State, nil
+}
+
+// exit hands the task off: its message says where the run stands, for
+// whoever takes the work up, and the task ends exited.
+func (k *task) exit(ctx context.Context) error {
+	msg := "hand-off: no run started"
+	if k.RunID != "" {
+		msg = "hand-off: run " + k.RunID
+		if sum, err := k.w.o.DB.Store(k.w.o.WorkBase).Status(k.RunID); err == nil {
+			msg += fmt.Sprintf(", %d/%d steps done, %s", sum.StepsDone, sum.Progress.TotalSteps, sum.Progress.LastAction)
+		}
+	}
+	k.w.printf("%s: exited (%s)\n", k.ID, msg)
+	return k.move(ctx, skillsql.Working, skillsql.Exited, msg)
+}
+
+// tell hands a message of the conductor to the agent, in the run's work
+// dir; without an agent the message is only in the run's log.
+func (k *task) tell(ctx context.Context, what, msg string) {
+	if k.rec != nil {
+		k.rec.Log("review", what+": "+msg+"\n")
+	}
+	if k.w.o.Run.Agent == nil {
+		return
+	}
+	a := *k.w.o.Run.Agent
+	a.Session = nil
+	if k.rec != nil {
+		a.Dir = k.rec.WorkDir()
+	}
+	p := &agent.Prompt{Request: agent.RequestStep}
+	p.Note("REVIEW", what+":\n"+msg)
+	p.Note("RETURN", "Apply it in the work dir, then report what you changed.")
+	if _, err := a.Ask(ctx, p); err != nil {
+		k.w.printf("%s: the agent did not take the message: %v\n", k.ID, err)
+	}
+}
+
+func (k *task) move(ctx context.Context, from, to skillsql.TaskState, msg string) error {
+	return k.w.o.DB.Move(ctx, k.ID, k.w.o.Name, from, to, msg)
+}
+
+// reviewPoints are the ids of the steps marked "- **Review**: required".
+func reviewPoints(s *plan.Skill) map[string]bool {
+	out := map[string]bool{}
+	for _, ph := range s.Phases {
+		for i, st := range ph.Steps {
+			if st.Attrs.Review != nil {
+				out[engine.StepID(ph.ID(), i)] = true
+			}
+		}
+	}
+	return out
+}
+
+// tracking is the SQL store as the task's run uses it: the run it opens
+// is recorded on the task at once, so that whoever takes the task over
+// resumes that run.
+type tracking struct {
+	*skillsql.Store
+	k *task
+}
+
+func (s *tracking) Create(n runstore.NewRun, c runstore.ClaimOptions) (runstore.Run, error) {
+	r, err := s.Store.Create(n, c)
+	return s.opened(r, err)
+}
+
+func (s *tracking) Resume(ref string, o runstore.ResumeOptions) (runstore.Run, error) {
+	r, err := s.Store.Resume(ref, o)
+	return s.opened(r, err)
+}
+
+func (s *tracking) opened(r runstore.Run, err error) (runstore.Run, error) {
+	if err != nil {
+		return nil, err
+	}
+	s.k.rec, s.k.RunID = r, r.ID()
+	if err := s.k.w.o.DB.SetRun(context.Background(), s.k.ID, r.ID()); err != nil {
+		r.Close()
+		return nil, err
+	}
+	return r, nil
+}

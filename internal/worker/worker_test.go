@@ -1,0 +1,244 @@
+package worker_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/skillkit/skillkit/internal/run"
+	"github.com/skillkit/skillkit/internal/runstore"
+	skillsql "github.com/skillkit/skillkit/internal/runstore/sql"
+	"github.com/skillkit/skillkit/internal/runstore/sql/sqltest"
+	"github.com/skillkit/skillkit/internal/testfs"
+	"github.com/skillkit/skillkit/internal/worker"
+	"github.com/skillkit/skillkit/parse"
+	"github.com/skillkit/skillkit/plan"
+)
+
+// childEnv makes the test binary a worker process, for the kill -9 test:
+// its value is the database URL, childName the worker's name.
+const (
+	childEnv  = "SKILLKIT_WORKER_TEST_DB"
+	childName = "SKILLKIT_WORKER_TEST_NAME"
+)
+
+func TestMain(m *testing.M) {
+	if url := os.Getenv(childEnv); url != "" {
+		d, err := skillsql.Open(context.Background(), url)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(3)
+		}
+		worker.Run(context.Background(), options(d, os.Getenv(childName)))
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// options are the workers' of these tests: quick polls and claims that go
+// stale within a second, so that a killed worker's runs are taken over
+// soon.
+func options(d *skillsql.DB, name string) worker.Options {
+	return worker.Options{
+		DB: d, Name: name, Poll: 20 * time.Millisecond, WorkBase: filepath.Join(os.TempDir(), "skillkit-worker-test", name),
+		Load: func(dir string) (*plan.Skill, error) { return parse.Dir(dir) },
+		Run:  run.Options{Claim: runstore.ClaimOptions{Heartbeat: 100 * time.Millisecond, Timeout: time.Second}},
+	}
+}
+
+// writeSkill writes a skill of steps steps, each appending its number to
+// $marks/<task n>: how many times each step of each task ran. Step 2
+// sleeps sleep seconds.
+func writeSkill(t *testing.T, steps int, sleep string) (skill, marks string) {
+	marks = t.TempDir()
+	skill = filepath.Join(t.TempDir(), "mark")
+	testfs.WriteFile(t, filepath.Join(skill, "SKILL.md"), "---\nname: mark\ndescription: Marks its steps.\n---\n# Mark\n")
+	body := "# Phase 1: Mark\n\n## Execution Steps\n\n"
+	for i := 1; i <= steps; i++ {
+		nap := ""
+		if i == 2 {
+			nap = "sleep " + sleep + "\n"
+		}
+		body += fmt.Sprintf("### Step %d: Mark\n\n```bash\n%secho %d >> %s/$SKILL_INPUT_N\n```\n\n", i, nap, i, marks)
+	}
+	testfs.WriteFile(t, filepath.Join(skill, "phases", "01-mark.md"), body)
+	return skill, marks
+}
+
+func addTasks(t *testing.T, d *skillsql.DB, skill string, n int) {
+	t.Helper()
+	for i := range n {
+		if _, err := d.AddTask(context.Background(), skill, map[string]string{"n": strconv.Itoa(i)}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// counts reads how many times each step of task i ran.
+func counts(t *testing.T, marks string, i int) map[string]int {
+	data, _ := os.ReadFile(filepath.Join(marks, strconv.Itoa(i)))
+	out := map[string]int{}
+	for _, l := range strings.Fields(string(data)) {
+		out[l]++
+	}
+	return out
+}
+
+func allComplete(t *testing.T, d *skillsql.DB, n int) []*skillsql.Task {
+	t.Helper()
+	tasks, err := d.Tasks(context.Background(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tasks) != n {
+		t.Fatalf("%d tasks, want %d", len(tasks), n)
+	}
+	for _, k := range tasks {
+		if k.State != skillsql.Complete {
+			t.Errorf("task %s (n=%s) is %s: %s", k.ID, k.Inputs["n"], k.State, k.Message)
+		}
+	}
+	return tasks
+}
+
+// 8 workers × 1,000 tasks of a one-step skill: every task completes,
+// every step runs exactly once, no task is claimed twice.
+func TestManyWorkers(t *testing.T) {
+	n := 1000
+	if testing.Short() {
+		n = 100
+	}
+	sqltest.Each(t, func(t *testing.T, url string) {
+		d, err := skillsql.Open(context.Background(), url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer d.Close()
+		skill, marks := writeSkill(t, 1, "0")
+		addTasks(t, d, skill, n)
+		start := time.Now()
+		var wg sync.WaitGroup
+		for i := range 8 {
+			o := options(d, fmt.Sprintf("w%d", i))
+			o.UntilIdle, o.WorkBase = true, filepath.Join(t.TempDir(), "work")
+			wg.Go(func() {
+				if err := worker.Run(context.Background(), o); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+		wg.Wait()
+		t.Logf("%d tasks, 8 workers: %v (%.0f tasks/s)", n, time.Since(start).Round(time.Millisecond), float64(n)/time.Since(start).Seconds())
+		for _, k := range allComplete(t, d, n) {
+			if k.Claims != 1 {
+				t.Errorf("task %s claimed %d times", k.ID, k.Claims)
+			}
+			i, _ := strconv.Atoi(k.Inputs["n"])
+			if c := counts(t, marks, i); c["1"] != 1 || len(c) != 1 {
+				t.Errorf("task %d: steps ran %v", i, c)
+			}
+		}
+	})
+}
+
+// Two worker processes killed with SIGKILL while they hold tasks; recover
+// hands their tasks back and the remaining workers finish everything: no
+// completed step runs again, the step in flight at most twice.
+func TestKilledWorkers(t *testing.T) {
+	sqltest.Each(t, func(t *testing.T, url string) {
+		ctx := context.Background()
+		d, err := skillsql.Open(ctx, url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer d.Close()
+		const n = 12
+		skill, marks := writeSkill(t, 3, "0.3")
+		addTasks(t, d, skill, n)
+		var kids []*exec.Cmd
+		for i := range 2 {
+			cmd := exec.Command(os.Args[0], "-test.run=^$")
+			cmd.Env = append(os.Environ(), childEnv+"="+url, fmt.Sprintf("%s=victim%d", childName, i))
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			kids = append(kids, cmd)
+		}
+		// Kill each once it holds a task with a step done and one in
+		// flight.
+		deadline := time.Now().Add(20 * time.Second)
+		for i, cmd := range kids {
+			for !holding(t, d, fmt.Sprintf("victim%d", i), marks) {
+				if time.Now().After(deadline) {
+					t.Fatal("the workers never held a task mid-run")
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			// Step 2 sleeps 0.3s: step 1's commit is in by now.
+			time.Sleep(100 * time.Millisecond)
+			cmd.Process.Signal(syscall.SIGKILL)
+			cmd.Wait()
+		}
+		time.Sleep(300 * time.Millisecond)
+		moved, err := d.Recover(ctx, 200*time.Millisecond)
+		if err != nil || len(moved) < 2 {
+			t.Fatalf("recovered %d tasks: %v", len(moved), err)
+		}
+		for _, k := range moved {
+			if !strings.Contains(k.Message, "last completed: 01-mark#") {
+				t.Errorf("hand-off message: %s", k.Message)
+			}
+		}
+		var wg sync.WaitGroup
+		for i := range 2 {
+			o := options(d, fmt.Sprintf("w%d", i))
+			o.UntilIdle = true
+			wg.Go(func() { worker.Run(ctx, o) })
+		}
+		wg.Wait()
+		allComplete(t, d, n)
+		for i := range n {
+			c := counts(t, marks, i)
+			twice := 0
+			for _, s := range []string{"1", "2", "3"} {
+				switch c[s] {
+				case 1:
+				case 2:
+					twice++
+				default:
+					t.Errorf("task %d: step %s ran %d times", i, s, c[s])
+				}
+			}
+			if twice > 1 {
+				t.Errorf("task %d: more than the step in flight ran twice: %v", i, c)
+			}
+		}
+	})
+}
+
+// holding reports whether worker name holds a task whose first step is
+// marked and whose run is in its second.
+func holding(t *testing.T, d *skillsql.DB, name, marks string) bool {
+	tasks, err := d.Tasks(context.Background(), skillsql.Working)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range tasks {
+		if k.Worker != name {
+			continue
+		}
+		i, _ := strconv.Atoi(k.Inputs["n"])
+		if c := counts(t, marks, i); c["1"] == 1 && c["2"] == 0 {
+			return true
+		}
+	}
+	return false
+}
