@@ -174,7 +174,9 @@ func runSkill(c *cobra.Command, s Streams, o *runOptions, dir string, args []str
 		opts.Observe = p.observe
 		defer p.done()
 	}
-	ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt, syscall.SIGTERM)
+	// A closed terminal (SIGHUP) or a kill stops the run as Ctrl-C does:
+	// its commands are killed and it stays resumable.
+	ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	res, err := skrun.Run(ctx, opts)
 	if err != nil {
