@@ -20,6 +20,7 @@ import (
 	"github.com/skillkit/skillkit/internal/agent"
 	"github.com/skillkit/skillkit/internal/engine"
 	"github.com/skillkit/skillkit/internal/orchestrator"
+	"github.com/skillkit/skillkit/internal/proc"
 	"github.com/skillkit/skillkit/internal/runstore"
 	"github.com/skillkit/skillkit/internal/script"
 	"github.com/skillkit/skillkit/internal/sequential"
@@ -100,7 +101,7 @@ type Result struct {
 var ErrSkillChanged = errors.New("the skill changed since the run started")
 
 // errLost stops a run whose claim another process took over.
-var errLost = errors.New("another process took the run over (this one stalled past its claim timeout)")
+var errLost = errors.New("another process took the run over (this one stalled past its claim timeout, or its claim.json was removed)")
 
 // Run runs the skill, or resumes a run of it, to an end. It returns the
 // run's result even with an error once a record exists. The error is a
@@ -376,6 +377,11 @@ func (w logWriter) Write(p []byte) (int, error) {
 func (l *lifecycle) run(ctx context.Context, phases []*plan.Phase) (*Result, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
+	if g, ok := l.rec.(proc.Groups); ok {
+		// The record names the process groups of the run's commands,
+		// for a resume after a kill to end what they left running.
+		ctx = proc.WithGroups(ctx, g)
+	}
 	go func() {
 		select {
 		case <-l.rec.Lost():

@@ -67,12 +67,12 @@ func (s *Store) Create(n runstore.NewRun, co runstore.ClaimOptions) (runstore.Ru
 	if abs, err := filepath.Abs(dir); err == nil {
 		dir = abs
 	}
-	c, err := acquire(s.o.Files, dir, co)
+	c, _, err := acquire(s.o.Files, dir, co)
 	if err != nil {
 		return nil, err
 	}
 	if _, err := readRecord(dir, 0); !errors.Is(err, runstore.ErrNoRun) {
-		c.release()
+		c.release(false)
 		return nil, fmt.Errorf("creating run in %s: the folder already holds a run; resume it with --resume %s: %w", dir, dir, runstore.ErrExists)
 	}
 	r := s.open(dir, c)
@@ -113,7 +113,7 @@ func (s *Store) Resume(ref string, co runstore.ClaimOptions) (runstore.Run, erro
 	if _, err := readRecord(dir, math.MaxInt); err != nil {
 		return nil, err
 	}
-	c, err := acquire(s.o.Files, dir, co)
+	c, fresh, err := acquire(s.o.Files, dir, co)
 	if err != nil {
 		return nil, err
 	}
@@ -121,13 +121,25 @@ func (s *Store) Resume(ref string, co runstore.ClaimOptions) (runstore.Run, erro
 	// seen as finished.
 	rec, err := readRecord(dir, countThreads(dir))
 	if err != nil {
-		c.release()
+		c.release(false)
 		return nil, err
 	}
 	p := rec.progress
 	if p.RunState.Terminal() {
-		c.release()
+		c.release(false)
 		return nil, fmt.Errorf("resuming run %s: it is %s: %w", p.RunID, p.RunState, runstore.ErrTerminal)
+	}
+	if fresh && p.RunState == runstore.RunRunning {
+		// A run left running holds a claim until its holder closes it
+		// or dies; none means claim.json was deleted, maybe under a
+		// live holder. Wait until such a holder's heartbeat has seen
+		// this claim, given up the run and killed its commands, rather
+		// than run its step beside it.
+		time.Sleep(2 * c.every)
+		if err := c.verify(); err != nil {
+			c.release(false)
+			return nil, err
+		}
 	}
 	// Not claim.json's: a process losing the race for the claim may be
 	// linking its own temporary claim file right now.
