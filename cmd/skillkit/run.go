@@ -14,6 +14,7 @@ import (
 	"github.com/skillkit/skillkit/internal/agent"
 	"github.com/skillkit/skillkit/internal/engine"
 	"github.com/skillkit/skillkit/internal/orchestrator"
+	"github.com/skillkit/skillkit/internal/proc"
 	skrun "github.com/skillkit/skillkit/internal/run"
 	"github.com/skillkit/skillkit/internal/runstore"
 	"github.com/skillkit/skillkit/internal/runstore/fs"
@@ -41,6 +42,8 @@ type runOptions struct {
 	maxCalls int
 	maxCost  float64
 	maxSame  int
+	tail     int
+	jsMemory int64
 }
 
 func newRunCmd(s Streams) *cobra.Command {
@@ -106,6 +109,8 @@ Exit codes: 0 completed, 1 failed or aborted, 2 invalid skill or usage,
 	f.IntVar(&o.parallel, "parallel", 0, "Task/Agent calls of JS code that run at once (default 4)")
 	f.IntVar(&o.maxCalls, "max-agent-calls", 0, "agent calls the run may make, resumes included; then it stops, resumable (default no limit)")
 	f.Float64Var(&o.maxCost, "max-cost-usd", 0, "agent cost in US dollars, as the agent reports it, the run may spend; then it stops, resumable (default no limit)")
+	f.IntVar(&o.tail, "output-tail", proc.DefaultTail, "bytes of each command's output and of the agent's reply kept in memory (the logs get all of it)")
+	f.Int64Var(&o.jsMemory, "js-memory", script.DefaultJSMemory>>20, "MiB of heap JS code may grow the run to before it is stopped")
 	f.StringArrayVar(&o.allow, "allow-path", nil, "a folder JS code may read and write besides the project, the skill and the work dir (repeatable)")
 	return c
 }
@@ -133,6 +138,7 @@ func runSkill(c *cobra.Command, s Streams, o *runOptions, dir string, args []str
 		Inputs: inputs, Args: args, NoShellContext: o.noShell, ProjectDir: cwd, AllowPaths: o.allow, Yes: o.yes, Strict: o.strict,
 		Loop:     orchestrator.Options{MaxIterations: o.maxIter, Retries: o.retries, MaxSameFailures: o.maxSame},
 		Parallel: o.parallel, MaxAgentCalls: o.maxCalls, MaxCostUSD: o.maxCost,
+		OutputTail: o.tail, JSMemory: o.jsMemory << 20,
 		Out: c.OutOrStdout(),
 		Validate: func(sk *plan.Skill) error {
 			return lintGate(c, sk, cwd, o.strict)

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"sync"
 	"time"
 )
 
@@ -22,13 +23,27 @@ type Cmd struct {
 	// Env is the complete environment; nil inherits the current process's.
 	Env   []string
 	Stdin io.Reader
+	// Output, when set, receives all of the command's output, stdout and
+	// stderr as they come (a log file): Result keeps only their tails.
+	Output io.Writer
+	// Tail is how many bytes of each stream Result keeps, the last ones;
+	// zero means DefaultTail. Memory stays bounded whatever a command
+	// prints.
+	Tail int
 }
+
+// DefaultTail is how much of each output stream a Result keeps when
+// Cmd.Tail is zero.
+const DefaultTail = 1 << 20
 
 // Result is what a finished command left behind.
 type Result struct {
-	Stdout   string
-	Stderr   string
-	ExitCode int
+	// Stdout and Stderr are the ends of the streams, at most Cmd.Tail
+	// bytes each; StdoutCut and StderrCut count the bytes before them
+	// that were not kept.
+	Stdout, Stderr       string
+	StdoutCut, StderrCut int64
+	ExitCode             int
 }
 
 // waitDelay bounds how long Run waits for the output to end after the
@@ -66,7 +81,16 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 	// that Wait returns when the command exits, not when the last
 	// background process holding its output does: the group is killed
 	// then.
-	var stdout, stderr capture
+	tail := c.Tail
+	if tail <= 0 {
+		tail = DefaultTail
+	}
+	var out io.Writer = io.Discard
+	if c.Output != nil {
+		// Both streams write to it, from their own goroutines.
+		out = &lockedWriter{w: c.Output}
+	}
+	stdout, stderr := capture{tail: newTail(tail), out: out}, capture{tail: newTail(tail), out: out}
 	outW, err := stdout.start()
 	if err != nil {
 		return Result{}, err
@@ -103,7 +127,8 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 	killGroup(cmd.Process)
 	stdout.wait()
 	stderr.wait()
-	res := Result{Stdout: stdout.String(), Stderr: stderr.String(), ExitCode: cmd.ProcessState.ExitCode()}
+	res := Result{Stdout: stdout.tail.String(), Stderr: stderr.tail.String(), ExitCode: cmd.ProcessState.ExitCode()}
+	res.StdoutCut, res.StderrCut = stdout.tail.cut, stderr.tail.cut
 	if ctxErr := ctx.Err(); ctxErr != nil && err != nil {
 		return res, ctxErr
 	}
@@ -114,11 +139,13 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 	return res, err
 }
 
-// capture reads one output stream of a command from a pipe.
+// capture reads one output stream of a command from a pipe, into out and
+// a tail.
 type capture struct {
+	out  io.Writer
+	tail *tail
 	r    *os.File
 	done chan struct{}
-	buf  []byte
 }
 
 // start makes the pipe and starts reading it; the write end goes to the
@@ -131,7 +158,9 @@ func (c *capture) start() (*os.File, error) {
 	c.r, c.done = r, make(chan struct{})
 	go func() {
 		defer close(c.done)
-		c.buf, _ = io.ReadAll(r)
+		// A failing Output (a full disk) does not stop the command;
+		// the tail still gets everything.
+		io.Copy(io.MultiWriter(c.tail, errorless{c.out}), r)
 	}()
 	return w, nil
 }
@@ -155,4 +184,60 @@ func (c *capture) abort() {
 	<-c.done
 }
 
-func (c *capture) String() string { return string(c.buf) }
+// tail keeps the last bytes written to it in a ring of fixed size.
+type tail struct {
+	buf  []byte
+	next int
+	full bool
+	// cut counts the bytes overwritten.
+	cut int64
+}
+
+func newTail(n int) *tail { return &tail{buf: make([]byte, 0, n)} }
+
+func (t *tail) Write(p []byte) (int, error) {
+	n, size := len(p), cap(t.buf)
+	if len(p) > size {
+		t.cut += int64(len(p) - size)
+		p = p[len(p)-size:]
+	}
+	for len(p) > 0 {
+		if !t.full {
+			k := min(len(p), size-len(t.buf))
+			t.buf = append(t.buf, p[:k]...)
+			p = p[k:]
+			t.full = len(t.buf) == size
+			continue
+		}
+		k := copy(t.buf[t.next:], p)
+		t.cut += int64(k)
+		t.next = (t.next + k) % size
+		p = p[k:]
+	}
+	return n, nil
+}
+
+func (t *tail) String() string {
+	return string(t.buf[t.next:]) + string(t.buf[:t.next])
+}
+
+// lockedWriter serialises the writes of two streams to one writer.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// errorless hides a writer's failures from io.MultiWriter, which would
+// stop at the first.
+type errorless struct{ w io.Writer }
+
+func (e errorless) Write(p []byte) (int, error) {
+	e.w.Write(p)
+	return len(p), nil
+}

@@ -59,6 +59,13 @@ type Options struct {
 	// Parallel is how many Task/Agent calls of skill code run at once
 	// (--parallel); zero means script.DefaultParallel.
 	Parallel int
+	// OutputTail is how many bytes of a command's output, and of the
+	// agent's reply, are kept in memory (--output-tail); the logs get all
+	// of it. Zero means proc.DefaultTail.
+	OutputTail int
+	// JSMemory is the heap budget of JS code in bytes (--js-memory); zero
+	// means script.DefaultJSMemory.
+	JSMemory int64
 	// MaxAgentCalls and MaxCostUSD are the run's agent budgets, zero for
 	// none (--max-agent-calls, --max-cost-usd): the run stops resumable
 	// when it reaches one. They count from the run's start, resumes
@@ -265,7 +272,7 @@ func (l *lifecycle) newEngine() error {
 	hopts := script.Options{
 		WorkDir: l.rec.WorkDir(), SkillDir: l.o.Skill.Dir, ProjectDir: l.o.ProjectDir, AllowPaths: l.o.AllowPaths,
 		Inputs: inputs, Args: p.Args, RunID: p.RunID, Skill: l.o.Skill.Name, Answers: l.o.Answers,
-		Parallel:     l.o.Parallel,
+		Parallel: l.o.Parallel, OutputTail: l.o.OutputTail, JSMemory: l.o.JSMemory,
 		Log:          logWriter{l.rec, "console"},
 		AgentContext: func(ctx context.Context) (agent.Context, error) { return e.AgentContext(ctx) },
 	}
@@ -276,6 +283,7 @@ func (l *lifecycle) newEngine() error {
 		// record on a resume.
 		a := *l.o.Agent
 		a.AllowedTools = allowedTools(l.o.Skill)
+		a.MaxReply = l.o.OutputTail
 		a.Session = &agent.Session{ID: vars.SessionID, Done: func(c agent.Call) { e.AgentCalled(c) }}
 		a.Session.MaxCalls, a.Session.MaxCostUSD = l.o.MaxAgentCalls, l.o.MaxCostUSD
 		if c := p.Agent; c != nil {

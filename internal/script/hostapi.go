@@ -201,9 +201,14 @@ func (ev *evaluation) edit(call goja.FunctionCall) goja.Value {
 func (ev *evaluation) bash(call goja.FunctionCall) goja.Value {
 	a := ev.args(call, []string{"command"})
 	cmd := ev.str("Bash", a[0], "a command")
-	res, err := ev.h.Shell(ev.ctx, cmd)
+	res, err := ev.h.Shell(ev.ctx, cmd, nil)
 	if err != nil {
 		ev.throw("Bash", err)
+	}
+	if res.StdoutCut > 0 {
+		// Handing the code the end of its output as if it were all of
+		// it would be worse than failing.
+		ev.throw("Bash", fmt.Errorf("%q printed more than the %d bytes kept (--output-tail); write its output to a file and Read it", cmd, len(res.Stdout)))
 	}
 	if res.ExitCode != 0 {
 		ev.throw("Bash", fmt.Errorf("%q exited with status %d: %s", cmd, res.ExitCode, strings.TrimSpace(res.Stderr)))
@@ -491,7 +496,7 @@ func (ev *evaluation) executeScript(call goja.FunctionCall) goja.Value {
 		ev.throw("ExecuteScript", fmt.Errorf("no scripts/%s.sh or scripts/%s.py in the skill", id, id))
 	}
 	args := append([]string{path}, scriptArgs(a[1])...)
-	res, err := proc.Run(ev.ctx, proc.Cmd{Name: runner, Args: args, Dir: ev.h.opts.WorkDir, Env: append(os.Environ(), ev.h.env...)})
+	res, err := proc.Run(ev.ctx, proc.Cmd{Name: runner, Args: args, Dir: ev.h.opts.WorkDir, Env: append(os.Environ(), ev.h.env...), Tail: ev.h.opts.OutputTail})
 	if err != nil {
 		ev.throw("ExecuteScript", err)
 	}
