@@ -236,6 +236,7 @@ var badCases = map[string]badCase{
 	"bad-step-attributes":         {lintErr(`01-a.md:6:3: error: Timeout "soon"`), planErr(`01-a.md:7:3: On error "sometimes"`), refused(`01-a.md:8:3: error: Confirm default "maybe"`)},
 	"bash-syntax-error":           {lintErr(`01-a.md:6:1: error: shell does not parse`), planned, warned(`01-a.md:6:1: warning: shell does not parse`, 1, `step 01-a#1 goes to the agent \(bash does not parse`)},
 	"binary-junk":                 {lintErr(inFile + `error: file holds NUL bytes`), planErr(inFile + `file holds NUL bytes`), refused(inFile + `error: file holds NUL bytes`)},
+	"output-outside":              {lintErr(`01-a.md:11:3: error: the file ../../../../tmp/x is outside the work dir`), planned, refused(`01-a.md:11:3: error: .*\[output-path-outside\]`)},
 	"catalog-1000-actions":        {lintErr(`action-catalog.md:1004:1: error: the action catalog names action action-999`), planned, refused(`action-missing`)},
 	"condition-100000-parens":     {clean, planned, outcome{0, `condition is false`}},
 	"condition-infinite-loop":     {clean, planned, runFails(`01-a.md:6:21: evaluation timed out after 5s`)},

@@ -135,7 +135,7 @@ func runSkill(c *cobra.Command, s Streams, o *runOptions, dir string, args []str
 	}
 	opts := skrun.Options{
 		Skill: skill, Store: runsOf(cwd), WorkDir: o.workDir, Resume: o.resume, Force: o.force,
-		Inputs: inputs, Args: args, NoShellContext: o.noShell, ProjectDir: cwd, AllowPaths: o.allow, Yes: o.yes, Strict: o.strict,
+		Inputs: inputs, Args: args, NoShellContext: o.noShell, ProjectDir: script.ProjectRoot(cwd), AllowPaths: o.allow, Yes: o.yes, Strict: o.strict,
 		Loop:     orchestrator.Options{MaxIterations: o.maxIter, Retries: o.retries, MaxSameFailures: o.maxSame},
 		Parallel: o.parallel, MaxAgentCalls: o.maxCalls, MaxCostUSD: o.maxCost,
 		OutputTail: o.tail, JSMemory: o.jsMemory << 20,

@@ -103,7 +103,7 @@ func (ev *evaluation) path(fn, p string) string {
 // read: Read(path) → the file's content, the path found by lookup.
 func (ev *evaluation) read(call goja.FunctionCall) goja.Value {
 	a := ev.args(call, []string{"file_path", "path"})
-	data, err := os.ReadFile(ev.lookup("Read", ev.str("Read", a[0], "a path")))
+	data, err := ev.h.roots.readFile(ev.lookup("Read", ev.str("Read", a[0], "a path")))
 	if err != nil {
 		ev.throw("Read", err)
 	}
@@ -157,10 +157,7 @@ func (ev *evaluation) write(call goja.FunctionCall) goja.Value {
 		}
 		content = string(data)
 	}
-	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
-		ev.throw("Write", err)
-	}
-	if err := os.WriteFile(abs, []byte(content), 0o644); err != nil {
+	if err := ev.h.roots.writeFile(abs, []byte(content)); err != nil {
 		ev.throw("Write", err)
 	}
 	return goja.Undefined()
@@ -175,7 +172,7 @@ func (ev *evaluation) edit(call goja.FunctionCall) goja.Value {
 	old := ev.str("Edit", a[1], "the text to replace")
 	repl, _ := a[2].(string)
 	all, _ := a[3].(bool)
-	data, err := os.ReadFile(abs)
+	data, err := ev.h.roots.readFile(abs)
 	if err != nil {
 		ev.throw("Edit", err)
 	}
@@ -191,7 +188,7 @@ func (ev *evaluation) edit(call goja.FunctionCall) goja.Value {
 		count = -1
 	}
 	out := strings.Replace(string(data), old, repl, count)
-	if err := os.WriteFile(abs, []byte(out), 0o644); err != nil {
+	if err := ev.h.roots.writeFile(abs, []byte(out)); err != nil {
 		ev.throw("Edit", err)
 	}
 	return goja.Undefined()
@@ -310,7 +307,7 @@ func (ev *evaluation) grep(call goja.FunctionCall) goja.Value {
 	var out []any
 	for _, gf := range files {
 		f := gf.show
-		data, err := os.ReadFile(gf.abs)
+		data, err := ev.h.roots.readFile(gf.abs)
 		if err != nil || bytes.IndexByte(data[:min(len(data), 8000)], 0) >= 0 {
 			continue // unreadable or binary
 		}
