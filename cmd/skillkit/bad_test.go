@@ -133,8 +133,16 @@ var resumeCases = map[string]func(t *testing.T, runDir string){
 	"state-deleted":     func(t *testing.T, d string) { os.Remove(filepath.Join(d, fs.StateFile)) },
 	"progress-not-yaml": func(t *testing.T, d string) { write(t, d, fs.ProgressFile, "runId: x\n\tskill: [\n") },
 	"progress-deleted":  func(t *testing.T, d string) { os.Remove(filepath.Join(d, fs.ProgressFile)) },
-	"claim-garbage":     func(t *testing.T, d string) { write(t, d, fs.ClaimFile, "\x00\x01 not a claim") },
-	"events-garbage":    func(t *testing.T, d string) { write(t, d, fs.EventsFile, "garbage\n{\"to\":") },
+	"progress-truncated": func(t *testing.T, d string) {
+		data, _ := os.ReadFile(filepath.Join(d, fs.ProgressFile))
+		write(t, d, fs.ProgressFile, string(data[:len(data)/3]))
+	},
+	"events-cut-in-first-line": func(t *testing.T, d string) {
+		data, _ := os.ReadFile(filepath.Join(d, fs.EventsFile))
+		write(t, d, fs.EventsFile, string(data[:40]))
+	},
+	"claim-garbage":  func(t *testing.T, d string) { write(t, d, fs.ClaimFile, "\x00\x01 not a claim") },
+	"events-garbage": func(t *testing.T, d string) { write(t, d, fs.EventsFile, "garbage\n{\"to\":") },
 	"events-torn-last-line": func(t *testing.T, d string) {
 		f, err := os.OpenFile(filepath.Join(d, fs.EventsFile), os.O_APPEND|os.O_WRONLY, 0)
 		if err != nil {
@@ -326,6 +334,11 @@ func TestBadSkills(t *testing.T) {
 			check(t, want.lint, "lint", dir)
 			check(t, want.plan, "plan", dir)
 			check(t, want.run, "run", dir, "--workdir", filepath.Join(t.TempDir(), "run"))
+			if want.run.code == ExitUsage {
+				// The dry run applies the run's gate: it refuses alike,
+				// and says so.
+				check(t, outcome{ExitUsage, `--dry-run: the run would refuse`}, "run", "--dry-run", dir)
+			}
 		})
 	}
 }
@@ -348,13 +361,16 @@ func TestDamagedRunDirs(t *testing.T) {
 		"state-deleted":     {1, `needs an agent`},
 		"progress-not-yaml": {1, `needs an agent`},
 		"progress-deleted":  {1, `needs an agent`},
-		"claim-garbage":     {1, `needs an agent`},
+		// A truncated skill-state.yaml is a snapshot cut short: rebuilt.
+		"progress-truncated": {1, `needs an agent`},
+		"claim-garbage":      {1, `needs an agent`},
 		// The record itself: a torn last line is a killed writer's, and
 		// ignored with a note; damage before it stops, with its position.
-		"events-torn-last-line":   {1, `(?s)note: .*events.jsonl:\d+: the last line was cut short.*needs an agent`},
-		"events-damaged-mid-log":  {2, `events.jsonl:3:11: run record is damaged`},
-		"events-garbage":          {2, `events.jsonl:1:1: run record is damaged`},
-		"run-dir-is-not-a-folder": {2, `no run`},
+		"events-torn-last-line":    {1, `(?s)note: .*events.jsonl:\d+: the last line was cut short.*needs an agent`},
+		"events-damaged-mid-log":   {2, `events.jsonl:3:11: run record is damaged`},
+		"events-garbage":           {2, `events.jsonl:1:1: run record is damaged`},
+		"events-cut-in-first-line": {2, `events.jsonl:1: no run: its first line was cut short`},
+		"run-dir-is-not-a-folder":  {2, `no run`},
 	}
 	for name, damage := range resumeCases {
 		t.Run(name, func(t *testing.T) {

@@ -163,6 +163,9 @@ func runSkill(c *cobra.Command, s Streams, o *runOptions, dir string, args []str
 	if o.dryRun {
 		d, err := skrun.Plan(opts)
 		if err != nil {
+			if runExit(err) == ExitUsage {
+				err = fmt.Errorf("--dry-run: the run would refuse the skill: %w", err)
+			}
 			return &exitError{code: runExit(err), err: err}
 		}
 		return d.Write(c.OutOrStdout(), opts.Agent != nil)

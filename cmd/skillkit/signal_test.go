@@ -83,3 +83,55 @@ func TestSignalsInterruptTheRun(t *testing.T) {
 		})
 	}
 }
+
+// Two new runs started at once in one --workdir: one runs, the other
+// exits 2 (a usage error) and writes nothing there: the work dir holds one
+// run, started once.
+func TestTwoRunsInOneWorkDir(t *testing.T) {
+	dir := t.TempDir()
+	testfs.WriteTree(t, dir, map[string]string{
+		"skill/SKILL.md":          "---\nname: twice\ndescription: Runs once.\n---\n# Twice\n",
+		"skill/phases/01-step.md": "# Phase 1: Step\n## Execution Steps\n### Step 1: Note\n```bash\necho $$ >> ran.log; sleep 0.3\n```\n",
+	})
+	work := filepath.Join(dir, "work")
+	var cmds [2]*exec.Cmd
+	var out [2]bytes.Buffer
+	for i := range cmds {
+		cmds[i] = skillkitCmd(t, "run", filepath.Join(dir, "skill"), "--workdir", work)
+		cmds[i].Dir, cmds[i].Stdout, cmds[i].Stderr = dir, &out[i], &out[i]
+	}
+	for _, c := range cmds {
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var codes [2]int
+	for i, c := range cmds {
+		c.Wait()
+		codes[i] = c.ProcessState.ExitCode()
+	}
+	if !(codes[0] == 0 && codes[1] == ExitUsage || codes[0] == ExitUsage && codes[1] == 0) {
+		t.Fatalf("exit codes %v, want one 0 and one %d:\n%s\n%s", codes, ExitUsage, &out[0], &out[1])
+	}
+	loser := 0
+	if codes[1] == ExitUsage {
+		loser = 1
+	}
+	if !strings.Contains(out[loser].String(), "a run is already there") {
+		t.Errorf("the refused run said %q", &out[loser])
+	}
+	events, err := fs.ReadEvents(work)
+	if err != nil {
+		t.Fatal(err)
+	}
+	starts := 0
+	for _, e := range events {
+		if e.Start != nil {
+			starts++
+		}
+	}
+	data, _ := os.ReadFile(filepath.Join(work, "ran.log"))
+	if starts != 1 || len(strings.Fields(string(data))) != 1 {
+		t.Errorf("the work dir holds %d run starts and %d step runs, want 1 and 1", starts, len(strings.Fields(string(data))))
+	}
+}

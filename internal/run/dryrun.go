@@ -85,9 +85,16 @@ func Plan(o Options) (*DryRun, error) {
 	if s == nil {
 		return nil, fmt.Errorf("dry run: no skill: %w", ErrInvalid)
 	}
-	phases, err := phasesOf(s)
+	// The gate of the run: what the run would refuse, the dry run refuses
+	// alike, with the same message and exit code.
+	phases, _, err := runnable(s)
 	if err != nil {
 		return nil, err
+	}
+	if o.Resume == "" && o.Validate != nil {
+		if err := o.Validate(s); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+		}
 	}
 	d := &DryRun{Skill: s.Name, Mode: string(s.Mode)}
 	done := map[string]bool{}
@@ -103,6 +110,9 @@ func Plan(o Options) (*DryRun, error) {
 			return nil, err
 		}
 		p := sum.Progress
+		if err := resumable(o, p); err != nil {
+			return nil, err
+		}
 		for _, st := range p.CompletedSteps {
 			done[st.Step] = true
 		}

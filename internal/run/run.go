@@ -124,13 +124,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if o.Store == nil {
 		return nil, errors.New("run: no store to keep the run in")
 	}
-	phases, err := phasesOf(s)
+	phases, hooks, err := runnable(s)
 	if err != nil {
 		return nil, err
-	}
-	hooks, err := engine.LoadHooks(s)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
 	var l *lifecycle
 	if o.Resume != "" {
@@ -143,6 +139,21 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	l.eng.Hooks = hooks
 	return l.run(ctx, phases)
+}
+
+// runnable is what refuses a skill before a run, or a dry run, claims
+// anything: nothing to run, hooks that cannot be attached. It returns the
+// phases to run and the hooks.
+func runnable(s *plan.Skill) ([]*plan.Phase, engine.Hooks, error) {
+	phases, err := phasesOf(s)
+	if err != nil {
+		return nil, nil, err
+	}
+	hooks, err := engine.LoadHooks(s)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
+	return phases, hooks, nil
 }
 
 // phasesOf is what the phase strategy runs: the numbered phases, where an
@@ -230,15 +241,8 @@ func resume(o Options) (*lifecycle, error) {
 		rec.Close()
 		return nil, err
 	}
-	if p.Skill != o.Skill.Name {
-		return fail(fmt.Errorf("resuming run %s: it is a run of %s, not %s: %w", p.RunID, p.Skill, o.Skill.Name, ErrInvalid))
-	}
-	if h := o.Skill.Hash; h != "" && p.SkillHash != "" && h != p.SkillHash && !o.Force {
-		return fail(fmt.Errorf("resuming run %s: %w (hash %s, now %s); resume with --force to run the changed skill",
-			p.RunID, ErrSkillChanged, short(p.SkillHash), short(h)))
-	}
-	if len(o.Args) > 0 && !slices.Equal(o.Args, p.Args) {
-		return fail(fmt.Errorf("resuming run %s: it runs with the arguments %q; a resume keeps them (pass none): %w", p.RunID, p.Args, ErrInvalid))
+	if err := resumable(o, p); err != nil {
+		return fail(err)
 	}
 	l := &lifecycle{o: o, rec: rec, from: p.RunState}
 	for _, n := range rec.Notes() {
@@ -248,6 +252,23 @@ func resume(o Options) (*lifecycle, error) {
 		return fail(err)
 	}
 	return l, nil
+}
+
+// resumable refuses a resume of the run p with o: a run of another skill,
+// of a skill that changed (without Force), or with other arguments. A dry
+// run applies it too.
+func resumable(o Options, p runstore.Progress) error {
+	if p.Skill != o.Skill.Name {
+		return fmt.Errorf("resuming run %s: it is a run of %q, not %s: %w", p.RunID, p.Skill, o.Skill.Name, ErrInvalid)
+	}
+	if h := o.Skill.Hash; h != "" && p.SkillHash != "" && h != p.SkillHash && !o.Force {
+		return fmt.Errorf("resuming run %s: %w (hash %s, now %s); resume with --force to run the changed skill",
+			p.RunID, ErrSkillChanged, short(p.SkillHash), short(h))
+	}
+	if len(o.Args) > 0 && !slices.Equal(o.Args, p.Args) {
+		return fmt.Errorf("resuming run %s: it runs with the arguments %q; a resume keeps them (pass none): %w", p.RunID, p.Args, ErrInvalid)
+	}
+	return nil
 }
 
 func short(h string) string {

@@ -68,6 +68,11 @@ func (s *Store) Create(n runstore.NewRun, co runstore.ClaimOptions) (runstore.Ru
 		dir = abs
 	}
 	c, _, err := acquire(s.o.Files, dir, co)
+	if ce := (*runstore.ClaimedError)(nil); errors.As(err, &ce) {
+		// Another run is starting or running there: this one is a
+		// mistake of the user's, not a run to wait for.
+		return nil, fmt.Errorf("creating run in %s: %w: %w", dir, runstore.ErrExists, err)
+	}
 	if err != nil {
 		return nil, err
 	}
