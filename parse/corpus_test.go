@@ -90,7 +90,7 @@ func TestCorpusCatalog(t *testing.T) {
 // nothing panics, every one has a class and a reason, and real skills
 // have both kinds. It prints the counts and the most common reasons.
 func TestCorpusClasses(t *testing.T) {
-	count := map[string]int{}
+	count := map[plan.ClassKind]int{}
 	reasons := map[string]int{}
 	for _, e := range skills(t) {
 		s, err := Dir(filepath.Join(corpusDir, e.Dir))
@@ -117,7 +117,7 @@ func TestCorpusClasses(t *testing.T) {
 			if bad {
 				reason += " does not parse"
 			}
-			reasons[c.Kind+": "+quoted.ReplaceAllString(reason, "`…`")]++
+			reasons[string(c.Kind)+": "+quoted.ReplaceAllString(reason, "`…`")]++
 		}
 	}
 	if count[plan.ClassNative] == 0 || count[plan.ClassAgent] == 0 {

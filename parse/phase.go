@@ -218,9 +218,9 @@ func readConfirm(m *md, val string, p plan.Pos) *plan.Confirm {
 		k, v = strings.ToLower(strings.TrimSpace(k)), strings.ToLower(strings.TrimSpace(v))
 		switch k {
 		case "default":
-			switch v {
+			switch a := plan.ConfirmAnswer(v); a {
 			case plan.ConfirmYes, plan.ConfirmSkip, plan.ConfirmAbort, plan.ConfirmAgent:
-				c.Default = v
+				c.Default = a
 			default:
 				m.diag(p, plan.SevError, "step-attribute", "Confirm default "+strconv.Quote(v)+" is not one of yes, skip, abort, agent")
 			}
@@ -245,7 +245,7 @@ func readOnError(m *md, val string, p plan.Pos) *plan.OnError {
 		m.diag(p, plan.SevError, "step-attribute", "On error "+strconv.Quote(val)+" is not abort, continue or retry N [backoff D]")
 		return nil
 	}
-	oe := &plan.OnError{Policy: strings.ToLower(mm[1]), Pos: p}
+	oe := &plan.OnError{Policy: plan.Policy(strings.ToLower(mm[1])), Pos: p}
 	if oe.Policy == plan.OnErrorRetry {
 		oe.Retries = 1
 		if mm[2] != "" {

@@ -17,17 +17,20 @@ import (
 // step or an action runs natively only when its code can run as written;
 // otherwise its text and code go to the agent.
 const (
-	ClassNative = "native"
-	ClassAgent  = "agent"
+	ClassNative ClassKind = "native"
+	ClassAgent  ClassKind = "agent"
 )
+
+// ClassKind is native or agent.
+type ClassKind string
 
 // Class says whether a step or an action's Execution runs natively or goes
 // to the agent, and why, in words a person can act on. Classify computes
 // it once for the whole skill, so that plan, lint, dry run and run agree.
 type Class struct {
 	// Kind is ClassNative or ClassAgent.
-	Kind   string `json:"kind"`
-	Reason string `json:"reason"`
+	Kind   ClassKind `json:"kind"`
+	Reason string    `json:"reason"`
 	// Pos is what the reason is about: the name, the block or the step.
 	Pos Pos `json:"pos"`
 }

@@ -25,7 +25,7 @@ func classify(t *testing.T, s *Skill, steps ...*Step) []string {
 	var out []string
 	for _, st := range steps {
 		c := st.Class
-		out = append(out, c.Kind+": "+c.Reason+" @ "+c.Pos.String())
+		out = append(out, string(c.Kind)+": "+c.Reason+" @ "+c.Pos.String())
 	}
 	return out
 }

@@ -7,6 +7,8 @@
 package plan
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"path"
 	"slices"
@@ -366,11 +368,22 @@ type Step struct {
 	Class Class `json:"class"`
 }
 
+// StepKind says who does a step: skillkit (StepCode) or the agent.
+type StepKind string
+
 // Step kinds.
 const (
-	StepCode  = "code"
-	StepAgent = "agent"
+	StepCode  StepKind = "code"
+	StepAgent StepKind = "agent"
 )
+
+// Fingerprint identifies the step's text (heading, attributes, prose and
+// code): a run records it with each completed step, so that a retry after
+// a fix can tell which completed steps changed.
+func (s *Step) Fingerprint() string {
+	sum := sha256.Sum256([]byte(s.Text))
+	return hex.EncodeToString(sum[:8])
+}
 
 // Native reports whether the step's code was declared native, by a block
 // marked native or by the skill's execution setting (in): the author said
@@ -385,7 +398,7 @@ func (s *Step) Native(in *Skill) bool {
 // Kind is StepAgent when the step goes to the agent: its class says so,
 // or it has no block to run (so that a step never classified is handed
 // over, not run as nothing). Else it is StepCode.
-func (s *Step) Kind() string {
+func (s *Step) Kind() StepKind {
 	if s.Class.Kind == ClassAgent || len(s.Runnable()) == 0 {
 		return StepAgent
 	}
@@ -403,7 +416,7 @@ func (s *Step) KindLabel() string {
 		}
 	}
 	if len(kinds) == 0 {
-		return StepAgent
+		return string(StepAgent)
 	}
 	return strings.Join(kinds, "+")
 }
@@ -440,12 +453,15 @@ type Expr struct {
 // Checkable reports whether the expression can be evaluated.
 func (e *Expr) Checkable() bool { return e != nil && e.JS != "" }
 
+// ConfirmAnswer is an answer to a step's confirmation.
+type ConfirmAnswer string
+
 // Confirm answers before a step runs.
 const (
-	ConfirmYes   = "yes"
-	ConfirmSkip  = "skip"
-	ConfirmAbort = "abort"
-	ConfirmAgent = "agent"
+	ConfirmYes   ConfirmAnswer = "yes"
+	ConfirmSkip  ConfirmAnswer = "skip"
+	ConfirmAbort ConfirmAnswer = "abort"
+	ConfirmAgent ConfirmAnswer = "agent"
 )
 
 // Confirm is a step's confirmation question.
@@ -453,16 +469,19 @@ type Confirm struct {
 	Question string `json:"question"`
 	// Default is one of the Confirm constants: what applies on timeout or
 	// with no terminal.
-	Default string        `json:"default"`
+	Default ConfirmAnswer `json:"default"`
 	Timeout time.Duration `json:"timeout,omitempty"`
 	Pos     Pos           `json:"pos"`
 }
 
+// Policy is what a failed step or action does (On error).
+type Policy string
+
 // Error policies of a step.
 const (
-	OnErrorAbort    = "abort"
-	OnErrorContinue = "continue"
-	OnErrorRetry    = "retry"
+	OnErrorAbort    Policy = "abort"
+	OnErrorContinue Policy = "continue"
+	OnErrorRetry    Policy = "retry"
 )
 
 // Bounds of `retry N backoff D`. A retry count is bounded so that a typo
@@ -480,7 +499,7 @@ const (
 
 // OnError is what a failed step does.
 type OnError struct {
-	Policy  string        `json:"policy"`
+	Policy  Policy        `json:"policy"`
 	Retries int           `json:"retries,omitempty"`
 	Backoff time.Duration `json:"backoff,omitempty"`
 	Pos     Pos           `json:"pos"`
@@ -545,16 +564,19 @@ type Action struct {
 	Hints        []*Hint    `json:"hints,omitempty"`
 }
 
+// ExecKind is what an action's Execution holds.
+type ExecKind string
+
 // Execution kinds of an action.
 const (
-	ExecJS    = "js"
-	ExecBash  = "bash"
-	ExecProse = "prose"
+	ExecJS    ExecKind = "js"
+	ExecBash  ExecKind = "bash"
+	ExecProse ExecKind = "prose"
 )
 
 // Execution is what an action does when it runs.
 type Execution struct {
-	Kind string `json:"kind"`
+	Kind ExecKind `json:"kind"`
 	// Code is the runnable block for js and bash.
 	Code *CodeBlock `json:"code,omitempty"`
 	// Text is the section's markdown, or the action's whole body when it

@@ -2,8 +2,11 @@ package scaffold
 
 import (
 	"fmt"
+	"os"
 	"path"
+	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -88,7 +91,46 @@ func AddPhase(dir, name, after string) ([]string, error) {
 	if err := rewireNext(e, prev, to); err != nil {
 		return nil, fmt.Errorf("adding phase %s: %w", name, err)
 	}
+	if err := updatePhaseList(e, s.Phases, i, strings.TrimSuffix(path.Base(rel), ".md"), name); err != nil {
+		return nil, fmt.Errorf("adding phase %s: %w", name, err)
+	}
 	return e.write()
+}
+
+// updatePhaseList keeps SKILL.md's list of the phases true where it has
+// one: a line that names every phase in order, by id ("01-collect,
+// 02-analyze") or by name ("collect, analyze"), as skillkit new writes
+// it, gets the new phase after phases[i]. Lists in other shapes are the
+// author's to edit, and so is the name of a lone phase, which is no list
+// and may be any word of the text.
+func updatePhaseList(e *edits, phases []*plan.Phase, i int, id, slug string) error {
+	if _, err := os.Stat(filepath.Join(e.dir, "SKILL.md")); err != nil || len(phases) < 2 {
+		return nil
+	}
+	f, err := e.file("SKILL.md")
+	if err != nil {
+		return err
+	}
+	var ids, slugs []string
+	for _, p := range phases {
+		ids, slugs = append(ids, p.ID()), append(slugs, p.Slug)
+	}
+	lists := [][2][]string{
+		{ids, slices.Insert(slices.Clone(ids), i+1, id)},
+		{slugs, slices.Insert(slices.Clone(slugs), i+1, slug)},
+	}
+	for n, line := range f.lines {
+		changed := line
+		for _, l := range lists {
+			changed = strings.Replace(changed, strings.Join(l[0], ", "), strings.Join(l[1], ", "), 1)
+		}
+		if changed != line {
+			if err := e.change("SKILL.md", lineOp{line: n + 1, del: 1, insert: []string{changed}}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // findPhase returns the index of the phase numbered after, or the last

@@ -71,19 +71,19 @@ func TestAdd(t *testing.T) {
 		{
 			name: "add-phase-after-01", opts: Options{Mode: plan.ModeSequential},
 			add:         func(dir string) ([]string, error) { return AddPhase(dir, "x", "01") },
-			wantChanged: []string{"phases/01.5-x.md", "phases/01-collect.md"},
+			wantChanged: []string{"phases/01.5-x.md", "phases/01-collect.md", "SKILL.md"},
 			wantPhases:  []string{"01-collect.md", "01.5-x.md", "02-analyze.md", "03-report.md"},
 		},
 		{
 			name: "add-phase-last", opts: Options{Mode: plan.ModeSequential},
 			add:         func(dir string) ([]string, error) { return AddPhase(dir, "publish", "") },
-			wantChanged: []string{"phases/04-publish.md", "phases/03-report.md"},
+			wantChanged: []string{"phases/04-publish.md", "phases/03-report.md", "SKILL.md"},
 			wantPhases:  []string{"01-collect.md", "02-analyze.md", "03-report.md", "04-publish.md"},
 		},
 		{
 			name: "add-phase-hybrid", opts: Options{Mode: plan.ModeHybrid},
 			add:         func(dir string) ([]string, error) { return AddPhase(dir, "review", "2") },
-			wantChanged: []string{"phases/02.5-review.md", "phases/02-orchestrator.md"},
+			wantChanged: []string{"phases/02.5-review.md", "phases/02-orchestrator.md", "SKILL.md"},
 			wantPhases:  []string{"01-init.md", "02-orchestrator.md", "02.5-review.md", "03-finalize.md"},
 		},
 		{

@@ -38,6 +38,9 @@ selectNextAction before the action that completes the run.`,
   skillkit add phase publish --skill pdf-report`,
 		Args: cobra.ExactArgs(1),
 		RunE: runE(func(c *cobra.Command, args []string) error {
+			if err := checkSkillDir(skill); err != nil {
+				return err
+			}
 			files, err := scaffold.AddPhase(skill, args[0], after)
 			return reportAdd(c, "phase "+args[0], skill, files, err)
 		}),
@@ -50,6 +53,9 @@ selectNextAction before the action that completes the run.`,
 		Example: `  skillkit add action notify --skill triage`,
 		Args:    cobra.ExactArgs(1),
 		RunE: runE(func(c *cobra.Command, args []string) error {
+			if err := checkSkillDir(skill); err != nil {
+				return err
+			}
 			files, err := scaffold.AddAction(skill, args[0])
 			return reportAdd(c, "action "+args[0], skill, files, err)
 		}),

@@ -8,7 +8,6 @@ import (
 
 	"github.com/skillkit/skillkit/graph"
 	"github.com/skillkit/skillkit/internal/jsstatic"
-	"github.com/skillkit/skillkit/parse"
 	"github.com/skillkit/skillkit/plan"
 )
 
@@ -29,9 +28,9 @@ skill. Mermaid output renders on GitHub as it is; dot is for Graphviz.`,
 			if format != "mermaid" && format != "dot" {
 				return usageErr(fmt.Errorf("--format %q: want mermaid or dot", format))
 			}
-			s, err := parse.Dir(args[0])
+			s, err := readSkill(args[0])
 			if err != nil {
-				return usageErr(err)
+				return err
 			}
 			g := graph.Build(s, selectorReturns)
 			out := g.Mermaid()

@@ -6,7 +6,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/skillkit/skillkit/parse"
 	"github.com/skillkit/skillkit/plan"
 )
 
@@ -28,9 +27,9 @@ the folder itself cannot be read.`,
   skillkit plan .claude/skills/review-code --json | jq '.actions[].id'`,
 		Args: cobra.ExactArgs(1),
 		RunE: runE(func(c *cobra.Command, args []string) error {
-			s, err := parse.Dir(args[0])
+			s, err := readSkill(args[0])
 			if err != nil {
-				return usageErr(err)
+				return err
 			}
 			// The plan is shown whatever its errors; they go to stderr
 			// with their positions, and lint decides the exit code.

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -103,11 +103,45 @@ func execute(args []string, s Streams) int {
 	case isCobraUsage(err):
 		code = ExitUsage
 	}
-	fmt.Fprintf(s.Err, "skillkit: %v\n", err)
+	msg := err.Error()
 	if code == ExitUsage && isCobraUsage(err) {
-		fmt.Fprintln(s.Err, "Run 'skillkit --help' for usage.")
+		msg = oneLine(msg) + "; see 'skillkit --help'"
 	}
+	fmt.Fprintf(s.Err, "skillkit: %s\n", msg)
 	return code
+}
+
+// oneLine folds cobra's unknown-command error, whose suggestions follow
+// on lines of their own, into one line.
+func oneLine(msg string) string {
+	first, more, ok := strings.Cut(msg, "\n\nDid you mean this?\n")
+	if !ok {
+		return strings.TrimSpace(msg)
+	}
+	return first + " (did you mean " + strings.Join(strings.Fields(more), " or ") + "?)"
+}
+
+// withUsageLine makes the argument errors of c and its subcommands usage
+// errors of one line that ends in the command's usage line: cobra's own
+// ("accepts 1 arg(s), received 0") says neither what is missing nor how
+// to call the command.
+func withUsageLine(c *cobra.Command) {
+	if check := c.Args; check != nil {
+		c.Args = func(c *cobra.Command, args []string) error {
+			err := check(c, args)
+			if err == nil {
+				return nil
+			}
+			what := err.Error()
+			if len(args) == 0 {
+				what = "missing argument"
+			}
+			return usageErr(fmt.Errorf("%s; usage: %s", what, strings.TrimSuffix(c.UseLine(), " [flags]")))
+		}
+	}
+	for _, sub := range c.Commands() {
+		withUsageLine(sub)
+	}
 }
 
 // isCobraUsage reports errors that cobra raises itself for unknown
@@ -148,7 +182,9 @@ durable state, resume, retries and an embedded JavaScript engine.`,
 	root.SetIn(s.In)
 	root.SetOut(s.Out)
 	root.SetErr(s.Err)
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageErr(err) })
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return usageErr(fmt.Errorf("%w; see '%s --help'", err, c.CommandPath()))
+	})
 	root.AddCommand(
 		newVersionCmd(),
 		newPlanCmd(),
@@ -161,6 +197,7 @@ durable state, resume, retries and an embedded JavaScript engine.`,
 		newAddCmd(),
 		newLintCmd(s),
 	)
+	withUsageLine(root)
 	return root
 }
 
@@ -175,15 +212,4 @@ func newVersionCmd() *cobra.Command {
 			return err
 		}),
 	}
-}
-
-// isTerminal reports whether a stream is a terminal: colour, live
-// progress and interactive prompts only go to one.
-func isTerminal(v any) bool {
-	f, ok := v.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }

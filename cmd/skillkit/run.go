@@ -1,11 +1,13 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 
@@ -20,7 +22,6 @@ import (
 	"github.com/skillkit/skillkit/internal/runstore/fs"
 	"github.com/skillkit/skillkit/internal/script"
 	"github.com/skillkit/skillkit/lint"
-	"github.com/skillkit/skillkit/parse"
 	"github.com/skillkit/skillkit/plan"
 )
 
@@ -38,10 +39,12 @@ type runOptions struct {
 	retries  int
 	noShell  bool
 	strict   bool
+	retry    bool
 	parallel int
 	maxCalls int
 	maxCost  float64
 	maxSame  int
+	progress string
 	tail     int
 	jsMemory int64
 }
@@ -52,7 +55,8 @@ func newRunCmd(s Streams) *cobra.Command {
 		Use:   "run SKILL [-- ARGS...]",
 		Short: "Run a skill locally with durable state",
 		Long: `run executes a skill: numbered phases in order, or the orchestrator loop,
-in a run directory (.skillkit/runs/<skill>/<run-id>/ unless --workdir) that
+in a run directory (.skillkit/runs/<skill>/<run-id>/ of the project, the
+nearest folder up that holds .skillkit/ or .git, unless --workdir) that
 is also the work dir its steps run in. state.json is written atomically after
 every change, so a run killed at any moment can be resumed with --resume: a
 completed step never runs again, the interrupted one runs again.
@@ -102,6 +106,7 @@ Exit codes: 0 completed, 1 failed or aborted, 2 invalid skill or usage,
 	f.BoolVar(&o.dryRun, "dry-run", false, "show what would run and what would go to the agent; write nothing")
 	f.StringVar(&o.resume, "resume", "", "resume the run with this id or directory; \"last\" is this skill's newest run")
 	f.BoolVar(&o.force, "force", false, "with --resume: resume although the skill changed since the run started")
+	f.BoolVar(&o.retry, "retry", false, "with --resume: run a failed or aborted run again from where it failed, after a fix; completed steps are kept")
 	f.IntVar(&o.maxIter, "max-iterations", 0, "actions the orchestrator loop may start before it fails with no progress (default 100)")
 	f.IntVar(&o.retries, "retries", 0, "extra attempts for a failed action of the loop")
 	f.BoolVar(&o.strict, "strict", false, "refuse a skill with any lint error, or with code that goes to the agent")
@@ -109,6 +114,7 @@ Exit codes: 0 completed, 1 failed or aborted, 2 invalid skill or usage,
 	f.IntVar(&o.parallel, "parallel", 0, "Task/Agent calls of JS code that run at once (default 4)")
 	f.IntVar(&o.maxCalls, "max-agent-calls", 0, "agent calls the run may make, resumes included; then it stops, resumable (default no limit)")
 	f.Float64Var(&o.maxCost, "max-cost-usd", 0, "agent cost in US dollars, as the agent reports it, the run may spend; then it stops, resumable (default no limit)")
+	f.StringVar(&o.progress, "progress", progressAuto, "how to show progress on stderr: auto (a live line on a terminal, else plain), plain (a line per event) or json (every event as a line of JSON on stdout; the log lines go to stderr)")
 	f.IntVar(&o.tail, "output-tail", proc.DefaultTail, "bytes of each command's output and of the agent's reply kept in memory (the logs get all of it)")
 	f.Int64Var(&o.jsMemory, "js-memory", script.DefaultJSMemory>>20, "MiB of heap JS code may grow the run to before it is stopped")
 	f.StringArrayVar(&o.allow, "allow-path", nil, "a folder JS code may read and write besides the project, the skill and the work dir (repeatable)")
@@ -116,9 +122,12 @@ Exit codes: 0 completed, 1 failed or aborted, 2 invalid skill or usage,
 }
 
 func runSkill(c *cobra.Command, s Streams, o *runOptions, dir string, args []string) error {
-	skill, err := parse.Dir(dir)
+	skill, err := readSkill(dir)
 	if err != nil {
-		return usageErr(err)
+		return err
+	}
+	if o.progress != progressAuto && o.progress != progressPlain && o.progress != progressJSON {
+		return usageErr(fmt.Errorf("--progress %q: want auto, plain or json", o.progress))
 	}
 	inputs, err := parseInputs(o.inputs)
 	if err != nil {
@@ -128,14 +137,17 @@ func runSkill(c *cobra.Command, s Streams, o *runOptions, dir string, args []str
 	if err != nil {
 		return fmt.Errorf("finding the current folder: %w", err)
 	}
+	// Runs go to the project's .skillkit/, where runs and status find
+	// them from any of its folders.
+	root := projectRoot(cwd)
 	if o.resume == "last" {
-		if o.resume, err = lastRun(cwd, skill.Name); err != nil {
+		if o.resume, err = lastRun(root, skill.Name); err != nil {
 			return usageErr(err)
 		}
 	}
 	opts := skrun.Options{
-		Skill: skill, Store: runsOf(cwd), WorkDir: o.workDir, Resume: o.resume, Force: o.force,
-		Inputs: inputs, Args: args, NoShellContext: o.noShell, ProjectDir: script.ProjectRoot(cwd), AllowPaths: o.allow, Yes: o.yes, Strict: o.strict,
+		Skill: skill, Store: runsOf(root), WorkDir: o.workDir, Resume: o.resume, Force: o.force, Retry: o.retry,
+		Inputs: inputs, Args: args, NoShellContext: o.noShell, ProjectDir: projectDir(root), AllowPaths: o.allow, Yes: o.yes, Strict: o.strict,
 		Loop:     orchestrator.Options{MaxIterations: o.maxIter, Retries: o.retries, MaxSameFailures: o.maxSame},
 		Parallel: o.parallel, MaxAgentCalls: o.maxCalls, MaxCostUSD: o.maxCost,
 		OutputTail: o.tail, JSMemory: o.jsMemory << 20,
@@ -145,7 +157,7 @@ func runSkill(c *cobra.Command, s Streams, o *runOptions, dir string, args []str
 		},
 	}
 	if cmd := firstNonEmpty(o.agentCmd, os.Getenv("SKILLKIT_AGENT")); cmd != "" {
-		opts.Agent = &agent.Agent{Command: cmd}
+		opts.Agent = &agent.Agent{Command: absCommand(cmd, cwd)}
 	}
 	switch {
 	case o.answers != "":
@@ -161,11 +173,15 @@ func runSkill(c *cobra.Command, s Streams, o *runOptions, dir string, args []str
 		opts.Answers = &script.Terminal{In: s.In, Out: c.ErrOrStderr()}
 	}
 	if o.dryRun {
+		if o.resume == "" {
+			// The same gate as the real run's: a dry run of a skill the
+			// run would refuse says so, and fails as the run would.
+			if err := opts.Validate(skill); err != nil {
+				return usageErr(fmt.Errorf("a run would refuse this skill: %w", err))
+			}
+		}
 		d, err := skrun.Plan(opts)
 		if err != nil {
-			if runExit(err) == ExitUsage {
-				err = fmt.Errorf("--dry-run: the run would refuse the skill: %w", err)
-			}
 			return &exitError{code: runExit(err), err: err}
 		}
 		return d.Write(c.OutOrStdout(), opts.Agent != nil)
@@ -177,11 +193,21 @@ func runSkill(c *cobra.Command, s Streams, o *runOptions, dir string, args []str
 			return usageErr(fmt.Errorf("%w: %w", skrun.ErrInvalid, err))
 		}
 	}
-	if isTerminal(c.ErrOrStderr()) {
-		p := newProgress(c.ErrOrStderr(), skill)
+	stderr, live := c.ErrOrStderr().(*os.File)
+	switch {
+	case o.progress == progressJSON:
+		// stdout is the events' alone, for a program to read.
+		opts.Out, opts.Observe = c.ErrOrStderr(), jsonObserver(c.OutOrStdout())
+	case o.progress == progressAuto && live && isTerminal(stderr):
+		p := newProgress(stderr, skill)
 		opts.Out = p.lines(c.OutOrStdout())
 		opts.Observe = p.observe
-		defer p.done()
+		if opts.Answers != nil {
+			opts.Answers = p.pausing(opts.Answers)
+		}
+		defer p.end()
+	default:
+		opts.Observe = plainObserver(opts.Out)
 	}
 	// A closed terminal (SIGHUP) or a kill stops the run as Ctrl-C does:
 	// its commands are killed and it stays resumable.
@@ -189,17 +215,54 @@ func runSkill(c *cobra.Command, s Streams, o *runOptions, dir string, args []str
 	defer stop()
 	res, err := skrun.Run(ctx, opts)
 	if err != nil {
-		var budget *agent.BudgetError
-		switch {
-		case res == nil:
-		case errors.As(err, &budget):
-			err = fmt.Errorf("%w; resume with: skillkit run %s --resume %s %s <more>", err, dir, res.ID, budget.Flag)
-		case ctx.Err() != nil || errors.Is(err, runstore.ErrWrite):
-			err = fmt.Errorf("%w; resume with: skillkit run %s --resume %s", err, dir, res.ID)
+		code := runExit(err)
+		err = stopped(ctx, err, res, dir)
+		if res != nil && res.State.Retryable() {
+			err = fmt.Errorf("%w\nafter a fix, run it again from there with: skillkit run %s --resume %s --retry", err, dir, res.ID)
 		}
-		return &exitError{code: runExit(err), err: err}
+		return &exitError{code: code, err: err}
 	}
 	return nil
+}
+
+// absCommand makes a command that starts with a relative path to a file
+// (./agent.sh, examples/x/agent.sh) start with its absolute path: the
+// agent runs in the run's work dir, where the relative one names nothing.
+func absCommand(cmd, cwd string) string {
+	first, rest, _ := strings.Cut(strings.TrimLeft(cmd, " "), " ")
+	if !strings.Contains(first, "/") || filepath.IsAbs(first) {
+		return cmd
+	}
+	abs := filepath.Join(cwd, first)
+	if _, err := os.Stat(abs); err != nil {
+		return cmd
+	}
+	if rest == "" {
+		return shellQuote(abs)
+	}
+	return shellQuote(abs) + " " + rest
+}
+
+// shellQuote quotes s for sh.
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// stopped words what a run returned for a person. A run that can be
+// resumed gets one hint, with the command that resumes it; after Ctrl-C
+// the cause ("context canceled") says nothing the user does not know.
+func stopped(ctx context.Context, err error, res *skrun.Result, dir string) error {
+	var re *skrun.RunError
+	if res == nil || !errors.As(err, &re) || re.State != runstore.RunInterrupted {
+		return err
+	}
+	resume := fmt.Sprintf("skillkit run %s --resume %s", dir, res.ID)
+	var budget *agent.BudgetError
+	switch {
+	case ctx.Err() != nil:
+		return fmt.Errorf("run %s stopped; its state is saved, continue it with: %s", res.ID, resume)
+	case errors.As(err, &budget):
+		return fmt.Errorf("run %s stopped: %w; continue it with: %s %s <more>", res.ID, re.Err, resume, budget.Flag)
+	}
+	return fmt.Errorf("run %s stopped: %w; continue it with: %s", res.ID, re.Err, resume)
 }
 
 // lastRun is the folder of the newest run of the named skill.

@@ -12,7 +12,6 @@ import (
 
 	"github.com/skillkit/skillkit/internal/runstore"
 	"github.com/skillkit/skillkit/lint"
-	"github.com/skillkit/skillkit/parse"
 	"github.com/skillkit/skillkit/plan"
 )
 
@@ -22,8 +21,9 @@ var schemas = map[string]func() *jsonschema.Schema{
 	"plan": func() *jsonschema.Schema {
 		return reflectSchema(&plan.Skill{}, "plan", "json", false, "The output of skillkit plan --json.")
 	},
-	"run": func() *jsonschema.Schema {
-		return reflectSchema(&runstore.Progress{}, "run", "json", false, "skill-state.yaml in a run directory (YAML, same fields).")
+	"progress": func() *jsonschema.Schema {
+		return reflectSchema(&runstore.Progress{}, "progress", "json", false,
+			"skill-state.yaml in a run directory (YAML, same fields): the skill-state specification's fields, required, and skillkit's own beside them.")
 	},
 	"config": func() *jsonschema.Schema {
 		return reflectSchema(&lint.Config{}, "config", "yaml", false, "skillkit.yaml: lint rule severities, ignore globs, profile.")
@@ -38,8 +38,10 @@ var schemas = map[string]func() *jsonschema.Schema{
 // open.
 func reflectSchema(v any, name, tag string, open bool, description string) *jsonschema.Schema {
 	r := &jsonschema.Reflector{FieldNameTag: tag, AllowAdditionalProperties: open}
-	if tag == "yaml" {
-		// yaml tags have no omitempty on these fields: nothing is required.
+	if tag == "yaml" || name == "progress" {
+		// yaml tags have no omitempty on these fields, and the progress
+		// file requires only the specification's: jsonschema tags say
+		// what is required.
 		r.RequiredFromJSONSchemaTags = true
 	}
 	s := r.Reflect(v)
@@ -67,7 +69,7 @@ func newSchemaCmd() *cobra.Command {
 types, for editors and CI that check skillkit's files:
 
   plan     the output of skillkit plan --json
-  run      skill-state.yaml, a run's progress
+  progress skill-state.yaml, a run's progress
   config   skillkit.yaml, the lint configuration
   state    the base fields of state.json
 
@@ -95,9 +97,9 @@ The generated schemas are also committed under schemas/.`,
 }
 
 func skillStateSchema(w io.Writer, dir string) error {
-	s, err := parse.Dir(dir)
+	s, err := readSkill(dir)
 	if err != nil {
-		return usageErr(err)
+		return err
 	}
 	if s.StateSchema == nil || s.StateSchema.Schema == nil {
 		return usageErr(fmt.Errorf("%s has no state schema (a typescript or JSON Schema block in state-schema.md)", dir))

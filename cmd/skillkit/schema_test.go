@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
+	"github.com/skillkit/skillkit/internal/testfs"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -68,7 +70,7 @@ func TestSchemasAcceptRealFiles(t *testing.T) {
 		t.Fatalf("runs = %v", runs)
 	}
 	for _, tc := range []struct{ schema, file string }{
-		{"run", filepath.Join(runs[0], "skill-state.yaml")},
+		{"progress", filepath.Join(runs[0], "skill-state.yaml")},
 		{"state", filepath.Join(runs[0], "state.json")},
 	} {
 		data, err := os.ReadFile(tc.file)
@@ -98,5 +100,86 @@ func TestSchemasAcceptRealFiles(t *testing.T) {
 	must(t, yaml.Unmarshal([]byte("profile: codex\n"), &cfg))
 	if compileSchema(t, "config").Validate(cfg) == nil {
 		t.Error("an unknown profile is accepted")
+	}
+}
+
+// yamlValue reads YAML as an editor's language server sees it: through
+// JSON (timestamps become strings).
+func yamlValue(t *testing.T, data []byte) any {
+	t.Helper()
+	var y, v any
+	must(t, yaml.Unmarshal(data, &y))
+	j, err := json.Marshal(y)
+	must(t, err)
+	must(t, json.Unmarshal(j, &v))
+	return v
+}
+
+// TestProgressSpecExamples validates the two example documents of the
+// skill-state specification (shared/seeds/002), verbatim, against the
+// progress schema: a file written to the specification is a progress file.
+func TestProgressSpecExamples(t *testing.T) {
+	spec := filepath.Join(repoRoot(t), "..", "shared", "seeds", "002_f55d8978bb89d29c.txt")
+	data, err := os.ReadFile(spec)
+	if os.IsNotExist(err) {
+		t.Skipf("the specification is not at %s: skipping (it sits beside the repository in ../shared)", spec)
+	}
+	must(t, err)
+	examples := regexp.MustCompile("(?s)## Example: [^\n]+\n\n```yaml\n(.*?)```").FindAllStringSubmatch(string(data), -1)
+	if len(examples) != 2 {
+		t.Fatalf("found %d examples in the specification, want 2", len(examples))
+	}
+	schema := compileSchema(t, "progress")
+	for _, ex := range examples {
+		if err := schema.Validate(yamlValue(t, []byte(ex[1]))); err != nil {
+			t.Errorf("an example of the specification does not validate: %v\n%s", err, ex[1])
+		}
+	}
+}
+
+// TestProgressFilesValidate validates the progress files of runs of every
+// kind against the progress schema: completed, failed, interrupted,
+// autonomous and hybrid.
+func TestProgressFilesValidate(t *testing.T) {
+	root := repoRoot(t)
+	bad := filepath.Join(t.TempDir(), "fails")
+	testfs.WriteTree(t, bad, map[string]string{
+		"SKILL.md":       frontMatter("fails"),
+		"phases/01-a.md": "# Phase 1: A\n\n## Execution\n\n```bash\necho oops >&2; exit 4\n```\n",
+	})
+	asks := filepath.Join(t.TempDir(), "asks")
+	testfs.WriteTree(t, asks, map[string]string{
+		"SKILL.md":       frontMatter("asks"),
+		"phases/01-a.md": "# Phase 1: A\n\n## Execution\n\n```bash\ntrue\n```\n",
+		"phases/02-b.md": "# Phase 2: B\n\n## Execution\n\nThink.\n",
+	})
+	schema := compileSchema(t, "progress")
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+	}{
+		{"completed", []string{"run", filepath.Join(root, "examples", "sequential")}, 0},
+		{"failed", []string{"run", bad}, 1},
+		{"interrupted", []string{"run", asks}, 1},
+		{"autonomous", []string{"run", filepath.Join(root, "examples", "autonomous")}, 0},
+		{"hybrid", []string{"run", filepath.Join(root, "examples", "hybrid"), "--input", "text=a b a"}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			work := t.TempDir()
+			t.Chdir(work)
+			if code, _, stderr := run(tc.args...); code != tc.code {
+				t.Fatalf("exit %d, want %d: %s", code, tc.code, stderr)
+			}
+			files, _ := filepath.Glob(filepath.Join(work, ".skillkit", "runs", "*", "*", "skill-state.yaml"))
+			if len(files) != 1 {
+				t.Fatalf("progress files %v", files)
+			}
+			data, err := os.ReadFile(files[0])
+			must(t, err)
+			if err := schema.Validate(yamlValue(t, data)); err != nil {
+				t.Errorf("%s does not validate: %v\n%s", files[0], err, data)
+			}
+		})
 	}
 }

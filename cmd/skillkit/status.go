@@ -1,6 +1,11 @@
 package main
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+
 	"github.com/spf13/cobra"
 
 	"github.com/skillkit/skillkit/internal/runstore"
@@ -13,7 +18,9 @@ func newStatusCmd() *cobra.Command {
 		Short: "Show the progress of a run",
 		Long: `status shows a run's state, its current phase or action and step, the steps
 completed and the last error. RUN is a run id or a run directory; without
-it, the newest run under .skillkit/runs.`,
+it, the newest run of the project: runs are kept in the .skillkit/runs of
+the nearest folder, this one or above, that holds .skillkit/ or .git, so
+status finds them from any subfolder.`,
 		Example: `  skillkit status
   skillkit status 20261121-101500-ab12 --json`,
 		Args: cobra.MaximumNArgs(1),
@@ -22,7 +29,11 @@ it, the newest run under .skillkit/runs.`,
 			if len(args) == 1 {
 				ref = args[0]
 			}
-			s, err := runsOf(".").Status(ref)
+			store, err := projectStore()
+			if err != nil {
+				return err
+			}
+			s, err := store.Status(ref)
 			if err != nil {
 				return usageErr(err)
 			}
@@ -37,19 +48,43 @@ it, the newest run under .skillkit/runs.`,
 }
 
 func newRunsCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "runs",
-		Short: "List the runs under .skillkit/runs",
-		Long:  "runs lists the runs of every skill under .skillkit/runs in the current folder, newest first, with their state.",
+	var all bool
+	c := &cobra.Command{
+		Use:   "runs [SKILL]",
+		Short: "List a project's runs",
+		Long: `runs lists runs, newest first, with their state: those of SKILL (a skill
+folder or name), else those of the skill folder you are in, else every
+skill's; --all lists every skill's wherever you are. Runs are kept in the
+.skillkit/runs of the project: the nearest folder, this one or above, that
+holds .skillkit/ or .git.`,
 		Example: `  skillkit runs
+  skillkit runs --all
   skillkit status $(skillkit runs | awk 'NR==2 {print $1}')`,
-		Args: cobra.NoArgs,
-		RunE: runE(func(c *cobra.Command, _ []string) error {
-			runs, err := runsOf(".").List()
+		Args: cobra.MaximumNArgs(1),
+		RunE: runE(func(c *cobra.Command, args []string) error {
+			cwd, err := os.Getwd()
+			if err != nil {
+				return fmt.Errorf("finding the current folder: %w", err)
+			}
+			root := projectRoot(cwd)
+			runs, err := runsOf(root).List()
 			if err != nil {
 				return err
+			}
+			skill := ""
+			switch {
+			case all:
+			case len(args) == 1:
+				skill = filepath.Base(filepath.Clean(args[0]))
+			default:
+				skill = enclosingSkill(cwd, root)
+			}
+			if skill != "" {
+				runs = slices.DeleteFunc(runs, func(s *runstore.Summary) bool { return s.Skill != skill })
 			}
 			return runstore.WriteRuns(c.OutOrStdout(), runs)
 		}),
 	}
+	c.Flags().BoolVar(&all, "all", false, "list the runs of every skill")
+	return c
 }

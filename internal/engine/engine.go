@@ -21,8 +21,9 @@ import (
 
 // Script is what the engine needs of the JS host; *script.Host is one.
 type Script interface {
-	// RunStep runs a JS block with the state and returns the new state.
-	RunStep(ctx context.Context, block *plan.CodeBlock, state map[string]any) (map[string]any, error)
+	// RunStep runs a JS block with the state and the phase's scope, and
+	// returns the new state; the block's bindings join the scope.
+	RunStep(ctx context.Context, block *plan.CodeBlock, state map[string]any, scope *script.Scope) (map[string]any, error)
 	// Shell runs a shell block in the work dir with the run's environment;
 	// a non-zero exit is in the result, not an error.
 	// out, when set, gets all of the output as it comes; the result
@@ -38,7 +39,7 @@ type Agent interface {
 // Confirmer answers a step's confirmation question with one of the
 // plan.Confirm* answers; every script.Answerer is one.
 type Confirmer interface {
-	Confirm(ctx context.Context, c *plan.Confirm) (string, error)
+	Confirm(ctx context.Context, c *plan.Confirm) (plan.ConfirmAnswer, error)
 }
 
 // ErrAborted is returned when a confirmation was answered abort.
@@ -51,7 +52,7 @@ type StepError struct {
 	Pos  plan.Pos
 	Err  error
 	// Diagnostics are the last lines of the step's stderr and output.
-	Diagnostics []string
+	Diagnostics runstore.Diagnostics
 }
 
 func (e *StepError) Error() string {
@@ -99,6 +100,12 @@ type Runner struct {
 	Confirm Confirmer
 	// Yes answers yes to every confirmation.
 	Yes bool
+	// Positions are the steps' places in the run (1-based, in phase
+	// order), by step id: the progress file's currentStep.
+	Positions map[string]int
+	// ActionBase is added to an action's iteration for its place in the
+	// run: the steps of the phases before the loop.
+	ActionBase int
 	// Strict keeps the agent from taking over native code that failed
 	// (--strict): the code must run as written.
 	Strict bool
@@ -126,6 +133,8 @@ type Runner struct {
 	// when moved.
 	loop  *runstore.Loop
 	moved bool
+	// scopes are the JS scopes of the phases, by phase id.
+	scopes map[string]*script.Scope
 	// warned says a write to the run's history (metrics, logs) failed
 	// and was reported once.
 	warned bool
@@ -276,6 +285,32 @@ func (r *Runner) AgentCalled(c agent.Call) {
 
 // phase is the phase of the skill that a unit id names, or a bare one for
 // a unit that is no phase file.
+// scope is the JS scope the native steps of phase unit share: on first
+// use in this process, what the run's record kept of it, with the
+// declarations of the phase's steps that completed before.
+func (r *Runner) scope(unit string) *script.Scope {
+	if sc, ok := r.scopes[unit]; ok {
+		return sc
+	}
+	if r.scopes == nil {
+		r.scopes = map[string]*script.Scope{}
+	}
+	p := r.Run.Progress()
+	var values map[string]any
+	if p.ScopePhase == unit {
+		values = p.Scope
+	}
+	var done []*plan.CodeBlock
+	for i, st := range r.phase(unit).Steps {
+		if p.StepDone(StepID(unit, i)) && st.Kind() == plan.StepCode {
+			done = append(done, st.Runnable()...)
+		}
+	}
+	sc := script.RestoreScope(values, done)
+	r.scopes[unit] = sc
+	return sc
+}
+
 func (r *Runner) phase(unit string) *plan.Phase {
 	for _, ph := range r.Skill.Phases {
 		if ph.ID() == unit {

@@ -47,6 +47,10 @@ type stepRun struct {
 	// takeover is set when the agent takes the step over after its code
 	// failed: what the agent is told of the failure.
 	takeover string
+	// bound is set once the step ran JS: its record carries the scope.
+	bound bool
+	// position is the step's place in the run (Runner.Positions).
+	position int
 }
 
 func (s *stepRun) to(state StepState, detail string) error {
@@ -61,11 +65,12 @@ func (s *stepRun) to(state StepState, detail string) error {
 // status (runstore.StepCompleted, StepSkipped, or StepFailed for a failure
 // its policy continues past). The error is set when the phase must stop: a
 // *StepError, ErrAborted, agent.ErrNoAgent or the context's.
-func (r *Runner) RunStep(ctx context.Context, unit, id string, step *plan.Step) (runstore.StepStatus, error) {
-	s := &stepRun{r: r, unit: unit, id: id, step: step, start: time.Now()}
-	if err := s.to(StepPending, step.Title); err != nil {
+func (r *Runner) RunStep(ctx context.Context, unit, id string, step *plan.Step) (runstore.StepResult, error) {
+	s := &stepRun{r: r, unit: unit, id: id, step: step, start: time.Now(), position: r.Positions[id]}
+	if err := s.r.Event(runstore.Event{Phase: unit, Step: id, To: string(StepPending), Detail: step.Title, Position: s.position}); err != nil {
 		return "", err
 	}
+	s.state = StepPending
 	if c := step.Attrs.Condition; c.Checkable() {
 		if err := s.to(StepChecking, c.JS); err != nil {
 			return "", err
@@ -141,15 +146,20 @@ func (r *Runner) RunStep(ctx context.Context, unit, id string, step *plan.Step) 
 
 // fail ends a failed step: with On error continue it is recorded as failed
 // and the phase goes on; otherwise the error stops the phase.
-func (s *stepRun) fail(ctx context.Context, attempts int, err error, res *execResult) (runstore.StepStatus, error) {
+func (s *stepRun) fail(ctx context.Context, attempts int, err error, res *execResult) (runstore.StepResult, error) {
 	diag := res.diagnostics()
 	if p := s.step.Attrs.OnError; p != nil && p.Policy == plan.OnErrorContinue {
-		return s.finish(runstore.StepFailed, StepFailed, err.Error()+" (on error: continue)", attempts, res != nil && res.evidence)
+		return s.finish(runstore.StepContinued, StepFailed, err.Error()+" (on error: continue)", attempts, res != nil && res.evidence)
 	}
-	// The unit's error transition that follows ends the group.
-	if terr := s.to(StepFailed, err.Error()); terr != nil {
+	// The step that fails the phase is recorded too (as failed: a retry
+	// runs it again); the unit's error transition that follows ends the
+	// group.
+	rec := runstore.NewStepRecord(s.position, s.id, s.step.Title, runstore.StepFailed, res != nil && res.evidence, time.Now())
+	rec.Fingerprint = s.step.Fingerprint()
+	if terr := s.r.Event(runstore.Event{Phase: s.unit, Step: s.id, From: string(s.state), To: string(StepFailed), Detail: err.Error(), Record: &rec}); terr != nil {
 		return "", terr
 	}
+	s.state = StepFailed
 	s.r.metric(runstore.Metric{Kind: runstore.KindStep, Phase: s.unit, Step: s.id, DurationMS: ms(time.Since(s.start)), Attempts: attempts, Outcome: string(StepFailed)})
 	s.r.printf("  step %s %s: failed: %v\n", s.id, s.step.Title, err)
 	pos := s.step.Pos
@@ -161,10 +171,15 @@ func (s *stepRun) fail(ctx context.Context, attempts int, err error, res *execRe
 
 // finish records the step as finished for good, with its last
 // transition, durably: from here on a resume never runs it again.
-func (s *stepRun) finish(status runstore.StepStatus, to StepState, detail string, attempts int, evidence bool) (runstore.StepStatus, error) {
+func (s *stepRun) finish(status runstore.StepResult, to StepState, detail string, attempts int, evidence bool) (runstore.StepResult, error) {
 	now := time.Now()
-	rec := &runstore.StepRecord{Step: s.id, Title: s.step.Title, Status: status, EvidenceCaptured: evidence, Timestamp: now.UTC()}
-	err := s.r.Commit(runstore.Event{Time: now, Phase: s.unit, Step: s.id, From: string(s.state), To: string(to), Detail: detail, Record: rec})
+	rec := runstore.NewStepRecord(s.position, s.id, s.step.Title, status, evidence, now)
+	rec.Fingerprint = s.step.Fingerprint()
+	e := runstore.Event{Time: now, Phase: s.unit, Step: s.id, From: string(s.state), To: string(to), Detail: detail, Record: &rec}
+	if s.bound {
+		e.Scope = s.r.scope(s.unit).Values
+	}
+	err := s.r.Commit(e)
 	if err != nil {
 		return "", err
 	}
@@ -181,7 +196,7 @@ func (s *stepRun) finish(status runstore.StepStatus, to StepState, detail string
 // confirm answers a step's confirmation: --yes, else the Confirmer, else
 // the question's default; "agent" (as an answer or a default) lets the
 // agent decide between yes and skip. how says where the answer came from.
-func (r *Runner) confirm(ctx context.Context, unit string, step *plan.Step) (answer, how string, err error) {
+func (r *Runner) confirm(ctx context.Context, unit string, step *plan.Step) (answer plan.ConfirmAnswer, how string, err error) {
 	c := step.Attrs.Confirm
 	switch {
 	case r.Yes:
@@ -246,18 +261,14 @@ type execResult struct {
 // error diagnostics.
 const diagLines = 10
 
-func (res *execResult) diagnostics() []string {
+func (res *execResult) diagnostics() runstore.Diagnostics {
+	d := runstore.Diagnostics{Console: []string{}, Files: []string{}}
 	if res == nil {
-		return nil
+		return d
 	}
-	var out []string
-	for _, l := range lastLines(res.stderr, diagLines) {
-		out = append(out, "stderr: "+l)
-	}
-	for _, l := range lastLines(res.stdout, diagLines/2) {
-		out = append(out, "stdout: "+l)
-	}
-	return out
+	d.Stderr = strings.Join(lastLines(res.stderr, diagLines), "\n")
+	d.Stdout = strings.Join(lastLines(res.stdout, diagLines/2), "\n")
+	return d
 }
 
 // execStep runs the step's blocks in order, or hands it to the agent, in
@@ -308,7 +319,8 @@ func (r *Runner) execBlocks(ctx context.Context, s *stepRun, res *execResult) er
 				return fmt.Errorf("bash: %w", err)
 			}
 		case plan.LangJS:
-			state, err := r.Script.RunStep(ctx, b, r.State)
+			state, err := r.Script.RunStep(ctx, b, r.State, r.scope(s.unit))
+			s.bound = true
 			if err != nil {
 				res.stderr = err.Error()
 				r.log(logName, fmt.Sprintf("# js %s\n%v\n", b.Pos, err))

@@ -54,6 +54,9 @@ type UnitSpec struct {
 	// Backoff the first wait (doubling).
 	Retries int
 	Backoff time.Duration
+	// Position is an action's place in the run; its loading transition and
+	// its record carry it. Zero for a phase.
+	Position int
 	// Plan, Execute and Verify do the work of their states; nil skips one.
 	// A retry runs Execute and Verify again.
 	Plan    func(ctx context.Context) error
@@ -72,6 +75,18 @@ func (u *unit) to(state UnitState, detail string) error {
 	e := runstore.Event{From: string(u.state), To: string(state), Detail: detail}
 	if u.spec.Kind == runstore.KindAction {
 		e.Action = u.spec.ID
+		// An action is one of the run's steps in the progress file.
+		switch state {
+		case UnitLoading:
+			e.Position = u.spec.Position
+		case UnitCompleted, UnitFailed:
+			result := runstore.StepCompleted
+			if state == UnitFailed {
+				result = runstore.StepFailed
+			}
+			rec := runstore.NewStepRecord(u.spec.Position, u.spec.ID, u.spec.Title, result, false, time.Now())
+			e.Record = &rec
+		}
 	} else {
 		e.Phase = u.spec.ID
 	}

@@ -123,6 +123,44 @@ func (p *Program) TopLevelNames() []string {
 	return out
 }
 
+// Bindings are a block's top-level bindings that a later block can be
+// given: Values names every variable, const and let (their values are
+// read after the block ran), Decls is the source of every function and
+// class declaration (declared again, as they have no JSON value).
+type Bindings struct {
+	Values []string
+	Decls  []string
+}
+
+// TopLevelBindings returns the block's top-level bindings.
+func (p *Program) TopLevelBindings() Bindings {
+	var b Bindings
+	for _, st := range p.Body {
+		switch st := st.(type) {
+		case *ast.VariableStatement:
+			for _, x := range st.List {
+				b.Values = append(b.Values, patternNames(x.Target)...)
+			}
+		case *ast.LexicalDeclaration:
+			for _, x := range st.List {
+				b.Values = append(b.Values, patternNames(x.Target)...)
+			}
+		case *ast.FunctionDeclaration, *ast.ClassDeclaration:
+			b.Decls = append(b.Decls, p.source(st))
+		}
+	}
+	return b
+}
+
+// source is the text of a node of the block.
+func (p *Program) source(n ast.Node) string {
+	from, to := int(n.Idx0())-1-p.shift, int(n.Idx1())-1-p.shift
+	if from < 0 || to > len(p.src) || from >= to {
+		return ""
+	}
+	return p.src[from:to]
+}
+
 // declaredBy returns the names a node binds: declarations, parameters,
 // function and class names, catch parameters, loop variables.
 func declaredBy(n ast.Node) []string {

@@ -274,7 +274,7 @@ func (l *loop) action(ctx context.Context, a *plan.Action) error {
 	}
 	err := l.r.RunUnit(ctx, engine.UnitSpec{
 		Kind: runstore.KindAction, ID: a.ID, Title: a.Title,
-		Retries: retries, Backoff: backoff,
+		Retries: retries, Backoff: backoff, Position: l.r.ActionBase + l.r.Loop().Iteration,
 		Execute: func(ctx context.Context) (err error) {
 			if t := a.Attrs.Timeout; t != nil {
 				var cancel context.CancelFunc

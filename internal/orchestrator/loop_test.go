@@ -69,7 +69,7 @@ func TestSchemaRefusesUpdate(t *testing.T) {
 	if st["error_count"] != 1.0 || !strings.Contains(errorMessage(st, 0), "status: value must be one of") {
 		t.Errorf("errors = %v, error_count %v", st["errors"], st["error_count"])
 	}
-	if p := progress(t, res.Dir); p.Error == nil || p.Error.Step != "action-finish" {
+	if p := progress(t, res.Dir); p.Error == nil || p.Error.ID != "action-finish" {
 		t.Errorf("skill-state.yaml error = %+v, want one naming action-finish", p.Error)
 	}
 }
@@ -284,7 +284,7 @@ func TestSameFailureStops(t *testing.T) {
 	if st := state(t, res.Dir); st["error_count"] != 5.0 {
 		t.Errorf("error_count = %v, want 5", st["error_count"])
 	}
-	if p := progress(t, res.Dir); p.Error == nil || p.Error.Step != "action-update" {
+	if p := progress(t, res.Dir); p.Error == nil || p.Error.ID != "action-update" {
 		t.Errorf("progress error = %+v", p.Error)
 	}
 

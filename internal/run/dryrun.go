@@ -85,16 +85,9 @@ func Plan(o Options) (*DryRun, error) {
 	if s == nil {
 		return nil, fmt.Errorf("dry run: no skill: %w", ErrInvalid)
 	}
-	// The gate of the run: what the run would refuse, the dry run refuses
-	// alike, with the same message and exit code.
-	phases, _, err := runnable(s)
+	phases, err := phasesOf(s)
 	if err != nil {
 		return nil, err
-	}
-	if o.Resume == "" && o.Validate != nil {
-		if err := o.Validate(s); err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
-		}
 	}
 	d := &DryRun{Skill: s.Name, Mode: string(s.Mode)}
 	done := map[string]bool{}
@@ -105,16 +98,15 @@ func Plan(o Options) (*DryRun, error) {
 	}
 	args, session := o.Args, "<the new run's session id>"
 	if o.Resume != "" {
-		sum, err := o.Store.Status(o.Resume)
+		sum, err := resumable(o)
 		if err != nil {
 			return nil, err
 		}
 		p := sum.Progress
-		if err := resumable(o, p); err != nil {
-			return nil, err
-		}
 		for _, st := range p.CompletedSteps {
-			done[st.Step] = true
+			if st.Done() {
+				done[st.ID] = true
+			}
 		}
 		for _, id := range p.CompletedPhases {
 			done[id] = true
@@ -176,7 +168,7 @@ func dryLoop(s *plan.Skill, actx agent.Context) (*DryLoop, error) {
 		l.Selection = "selectNextAction at " + o.Decision.Pos.String()
 	}
 	for _, a := range s.Actions {
-		da := &DryAction{ID: a.ID, Pos: a.Execution.Pos, Kind: a.Execution.Kind, Class: a.Execution.Class}
+		da := &DryAction{ID: a.ID, Pos: a.Execution.Pos, Kind: string(a.Execution.Kind), Class: a.Execution.Class}
 		if a.Execution.Kind == plan.ExecProse {
 			da.Kind = "agent"
 		}
@@ -202,7 +194,7 @@ func dryLoop(s *plan.Skill, actx agent.Context) (*DryLoop, error) {
 func onErrorText(e *plan.OnError) string {
 	switch {
 	case e.Policy != plan.OnErrorRetry:
-		return e.Policy
+		return string(e.Policy)
 	case e.Backoff > 0:
 		return fmt.Sprintf("retry %d backoff %v", e.Retries, e.Backoff)
 	}

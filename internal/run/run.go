@@ -40,7 +40,11 @@ type Options struct {
 	// store locates runs by.
 	Resume string
 	// Force resumes a run whose skill changed since it started.
-	Force  bool
+	Force bool
+	// Retry takes up a failed or aborted run after a fix, from the step
+	// or action that failed (--retry); completed steps whose text changed
+	// since they ran refuse it, unless Force.
+	Retry  bool
 	Inputs map[string]string
 	// Args are the skill's arguments (skillkit run SKILL -- ARGS…); a
 	// resume reuses the run's own and refuses others.
@@ -124,36 +128,25 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if o.Store == nil {
 		return nil, errors.New("run: no store to keep the run in")
 	}
-	phases, hooks, err := runnable(s)
+	phases, err := phasesOf(s)
 	if err != nil {
 		return nil, err
 	}
+	hooks, err := engine.LoadHooks(s)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
 	var l *lifecycle
 	if o.Resume != "" {
-		l, err = resume(o)
+		l, err = resume(o, phases)
 	} else {
-		l, err = create(o)
+		l, err = create(o, phases)
 	}
 	if err != nil {
 		return nil, err
 	}
 	l.eng.Hooks = hooks
 	return l.run(ctx, phases)
-}
-
-// runnable is what refuses a skill before a run, or a dry run, claims
-// anything: nothing to run, hooks that cannot be attached. It returns the
-// phases to run and the hooks.
-func runnable(s *plan.Skill) ([]*plan.Phase, engine.Hooks, error) {
-	phases, err := phasesOf(s)
-	if err != nil {
-		return nil, nil, err
-	}
-	hooks, err := engine.LoadHooks(s)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %w", ErrInvalid, err)
-	}
-	return phases, hooks, nil
 }
 
 // phasesOf is what the phase strategy runs: the numbered phases, where an
@@ -184,10 +177,12 @@ type lifecycle struct {
 	eng *engine.Runner
 	// from is the run state the run is in when it starts running.
 	from runstore.RunState
+	// phases are what the phase strategy runs (phasesOf).
+	phases []*plan.Phase
 }
 
 // create validates the skill and records a new run, claimed.
-func create(o Options) (*lifecycle, error) {
+func create(o Options, phases []*plan.Phase) (*lifecycle, error) {
 	s := o.Skill
 	t0 := time.Now()
 	if o.Validate != nil {
@@ -198,7 +193,7 @@ func create(o Options) (*lifecycle, error) {
 	t1 := time.Now()
 	start := runstore.Start{
 		RunID: runstore.NewID(t0), Skill: s.Name, SkillDir: absDir(s.Dir), SkillHash: s.Hash, Mode: string(s.Mode),
-		StartedAt: t0.UTC(), SkillVersion: skillVersion(s), TotalSteps: totalSteps(s), Inputs: o.Inputs,
+		StartedAt: t0.UTC(), SkillVersion: skillVersion(s), TotalSteps: totalSteps(s), Phases: len(phases), Inputs: o.Inputs,
 		Args: o.Args, SessionID: runstore.NewSessionID(),
 	}
 	rec, err := o.Store.Create(runstore.NewRun{Start: start, State: s.InitialState(t0), WorkDir: o.WorkDir}, o.Claim)
@@ -208,7 +203,7 @@ func create(o Options) (*lifecycle, error) {
 		}
 		return nil, err
 	}
-	l := &lifecycle{o: o, rec: rec, from: runstore.RunReady}
+	l := &lifecycle{o: o, rec: rec, from: runstore.RunReady, phases: phases}
 	if err := l.newEngine(); err != nil {
 		rec.Close()
 		return nil, err
@@ -231,8 +226,11 @@ func create(o Options) (*lifecycle, error) {
 }
 
 // resume claims an existing run of the skill.
-func resume(o Options) (*lifecycle, error) {
-	rec, err := o.Store.Resume(o.Resume, o.Claim)
+func resume(o Options, phases []*plan.Phase) (*lifecycle, error) {
+	if _, err := resumable(o); err != nil {
+		return nil, err
+	}
+	rec, err := o.Store.Resume(o.Resume, runstore.ResumeOptions{Claim: o.Claim, Retry: o.Retry})
 	if err != nil {
 		return nil, err
 	}
@@ -241,10 +239,16 @@ func resume(o Options) (*lifecycle, error) {
 		rec.Close()
 		return nil, err
 	}
-	if err := resumable(o, p); err != nil {
+	if p.Skill != o.Skill.Name {
+		return fail(fmt.Errorf("resuming run %s: it is a run of %s, not %s: %w", p.RunID, p.Skill, o.Skill.Name, ErrInvalid))
+	}
+	if err := checkChanges(o, p); err != nil {
 		return fail(err)
 	}
-	l := &lifecycle{o: o, rec: rec, from: p.RunState}
+	if len(o.Args) > 0 && !slices.Equal(o.Args, p.Args) {
+		return fail(fmt.Errorf("resuming run %s: it runs with the arguments %q; a resume keeps them (pass none): %w", p.RunID, p.Args, ErrInvalid))
+	}
+	l := &lifecycle{o: o, rec: rec, from: p.RunState, phases: phases}
 	for _, n := range rec.Notes() {
 		l.printf("note: %s\n", n)
 	}
@@ -254,21 +258,76 @@ func resume(o Options) (*lifecycle, error) {
 	return l, nil
 }
 
-// resumable refuses a resume of the run p with o: a run of another skill,
-// of a skill that changed (without Force), or with other arguments. A dry
-// run applies it too.
-func resumable(o Options, p runstore.Progress) error {
-	if p.Skill != o.Skill.Name {
-		return fmt.Errorf("resuming run %s: it is a run of %q, not %s: %w", p.RunID, p.Skill, o.Skill.Name, ErrInvalid)
+// checkChanges refuses to take up a run of a skill that changed since it
+// started, unless forced. A retry after a fix expects a change: it is
+// refused only when a step that completed changed, as the run would keep
+// what the old text did. Either way the refusal names those steps.
+func checkChanges(o Options, p runstore.Progress) error {
+	if o.Force {
+		return nil
 	}
-	if h := o.Skill.Hash; h != "" && p.SkillHash != "" && h != p.SkillHash && !o.Force {
-		return fmt.Errorf("resuming run %s: %w (hash %s, now %s); resume with --force to run the changed skill",
-			p.RunID, ErrSkillChanged, short(p.SkillHash), short(h))
+	changed := changedSteps(o.Skill, p)
+	if o.Retry {
+		if len(changed) == 0 {
+			return nil
+		}
+		return fmt.Errorf("retrying run %s: %w: %d completed step(s) changed since they ran, and would not run again: %s; retry with --force to keep what they did, or start a new run",
+			p.RunID, ErrSkillChanged, len(changed), strings.Join(changed, "; "))
 	}
-	if len(o.Args) > 0 && !slices.Equal(o.Args, p.Args) {
-		return fmt.Errorf("resuming run %s: it runs with the arguments %q; a resume keeps them (pass none): %w", p.RunID, p.Args, ErrInvalid)
+	if h := o.Skill.Hash; h == "" || p.SkillHash == "" || h == p.SkillHash {
+		return nil
 	}
-	return nil
+	which := "no completed step changed"
+	if len(changed) > 0 {
+		which = "changed since they ran: " + strings.Join(changed, "; ")
+	}
+	return fmt.Errorf("resuming run %s: %w (hash %s, now %s; %s); resume with --force to run the changed skill",
+		p.RunID, ErrSkillChanged, short(p.SkillHash), short(o.Skill.Hash), which)
+}
+
+// changedSteps names the completed steps of p whose text is not what it
+// was when they ran (per-step fingerprints), or that are gone.
+func changedSteps(s *plan.Skill, p runstore.Progress) []string {
+	now := map[string]*plan.Step{}
+	for _, ph := range s.Phases {
+		for i, st := range ph.Steps {
+			now[engine.StepID(ph.ID(), i)] = st
+		}
+	}
+	var out []string
+	for _, r := range p.CompletedSteps {
+		if !r.Done() || !strings.Contains(r.ID, "#") {
+			// A failure runs again, and an action is not a step.
+			continue
+		}
+		st, ok := now[r.ID]
+		switch {
+		case !ok:
+			out = append(out, r.ID+" (no longer in the skill)")
+		case r.Fingerprint != "" && r.Fingerprint != st.Fingerprint():
+			out = append(out, fmt.Sprintf("%s %s (%s)", r.ID, st.Title, st.Pos))
+		}
+	}
+	return out
+}
+
+// resumable reads the run o.Resume names and refuses it when it is
+// another skill's: that comes first, before whether it has finished or
+// changed, as no flag makes it this skill's run.
+func resumable(o Options) (*runstore.Summary, error) {
+	sum, err := o.Store.Status(o.Resume)
+	if err != nil {
+		return nil, err
+	}
+	if sum.Skill != o.Skill.Name {
+		where := sum.Skill
+		if dir := sum.Progress.SkillDir; dir != "" {
+			where = dir
+		}
+		return nil, invalidf("run %s is a run of the skill %s, not %s; resume it with: skillkit run %s --resume %s",
+			sum.ID, sum.Skill, o.Skill.Name, where, sum.ID)
+	}
+	return sum, nil
 }
 
 func short(h string) string {
@@ -332,8 +391,26 @@ func (l *lifecycle) newEngine() error {
 		a.Env = append(slices.Clone(e.Env), a.Env...)
 		e.Agent = &a
 	}
+	e.Positions, e.ActionBase = positions(l.phases)
 	l.eng = e
 	return nil
+}
+
+// positions are the places of the steps in the run, 1-based in phase
+// order, and the number of steps before the loop, where actions count
+// on.
+func positions(phases []*plan.Phase) (map[string]int, int) {
+	pos, n, base := map[string]int{}, 0, 0
+	for _, ph := range phases {
+		if ph.IsOrchestrator {
+			base = n
+		}
+		for i := range ph.Steps {
+			n++
+			pos[engine.StepID(ph.ID(), i)] = n
+		}
+	}
+	return pos, base
 }
 
 // sessionOf is the run's session id; a run recorded before runs had one
@@ -420,8 +497,17 @@ func (l *lifecycle) run(ctx context.Context, phases []*plan.Phase) (*Result, err
 	}()
 	p := l.rec.Progress()
 	e := runstore.Event{From: string(l.from), To: string(runstore.RunRunning)}
+	if l.from.Terminal() {
+		// A retry: the skill's status goes back to running, as the run's.
+		st := maps.Clone(l.eng.State)
+		st["status"] = "running"
+		l.eng.SetState(st)
+	}
 	if l.from != runstore.RunReady {
 		e.Detail = "resumed"
+		if l.from.Terminal() {
+			e.Detail = "retried after it " + string(l.from)
+		}
 		if len(l.o.Inputs) > 0 {
 			e.Inputs = l.o.Inputs
 		}
@@ -429,7 +515,7 @@ func (l *lifecycle) run(ctx context.Context, phases []*plan.Phase) (*Result, err
 	if err := l.eng.Commit(e); err != nil {
 		return l.close(err)
 	}
-	l.printf("run %s: %s (%d phases, %d steps) in %s\n", p.RunID, l.o.Skill.Name, len(phases), p.TotalSteps, l.rec.WorkDir())
+	l.printf("run %s: %s (%s) in %s; step output in logs/\n", p.RunID, l.o.Skill.Name, shape(l.o.Skill), l.rec.WorkDir())
 	start := time.Now()
 	loop := func(ctx context.Context, r *engine.Runner, ph *plan.Phase) error {
 		lo := l.o.Loop
@@ -476,7 +562,7 @@ func (l *lifecycle) finish(ctx context.Context, start time.Time, err error) (*Re
 	}
 	e := runstore.Event{From: string(runstore.RunRunning), To: string(state), Detail: errText(err)}
 	if err != nil && state != runstore.RunInterrupted {
-		e.Error = runError(err)
+		e.Error = runError(err, l.rec.Progress().CurrentStep)
 	}
 	var werr error
 	if !errors.Is(err, runstore.ErrWrite) {
@@ -518,19 +604,23 @@ func (l *lifecycle) printf(format string, args ...any) {
 	}
 }
 
-// runError fills the progress file's error from what stopped the run.
-func runError(err error) *runstore.RunError {
-	e := &runstore.RunError{Message: err.Error()}
+// runError fills the progress file's error from what stopped the run, at
+// position: the place in the run of the step or action under way.
+func runError(err error, position int) *runstore.RunError {
+	e := &runstore.RunError{Step: position, Message: err.Error(), Diagnostics: runstore.Diagnostics{Console: []string{}, Files: []string{}}}
 	var se *engine.StepError
 	var oe *sequential.OutputError
 	var ae *engine.ActionError
 	switch {
 	case errors.As(err, &ae):
-		e.Step = ae.Action
+		e.ID = ae.Action
 	case errors.As(err, &se):
-		e.Step, e.Diagnostics = se.Step, se.Diagnostics
+		e.ID, e.Diagnostics = se.Step, se.Diagnostics
 	case errors.As(err, &oe):
-		e.Step, e.Diagnostics = oe.Phase, oe.Diagnostics
+		// An output is the phase's, not a step's.
+		e.Step, e.ID = 0, oe.Phase
+		e.Diagnostics.Files = append(e.Diagnostics.Files, oe.Output.File)
+		e.Diagnostics.Stderr = strings.Join(oe.Diagnostics, "\n")
 	}
 	return e
 }
@@ -547,6 +637,29 @@ func absDir(dir string) string {
 		return abs
 	}
 	return dir
+}
+
+// shape counts what a run of s has to do, in the words of its mode: the
+// numbered phases and their steps, and the actions of the loop. An
+// autonomous skill's orchestrator runs as a phase but is none to the
+// author.
+func shape(s *plan.Skill) string {
+	var parts []string
+	if n := len(s.Phases); n > 0 {
+		parts = append(parts, count(n, "phase"), count(totalSteps(s), "step"))
+	}
+	if n := len(s.Actions); n > 0 && s.Mode != plan.ModeSequential {
+		parts = append(parts, count(n, "action"))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// count is "1 step", "2 steps".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 func totalSteps(s *plan.Skill) int {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -51,9 +52,11 @@ type Start struct {
 	SkillHash string    `json:"skillHash"`
 	Mode      string    `json:"mode"`
 	StartedAt time.Time `json:"startedAt"`
-	// SkillVersion and TotalSteps are the progress file's.
+	// SkillVersion is the skill's own version (front matter), empty
+	// without one; TotalSteps the steps of its phases, Phases how many.
 	SkillVersion string            `json:"skillVersion,omitempty"`
 	TotalSteps   int               `json:"totalSteps"`
+	Phases       int               `json:"phases,omitempty"`
 	Inputs       map[string]string `json:"inputs,omitempty"`
 	// Args are the skill's arguments (skillkit run SKILL -- ARGS…); a
 	// resume reuses them.
@@ -66,30 +69,73 @@ type Start struct {
 	WorkDir string `json:"workDir,omitempty"`
 }
 
+// ProgressVersion is the version of the progress file's schema: its
+// skillVersion (shared/seeds/002, "Version of the skill-state schema").
+const ProgressVersion = "1.0"
+
+// Phases of currentPhase besides a phase's id (shared/seeds/002).
+const (
+	PhaseInit      = "init"
+	PhaseError     = "error"
+	PhaseSuccess   = "success"
+	PhaseCompleted = "completed"
+)
+
+// Checklist states.
+const (
+	ChecklistPending    = "pending"
+	ChecklistInProgress = "in_progress"
+	ChecklistCompleted  = "completed"
+)
+
 // Progress is skill-state.yaml: where a run stands. The first block of
-// fields has exactly the names DESIGN §3.2 gives; the rest are what a
-// resume and `skillkit status` need. It is derived from the run's events
-// by Apply, never written on its own.
+// fields has the names and types of the specification
+// (shared/seeds/002): a reader written to it reads this file. skillkit's
+// own fields follow. It is derived from the run's events by Apply, never
+// written on its own.
 type Progress struct {
-	SkillVersion   string       `yaml:"skillVersion" json:"skillVersion"`
-	StartedAt      time.Time    `yaml:"startedAt" json:"startedAt"`
-	CurrentPhase   string       `yaml:"currentPhase" json:"currentPhase"`
-	CurrentStep    string       `yaml:"currentStep" json:"currentStep"`
-	TotalSteps     int          `yaml:"totalSteps" json:"totalSteps"`
-	CompletedSteps []StepRecord `yaml:"completedSteps" json:"completedSteps"`
-	LastAction     string       `yaml:"lastAction" json:"lastAction"`
-	Error          *RunError    `yaml:"error" json:"error" jsonschema:"nullable"`
-	CompletedAt    *time.Time   `yaml:"completedAt" json:"completedAt" jsonschema:"nullable"`
+	// SkillVersion is the progress schema's version, ProgressVersion.
+	SkillVersion string    `yaml:"skillVersion" json:"skillVersion" jsonschema:"required"`
+	StartedAt    time.Time `yaml:"startedAt" json:"startedAt" jsonschema:"required"`
+	// CurrentPhase is PhaseInit before the first phase, the running
+	// phase's id, PhaseError while on-error hooks run, PhaseSuccess once
+	// the last phase passed, PhaseCompleted once the run finished.
+	CurrentPhase string `yaml:"currentPhase" json:"currentPhase" jsonschema:"required"`
+	// CurrentStep is the position in the run (1-based) of the step or
+	// action under way or last run; 0 before the first.
+	CurrentStep int `yaml:"currentStep" json:"currentStep" jsonschema:"required,minimum=0"`
+	// TotalSteps is the number of steps of the phases; for an autonomous
+	// skill, the actions run so far.
+	TotalSteps     int          `yaml:"totalSteps" json:"totalSteps" jsonschema:"required,minimum=0"`
+	CompletedSteps []StepRecord `yaml:"completedSteps" json:"completedSteps" jsonschema:"required"`
+	// ChecklistStatus has pre-run (validation: inputs, the lint gate, the
+	// first preconditions) and evidence (the declared outputs verified:
+	// in_progress while phases remain).
+	ChecklistStatus map[string]string `yaml:"checklistStatus" json:"checklistStatus" jsonschema:"required"`
+	LastAction      string            `yaml:"lastAction" json:"lastAction" jsonschema:"required"`
+	Error           *RunError         `yaml:"error" json:"error" jsonschema:"required,nullable"`
+	CompletedAt     *time.Time        `yaml:"completedAt" json:"completedAt" jsonschema:"required,nullable"`
 
 	RunState  RunState `yaml:"runState" json:"runState"`
 	SkillHash string   `yaml:"skillHash" json:"skillHash"`
 	RunID     string   `yaml:"runId" json:"runId"`
 	Skill     string   `yaml:"skill" json:"skill"`
+	// SkillRelease is the skill's own version (front matter version or
+	// metadata.version), empty without one.
+	SkillRelease string `yaml:"skillRelease,omitempty" json:"skillRelease,omitempty"`
 	// SkillDir is the skill folder the run was started from, absolute.
 	SkillDir string `yaml:"skillDir" json:"skillDir"`
 	Mode     string `yaml:"mode" json:"mode"`
+	// Phase is the id of the phase under way or last run, whatever
+	// currentPhase says.
+	Phase string `yaml:"phase" json:"phase"`
 	// Inputs are the --input values; a resume reuses them.
 	Inputs map[string]string `yaml:"inputs,omitempty" json:"inputs,omitempty"`
+	// CompletedPhases are the phases whose outputs were verified and hooks
+	// run: a resume skips them whole.
+	CompletedPhases []string `yaml:"completedPhases" json:"completedPhases"`
+	// Loop is the autonomous loop's position; nil until a loop starts.
+	Loop *Loop `yaml:"loop,omitempty" json:"loop,omitempty"`
 	// Args are the skill's arguments; a resume reuses them.
 	Args []string `yaml:"args,omitempty" json:"args,omitempty"`
 	// SessionID names the run's conversation with the agent.
@@ -97,43 +143,113 @@ type Progress struct {
 	// Agent is where the conversation with the agent stands; nil until
 	// the first agent call.
 	Agent *Conversation `yaml:"agent,omitempty" json:"agent,omitempty"`
-	// CompletedPhases are the phases whose outputs were verified and hooks
-	// run: a resume skips them whole.
-	CompletedPhases []string `yaml:"completedPhases" json:"completedPhases"`
-	// Loop is the autonomous loop's position; nil until a loop starts.
-	Loop *Loop `yaml:"loop,omitempty" json:"loop,omitempty"`
+	// Phases is how many phases the run has, to tell the last.
+	Phases int `yaml:"-" json:"-"`
+	// Scope is the JS scope of phase ScopePhase as last recorded (Event
+	// Scope); not part of the progress file.
+	Scope      map[string]any `yaml:"-" json:"-"`
+	ScopePhase string         `yaml:"-" json:"-"`
 }
 
-// StepStatus is how a step finished.
-type StepStatus string
-
-// Step outcomes recorded in completedSteps.
+// Step outcomes, the specification's status.
 const (
-	StepCompleted StepStatus = "completed"
-	StepSkipped   StepStatus = "skipped"
-	// StepFailed is a failed step whose On error policy was continue.
-	StepFailed StepStatus = "failed"
+	StatusPass = "pass"
+	StatusFail = "fail"
 )
 
-// StepRecord is one finished step. A step appears here once it has
-// finished for good; a resume never runs it again.
+// StepResult is how a step or action ended, skillkit's own word beside
+// the specification's pass or fail.
+type StepResult string
+
+// Step results.
+const (
+	StepCompleted StepResult = "completed"
+	StepSkipped   StepResult = "skipped"
+	// StepContinued is a failed step whose On error policy was continue:
+	// finished for good.
+	StepContinued StepResult = "continued"
+	// StepFailed is the step or action that failed the run: a retry runs
+	// it again.
+	StepFailed StepResult = "failed"
+)
+
+// StepRecord is one finished step or action.
 type StepRecord struct {
-	Step   string     `yaml:"step" json:"step"`
-	Status StepStatus `yaml:"status" json:"status"`
+	// Step is its position in the run, 1-based (CurrentStep's).
+	Step int `yaml:"step" json:"step" jsonschema:"required,minimum=0"`
+	// Status is pass or fail.
+	Status string `yaml:"status" json:"status" jsonschema:"required,enum=pass,enum=fail"`
 	// EvidenceCaptured is true when the step's output was kept in its log
 	// under logs/.
-	EvidenceCaptured bool      `yaml:"evidenceCaptured" json:"evidenceCaptured"`
-	Timestamp        time.Time `yaml:"timestamp" json:"timestamp"`
-	// Title is the step's heading, for lastAction.
+	EvidenceCaptured bool      `yaml:"evidenceCaptured" json:"evidenceCaptured" jsonschema:"required"`
+	Timestamp        time.Time `yaml:"timestamp" json:"timestamp" jsonschema:"required"`
+	// ID is the step's id (<phase>#<n>) or the action's.
+	ID    string `yaml:"id" json:"id"`
 	Title string `yaml:"title,omitempty" json:"title,omitempty"`
+	// Skipped is set on a pass whose condition or confirmation skipped
+	// the step.
+	Skipped bool       `yaml:"skipped,omitempty" json:"skipped,omitempty"`
+	Result  StepResult `yaml:"result" json:"result"`
+	// Fingerprint is the step's text's when it ran: a retry names the
+	// completed steps that changed since.
+	Fingerprint string `yaml:"-" json:"fingerprint,omitempty"`
+}
+
+// Done reports whether the record ends its step for good: anything but
+// the failure that stopped the run.
+func (r StepRecord) Done() bool { return r.Result != StepFailed }
+
+// NewStepRecord is the record of a step or action that ended with result.
+func NewStepRecord(position int, id, title string, result StepResult, evidence bool, at time.Time) StepRecord {
+	status := StatusPass
+	if result == StepContinued || result == StepFailed {
+		status = StatusFail
+	}
+	return StepRecord{Step: position, Status: status, EvidenceCaptured: evidence, Timestamp: at.UTC(),
+		ID: id, Title: title, Skipped: result == StepSkipped, Result: result}
 }
 
 // RunError is why a run failed.
 type RunError struct {
-	Step    string `yaml:"step" json:"step"`
-	Message string `yaml:"message" json:"message"`
-	// Diagnostics are the last lines of the step's stderr and log.
-	Diagnostics []string `yaml:"diagnostics,omitempty" json:"diagnostics,omitempty"`
+	// Step is the position of the step or action that failed, 0 when the
+	// run failed outside one (a phase's outputs, a hook).
+	Step        int         `yaml:"step" json:"step" jsonschema:"required,minimum=0"`
+	Message     string      `yaml:"message" json:"message" jsonschema:"required"`
+	Diagnostics Diagnostics `yaml:"diagnostics" json:"diagnostics"`
+	// ID names what failed: a step, an action or a phase.
+	ID string `yaml:"id,omitempty" json:"id,omitempty"`
+}
+
+// Diagnostics are what was captured of a failure: the last lines of the
+// step's console (JS), stderr and stdout, the files involved (an output
+// that failed its check), and a screenshot where a step took one.
+type Diagnostics struct {
+	Console    []string `yaml:"console" json:"console"`
+	Stderr     string   `yaml:"stderr" json:"stderr"`
+	Stdout     string   `yaml:"stdout" json:"stdout"`
+	Files      []string `yaml:"files" json:"files"`
+	Screenshot string   `yaml:"screenshot,omitempty" json:"screenshot,omitempty"`
+}
+
+// Lines are the diagnostics for a person, a line each, named by stream.
+func (d Diagnostics) Lines() []string {
+	var out []string
+	add := func(name, text string) {
+		for _, l := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
+			if strings.TrimSpace(l) != "" {
+				out = append(out, name+": "+l)
+			}
+		}
+	}
+	add("stderr", d.Stderr)
+	add("stdout", d.Stdout)
+	for _, c := range d.Console {
+		add("console", c)
+	}
+	for _, f := range d.Files {
+		add("file", f)
+	}
+	return out
 }
 
 // Loop is where the autonomous loop of a run stands (autonomous and hybrid
@@ -155,7 +271,18 @@ type Loop struct {
 
 // StepDone reports whether the step has a record in completedSteps.
 func (p Progress) StepDone(step string) bool {
-	return slices.ContainsFunc(p.CompletedSteps, func(s StepRecord) bool { return s.Step == step })
+	return slices.ContainsFunc(p.CompletedSteps, func(s StepRecord) bool { return s.ID == step && s.Done() })
+}
+
+// StepsDone counts the steps and actions that ended for good.
+func (p Progress) StepsDone() int {
+	n := 0
+	for _, r := range p.CompletedSteps {
+		if r.Done() {
+			n++
+		}
+	}
+	return n
 }
 
 // PhaseDone reports whether the phase is in completedPhases.
@@ -169,9 +296,10 @@ func (p Progress) PhaseDone(phase string) bool {
 func (p *Progress) Apply(e *Event) {
 	if s := e.Start; s != nil {
 		*p = Progress{
-			SkillVersion: s.SkillVersion, StartedAt: s.StartedAt, TotalSteps: s.TotalSteps,
-			RunState: RunPending, SkillHash: s.SkillHash, RunID: s.RunID, Skill: s.Skill,
-			SkillDir: s.SkillDir, Mode: s.Mode, Inputs: maps.Clone(s.Inputs),
+			SkillVersion: ProgressVersion, StartedAt: s.StartedAt, CurrentPhase: PhaseInit, TotalSteps: s.TotalSteps,
+			ChecklistStatus: map[string]string{"pre-run": ChecklistPending, "evidence": ChecklistPending},
+			RunState:        RunPending, SkillHash: s.SkillHash, RunID: s.RunID, Skill: s.Skill, SkillRelease: s.SkillVersion,
+			SkillDir: s.SkillDir, Mode: s.Mode, Inputs: maps.Clone(s.Inputs), Phases: s.Phases,
 			Args: slices.Clone(s.Args), SessionID: s.SessionID,
 			CompletedSteps: []StepRecord{}, CompletedPhases: []string{},
 		}
@@ -186,39 +314,82 @@ func (p *Progress) Apply(e *Event) {
 		l := *e.Loop
 		p.Loop = &l
 	}
+	if e.Scope != nil {
+		p.Scope, p.ScopePhase = e.Scope, e.Phase
+	}
 	if e.Agent != nil {
 		c := *e.Agent
 		p.Agent = &c
 	}
+	if e.Position > 0 {
+		p.CurrentStep = e.Position
+	}
+	if r := e.Record; r != nil {
+		p.CompletedSteps = append(p.CompletedSteps, *r)
+		p.LastAction = fmt.Sprintf("%s %s: %s", r.ID, r.Title, r.Result)
+	}
 	switch {
 	case e.Step != "":
-		if e.From == "" {
-			p.CurrentPhase, p.CurrentStep = e.Phase, e.Step
-		}
-		if r := e.Record; r != nil {
-			p.CompletedSteps = append(p.CompletedSteps, *r)
-			p.LastAction = fmt.Sprintf("step %s %s: %s", r.Step, r.Title, r.Status)
-		}
 	case e.Phase != "":
+		p.applyUnit(e.Phase, e)
 		if e.To == "completed" {
 			p.CompletedPhases = append(p.CompletedPhases, e.Phase)
 			p.LastAction = "phase " + e.Phase + ": completed"
+			if len(p.CompletedPhases) >= p.Phases {
+				p.CurrentPhase, p.ChecklistStatus["evidence"] = PhaseSuccess, ChecklistCompleted
+			}
 		}
 	case e.Action != "":
-		if e.To == "completed" {
-			p.LastAction = "action " + e.Action + ": completed"
+		p.applyUnit(p.Phase, e)
+		if e.To == "loading" && p.Mode == "autonomous" {
+			// An autonomous skill's steps are the actions it ran.
+			p.TotalSteps++
 		}
 	case isRunState(e.To):
+		if p.RunState.Terminal() && !RunState(e.To).Terminal() {
+			// Retried: it has not finished after all.
+			p.CompletedAt, p.Error, p.CurrentPhase = nil, nil, p.Phase
+		}
 		p.RunState = RunState(e.To)
-		if p.RunState.Terminal() {
+		switch {
+		case p.RunState == RunRunning:
+			p.ChecklistStatus["pre-run"] = ChecklistCompleted
+		case p.RunState.Terminal():
 			t := e.Time.UTC()
 			p.CompletedAt = &t
-			p.CurrentStep = ""
+			p.CurrentPhase = PhaseCompleted
+			p.ChecklistStatus["evidence"] = ChecklistCompleted
+			if p.LastAction == "" || e.Error == nil {
+				p.LastAction = "run " + string(p.RunState)
+			}
 		}
 		if e.Error != nil {
 			re := *e.Error
 			p.Error = &re
+			p.LastAction = "run " + string(p.RunState) + ": " + re.Message
 		}
+	}
+}
+
+// applyUnit follows a phase's (or action's, within phase) lifecycle in
+// currentPhase: the phase's id while it runs, error while its on-error
+// hooks run.
+func (p *Progress) applyUnit(phase string, e *Event) {
+	switch e.To {
+	case "loading":
+		if e.Phase != "" {
+			p.Phase, p.CurrentPhase = phase, phase
+			p.ChecklistStatus["evidence"] = ChecklistInProgress
+		}
+	case "error":
+		p.CurrentPhase = PhaseError
+		p.LastAction = fmt.Sprintf("%s%s: error: %s", e.Phase, e.Action, e.Detail)
+	case "retrying", "executing":
+		if p.CurrentPhase == PhaseError {
+			p.CurrentPhase = p.Phase
+		}
+	case "failed":
+		p.LastAction = fmt.Sprintf("%s%s: failed: %s", e.Phase, e.Action, e.Detail)
 	}
 }
 
@@ -227,6 +398,7 @@ func (p *Progress) Apply(e *Event) {
 func (p Progress) Clone() Progress {
 	p.CompletedSteps = slices.Clone(p.CompletedSteps)
 	p.CompletedPhases = slices.Clone(p.CompletedPhases)
+	p.ChecklistStatus = maps.Clone(p.ChecklistStatus)
 	p.Inputs = maps.Clone(p.Inputs)
 	p.Args = slices.Clone(p.Args)
 	if p.Agent != nil {
@@ -239,7 +411,8 @@ func (p Progress) Clone() Progress {
 	}
 	if p.Error != nil {
 		e := *p.Error
-		e.Diagnostics = slices.Clone(e.Diagnostics)
+		e.Diagnostics.Console = slices.Clone(e.Diagnostics.Console)
+		e.Diagnostics.Files = slices.Clone(e.Diagnostics.Files)
 		p.Error = &e
 	}
 	if p.CompletedAt != nil {

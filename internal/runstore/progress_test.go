@@ -15,10 +15,11 @@ func TestProgressEncodingRoundTrip(t *testing.T) {
 	nasty := []string{"", "plain", "yes", "null", "- dash", "a: b", "#hash", "'q'", `"dq"`, "line\nbreak\ttab", "中文 ✓", "\u2028", "\x01", "{[", "trailing "}
 	for _, s := range nasty {
 		p := Progress{
-			SkillVersion: s, StartedAt: now, CurrentPhase: s, CurrentStep: s, TotalSteps: 3,
-			CompletedSteps: []StepRecord{{Step: s, Status: StepCompleted, EvidenceCaptured: true, Timestamp: now}},
-			LastAction:     s, Error: &RunError{Step: s, Message: s, Diagnostics: []string{s, "x"}}, CompletedAt: &now,
-			RunState: RunFailed, SkillHash: s, RunID: s, Skill: s, SkillDir: s, Mode: s,
+			SkillVersion: s, StartedAt: now, CurrentPhase: s, CurrentStep: 2, TotalSteps: 3,
+			CompletedSteps:  []StepRecord{{Step: 1, Status: StatusPass, EvidenceCaptured: true, Timestamp: now, ID: s, Title: s, Result: StepCompleted}},
+			ChecklistStatus: map[string]string{"pre-run": s, s: "x"},
+			LastAction:      s, Error: &RunError{Step: 2, Message: s, ID: s, Diagnostics: Diagnostics{Console: []string{s, "x"}, Stderr: s, Stdout: s, Files: []string{s}}}, CompletedAt: &now,
+			RunState: RunFailed, SkillHash: s, RunID: s, Skill: s, SkillRelease: s + "v", SkillDir: s, Mode: s, Phase: s,
 			Inputs: map[string]string{s + "k": s, "z": s}, CompletedPhases: []string{s},
 			Loop: &Loop{Iteration: 4, MaxIterations: 100, CurrentAction: s, LastAction: s, Completed: 3, ErrorCount: 1},
 		}
@@ -48,10 +49,10 @@ func TestApplyFoldsARun(t *testing.T) {
 		{Time: t0, From: "ready", To: "running", Inputs: map[string]string{"b": "2"}},
 		{Time: t0, Phase: "01-x", To: "loading"},
 		{Time: t0, Phase: "01-x", Step: "01-x#1", To: "pending"},
-		{Time: t0, Phase: "01-x", Step: "01-x#1", From: "executing", To: "completed", Record: &StepRecord{Step: "01-x#1", Title: "one", Status: StepCompleted}},
+		{Time: t0, Phase: "01-x", Step: "01-x#1", From: "executing", To: "completed", Record: &StepRecord{Step: 1, ID: "01-x#1", Title: "one", Status: StatusPass, Result: StepCompleted}},
 		{Time: t0, Phase: "01-x", Step: "01-x#2", To: "pending"},
 		{Time: t0, Phase: "01-x", From: "post_hook", To: "completed", Loop: &Loop{Iteration: 3}},
-		{Time: t0.Add(time.Second), From: "running", To: "failed", Error: &RunError{Step: "01-x#2", Message: "boom"}},
+		{Time: t0.Add(time.Second), From: "running", To: "failed", Error: &RunError{Step: 2, ID: "01-x#2", Message: "boom"}},
 	}
 	var p Progress
 	for i := range events {
@@ -63,10 +64,10 @@ func TestApplyFoldsARun(t *testing.T) {
 	if !p.StepDone("01-x#1") || p.StepDone("01-x#2") || !p.PhaseDone("01-x") {
 		t.Errorf("steps %v, phases %v", p.CompletedSteps, p.CompletedPhases)
 	}
-	if p.CurrentStep != "" || p.CurrentPhase != "01-x" || p.CompletedAt == nil || !p.CompletedAt.Equal(t0.Add(time.Second)) {
-		t.Errorf("current %q/%q, completed at %v", p.CurrentPhase, p.CurrentStep, p.CompletedAt)
+	if p.CurrentPhase != PhaseCompleted || p.Phase != "01-x" || p.CompletedAt == nil || !p.CompletedAt.Equal(t0.Add(time.Second)) {
+		t.Errorf("current %q (phase %q), completed at %v", p.CurrentPhase, p.Phase, p.CompletedAt)
 	}
-	if p.Error == nil || p.Error.Message != "boom" || p.Loop == nil || p.Loop.Iteration != 3 || p.LastAction != "phase 01-x: completed" {
+	if p.Error == nil || p.Error.Message != "boom" || p.Loop == nil || p.Loop.Iteration != 3 || p.LastAction != "run failed: boom" {
 		t.Errorf("error %+v, loop %+v, last %q", p.Error, p.Loop, p.LastAction)
 	}
 }

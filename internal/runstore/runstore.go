@@ -29,8 +29,9 @@ type Store interface {
 	// Resume claims an existing run, named by ref (an id, or whatever else
 	// the store can locate a run by; "" is the newest), and rebuilds its
 	// progress and state from the record. It refuses a finished run
-	// (ErrTerminal) and one another live process holds (*ClaimedError).
-	Resume(ref string, c ClaimOptions) (Run, error)
+	// (ErrTerminal), unless o.Retry and the run failed or was aborted, and
+	// one another live process holds (*ClaimedError).
+	Resume(ref string, o ResumeOptions) (Run, error)
 	// Status reads a run without claiming or changing it.
 	Status(ref string) (*Summary, error)
 	// List returns every run, newest first.
@@ -87,6 +88,18 @@ type NewRun struct {
 	// WorkDir is the work dir (--workdir); empty lets the store choose.
 	WorkDir string
 }
+
+// ResumeOptions say how a run is taken up again.
+type ResumeOptions struct {
+	Claim ClaimOptions
+	// Retry takes up a run that failed or was aborted, to run it again
+	// from where it failed (--retry): terminal states are final, except
+	// for this.
+	Retry bool
+}
+
+// Retryable reports whether a run in state s may be retried.
+func (s RunState) Retryable() bool { return s == RunFailed || s == RunAborted }
 
 // ClaimOptions tune a claim's heartbeat; zero values mean the defaults.
 type ClaimOptions struct {
@@ -191,6 +204,12 @@ type Event struct {
 	// Checkpoint is a checkpoint a hook took just before the transition,
 	// of the state as recorded up to this event.
 	Checkpoint *Mark `json:"checkpoint,omitempty"`
+	// Position is the run position (1-based) of the step or action that
+	// starts with this event, or of the record it carries.
+	Position int `json:"position,omitempty"`
+	// Scope is what the native JS steps of the phase bound so far, after
+	// a step that ran JS: a resume in mid-phase gives it to the steps left.
+	Scope map[string]any `json:"scope,omitempty"`
 }
 
 // Mark is a checkpoint in the log: who took it, for whom.

@@ -22,8 +22,8 @@ func WriteStatus(w io.Writer, s *Summary) error {
 	}
 	fmt.Fprintf(tw, "state:\t%s\n", state)
 	fmt.Fprintf(tw, "steps:\t%d/%d\n", s.StepsDone, p.TotalSteps)
-	if !s.State.Terminal() && p.CurrentStep != "" {
-		fmt.Fprintf(tw, "current:\t%s\n", p.CurrentStep)
+	if !s.State.Terminal() && p.CurrentStep > 0 {
+		fmt.Fprintf(tw, "current:\t%d (%s)\n", p.CurrentStep, p.CurrentPhase)
 	}
 	if l := p.Loop; l != nil {
 		writeLoop(tw, l, s.State.Terminal())
@@ -36,9 +36,9 @@ func WriteStatus(w io.Writer, s *Summary) error {
 		fmt.Fprintf(tw, "last:\t%s\n", p.LastAction)
 	}
 	if e := p.Error; e != nil {
-		fmt.Fprintf(tw, "error:\t%s: %s\n", e.Step, e.Message)
-		for _, d := range e.Diagnostics {
-			fmt.Fprintf(tw, "\t  %s\n", d)
+		fmt.Fprintf(tw, "error:\t%s: %s\n", e.ID, e.Message)
+		for _, l := range e.Diagnostics.Lines() {
+			fmt.Fprintf(tw, "\t  %s\n", l)
 		}
 	}
 	return tw.Flush()

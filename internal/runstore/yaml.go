@@ -20,30 +20,53 @@ import (
 func EncodeProgress(p *Progress) []byte {
 	var b bytes.Buffer
 	str := func(key, v string) { b.WriteString(key + ": " + quote(v) + "\n") }
+	num := func(key string, n int) { b.WriteString(key + ": " + strconv.Itoa(n) + "\n") }
 	str("skillVersion", p.SkillVersion)
 	b.WriteString("startedAt: " + stamp(p.StartedAt) + "\n")
 	str("currentPhase", p.CurrentPhase)
-	str("currentStep", p.CurrentStep)
-	b.WriteString("totalSteps: " + strconv.Itoa(p.TotalSteps) + "\n")
+	num("currentStep", p.CurrentStep)
+	num("totalSteps", p.TotalSteps)
 	if len(p.CompletedSteps) == 0 {
 		b.WriteString("completedSteps: []\n")
 	} else {
 		b.WriteString("completedSteps:\n")
 		for _, s := range p.CompletedSteps {
-			b.WriteString("  - step: " + quote(s.Step) + "\n")
-			b.WriteString("    status: " + quote(string(s.Status)) + "\n")
+			b.WriteString("  - step: " + strconv.Itoa(s.Step) + "\n")
+			b.WriteString("    status: " + s.Status + "\n")
 			b.WriteString("    evidenceCaptured: " + strconv.FormatBool(s.EvidenceCaptured) + "\n")
 			b.WriteString("    timestamp: " + stamp(s.Timestamp) + "\n")
+			b.WriteString("    id: " + quote(s.ID) + "\n")
+			if s.Title != "" {
+				b.WriteString("    title: " + quote(s.Title) + "\n")
+			}
+			if s.Skipped {
+				b.WriteString("    skipped: true\n")
+			}
+			b.WriteString("    result: " + string(s.Result) + "\n")
 		}
+	}
+	b.WriteString("checklistStatus:\n")
+	for _, k := range slices.Sorted(maps.Keys(p.ChecklistStatus)) {
+		b.WriteString("  " + quote(k) + ": " + quote(p.ChecklistStatus[k]) + "\n")
 	}
 	str("lastAction", p.LastAction)
 	if e := p.Error; e == nil {
 		b.WriteString("error: null\n")
 	} else {
 		b.WriteString("error:\n")
-		b.WriteString("  step: " + quote(e.Step) + "\n")
-		b.WriteString("  message: " + quote(e.Message) + "\n")
-		list(&b, "  diagnostics", e.Diagnostics)
+		num("  step", e.Step)
+		str("  message", e.Message)
+		b.WriteString("  diagnostics:\n")
+		list(&b, "    console", e.Diagnostics.Console)
+		str("    stderr", e.Diagnostics.Stderr)
+		str("    stdout", e.Diagnostics.Stdout)
+		list(&b, "    files", e.Diagnostics.Files)
+		if e.Diagnostics.Screenshot != "" {
+			str("    screenshot", e.Diagnostics.Screenshot)
+		}
+		if e.ID != "" {
+			str("  id", e.ID)
+		}
 	}
 	if p.CompletedAt == nil {
 		b.WriteString("completedAt: null\n")
@@ -54,8 +77,12 @@ func EncodeProgress(p *Progress) []byte {
 	str("skillHash", p.SkillHash)
 	str("runId", p.RunID)
 	str("skill", p.Skill)
+	if p.SkillRelease != "" {
+		str("skillRelease", p.SkillRelease)
+	}
 	str("skillDir", p.SkillDir)
 	str("mode", p.Mode)
+	str("phase", p.Phase)
 	if len(p.Inputs) > 0 {
 		b.WriteString("inputs:\n")
 		for _, k := range slices.Sorted(maps.Keys(p.Inputs)) {
@@ -65,16 +92,22 @@ func EncodeProgress(p *Progress) []byte {
 	list(&b, "completedPhases", p.CompletedPhases)
 	if l := p.Loop; l != nil {
 		b.WriteString("loop:\n")
-		b.WriteString("  iteration: " + strconv.Itoa(l.Iteration) + "\n")
-		b.WriteString("  maxIterations: " + strconv.Itoa(l.MaxIterations) + "\n")
+		num("  iteration", l.Iteration)
+		num("  maxIterations", l.MaxIterations)
 		if l.CurrentAction != "" {
 			str("  currentAction", l.CurrentAction)
 		}
 		if l.LastAction != "" {
 			str("  lastAction", l.LastAction)
 		}
-		b.WriteString("  completed: " + strconv.Itoa(l.Completed) + "\n")
-		b.WriteString("  errorCount: " + strconv.Itoa(l.ErrorCount) + "\n")
+		num("  completed", l.Completed)
+		num("  errorCount", l.ErrorCount)
+	}
+	if len(p.Args) > 0 {
+		list(&b, "args", p.Args)
+	}
+	if p.SessionID != "" {
+		str("sessionId", p.SessionID)
 	}
 	return b.Bytes()
 }

@@ -49,7 +49,7 @@ type Answerer interface {
 	// Confirm answers a step's confirmation: plan.ConfirmYes, ConfirmSkip,
 	// ConfirmAbort, or ConfirmAgent when the step's default leaves the
 	// decision to the agent and nobody answered.
-	Confirm(ctx context.Context, c *plan.Confirm) (string, error)
+	Confirm(ctx context.Context, c *plan.Confirm) (plan.ConfirmAnswer, error)
 }
 
 // ErrNoAnswer is wrapped by the error of a question nobody can answer.
@@ -65,11 +65,11 @@ func (NoAnswers) Ask(_ context.Context, qs []Question) (map[string]string, error
 }
 
 // Confirm returns the question's default.
-func (NoAnswers) Confirm(_ context.Context, c *plan.Confirm) (string, error) {
+func (NoAnswers) Confirm(_ context.Context, c *plan.Confirm) (plan.ConfirmAnswer, error) {
 	return confirmDefault(c), nil
 }
 
-func confirmDefault(c *plan.Confirm) string {
+func confirmDefault(c *plan.Confirm) plan.ConfirmAnswer {
 	if c.Default == "" {
 		return plan.ConfirmYes
 	}
@@ -101,7 +101,9 @@ func (Yes) Ask(_ context.Context, qs []Question) (map[string]string, error) {
 }
 
 // Confirm says yes.
-func (Yes) Confirm(context.Context, *plan.Confirm) (string, error) { return plan.ConfirmYes, nil }
+func (Yes) Confirm(context.Context, *plan.Confirm) (plan.ConfirmAnswer, error) {
+	return plan.ConfirmYes, nil
+}
 
 // FileAnswers are the answers of an --answers file: header (or question
 // text) → label, or a list of labels for a multiSelect question.
@@ -166,7 +168,7 @@ func labelOf(v any) (string, error) {
 }
 
 // Confirm looks the question up; without an entry the default applies.
-func (f *FileAnswers) Confirm(_ context.Context, c *plan.Confirm) (string, error) {
+func (f *FileAnswers) Confirm(_ context.Context, c *plan.Confirm) (plan.ConfirmAnswer, error) {
 	v, ok := f.answers[c.Question]
 	if !ok {
 		return confirmDefault(c), nil
@@ -184,7 +186,7 @@ func (f *FileAnswers) Confirm(_ context.Context, c *plan.Confirm) (string, error
 	return "", fmt.Errorf("%s: the answer to %q is %v, want yes, skip or abort", f.Path, c.Question, v)
 }
 
-func confirmAnswer(s string) (string, bool) {
+func confirmAnswer(s string) (plan.ConfirmAnswer, bool) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "y", "yes":
 		return plan.ConfirmYes, true
@@ -314,7 +316,7 @@ func hasLabel(q Question, label string) bool {
 
 // Confirm asks [y]es/[s]kip/[a]bort; with no answer before the question's
 // timeout, or an empty line, the default applies.
-func (t *Terminal) Confirm(ctx context.Context, c *plan.Confirm) (string, error) {
+func (t *Terminal) Confirm(ctx context.Context, c *plan.Confirm) (plan.ConfirmAnswer, error) {
 	def := confirmDefault(c)
 	for {
 		fmt.Fprintf(t.Out, "%s [yes/skip/abort, default %s] ", c.Question, def)

@@ -39,8 +39,8 @@ func TestAnswerers(t *testing.T) {
 		name      string
 		a         Answerer
 		want      map[string]string
-		confirm   string
-		otherWant string
+		confirm   plan.ConfirmAnswer
+		otherWant plan.ConfirmAnswer
 	}{
 		{"yaml file", fromYAML, map[string]string{"Target": "lib/", "Checks": "lint, bench"}, plan.ConfirmSkip, plan.ConfirmSkip},
 		{"json file", fromJSON, map[string]string{"Target": "src/", "Checks": "test"}, plan.ConfirmYes, plan.ConfirmSkip},

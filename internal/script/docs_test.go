@@ -78,7 +78,7 @@ func TestHostAPIDocExamples(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.RunStep(context.Background(), block("phases/01-review.md", js[1]), map[string]any{}); err != nil {
+	if _, err := h.RunStep(context.Background(), block("phases/01-review.md", js[1]), map[string]any{}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if got, err := os.ReadFile(filepath.Join(work, "reviews.json")); err != nil || string(got) != "[\n  \"reviewed 1\",\n  \"reviewed 2\"\n]" {

@@ -57,7 +57,7 @@ func (f fixture) host(t *testing.T, mod func(*Options)) *Host {
 // step runs src as a step and returns the resulting state.
 func (f fixture) step(t *testing.T, h *Host, src string) (map[string]any, error) {
 	t.Helper()
-	return h.RunStep(context.Background(), block("phases/01-x.md", src), map[string]any{"status": "running"})
+	return h.RunStep(context.Background(), block("phases/01-x.md", src), map[string]any{"status": "running"}, nil)
 }
 
 // checkErr checks err against want, a substring of the expected error or

@@ -230,7 +230,13 @@ func anySlice(ss []string) []any {
 // run runs a block as the body of an async function and returns its
 // settled result as a Go value.
 func (ev *evaluation) run(b *plan.CodeBlock) (any, error) {
-	prog, err := compile(kindBody, b.Body, b.Text)
+	return ev.runWith(b, "")
+}
+
+// runWith is run with head in the body's wrapper (a step's scope
+// capture).
+func (ev *evaluation) runWith(b *plan.CodeBlock, head string) (any, error) {
+	prog, err := compileWith(kindBody, b.Body, b.Text, head)
 	if err != nil {
 		return nil, err
 	}
@@ -278,16 +284,26 @@ func (ev *evaluation) wait() error {
 // reassign it), with the stateUpdates of a returned {stateUpdates: {...}}
 // applied on top. Other return values are ignored. The input is not
 // changed.
-func (h *Host) RunStep(ctx context.Context, block *plan.CodeBlock, state map[string]any) (map[string]any, error) {
+//
+// scope is what the phase's earlier native steps bound (nil: nothing is
+// shared): the step sees it, and its own top-level bindings join it.
+func (h *Host) RunStep(ctx context.Context, block *plan.CodeBlock, state map[string]any, scope *Scope) (map[string]any, error) {
 	ev, err := h.start(ctx, state)
 	if err != nil {
 		return nil, err
 	}
 	defer ev.stop()
-	result, err := ev.run(block)
+	scope.enter(ev.vm)
+	binds := bindings(block)
+	head := ""
+	if scope != nil {
+		head = captureHead(binds.Values)
+	}
+	result, err := ev.runWith(block, head)
 	if err != nil {
 		return nil, err
 	}
+	scope.keep(ev.vm, binds)
 	st, err := global(ev.vm, "state")
 	if err != nil {
 		return nil, &Error{Pos: block.Body, Msg: "reading the state after the step: " + err.Error(), Err: err}

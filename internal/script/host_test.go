@@ -159,7 +159,7 @@ func TestRunStep(t *testing.T) {
 	f := newFixture(t)
 	h := f.host(t, nil)
 	in := map[string]any{"status": "running", "n": 1.0}
-	got, err := h.RunStep(context.Background(), block("phases/01-x.md", `state.n += 1; state.list = [1]; return {stateUpdates: {'ctx.done': true}}`), in)
+	got, err := h.RunStep(context.Background(), block("phases/01-x.md", `state.n += 1; state.list = [1]; return {stateUpdates: {'ctx.done': true}}`), in, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +170,7 @@ func TestRunStep(t *testing.T) {
 	if in["n"] != 1.0 {
 		t.Error("RunStep changed its input")
 	}
-	got, err = h.RunStep(context.Background(), block("phases/01-x.md", `state = {fresh: true}; return 42`), in)
+	got, err = h.RunStep(context.Background(), block("phases/01-x.md", `state = {fresh: true}; return 42`), in, nil)
 	if err != nil || !reflect.DeepEqual(got, map[string]any{"fresh": true}) {
 		t.Errorf("reassigned state: got %v, %v", got, err)
 	}

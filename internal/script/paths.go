@@ -163,36 +163,3 @@ func realPathN(p string, links int) (string, error) {
 		cur = parent
 	}
 }
-
-// ProjectRoot is the project a run started in dir works on, which skill
-// code may touch: the nearest folder, dir or above, that holds .skillkit/
-// or .git, else dir itself. It is never the file system's root: a run
-// started in / has no project folder ("").
-func ProjectRoot(dir string) string {
-	dir = filepath.Clean(dir)
-	for d := dir; ; {
-		if isProject(d) {
-			dir = d
-			break
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			break
-		}
-		d = parent
-	}
-	if filepath.Dir(dir) == dir {
-		return ""
-	}
-	return dir
-}
-
-// isProject reports whether dir holds .skillkit/ or .git (a folder, or
-// the file of a git worktree).
-func isProject(dir string) bool {
-	if st, err := os.Stat(filepath.Join(dir, ".skillkit")); err == nil && st.IsDir() {
-		return true
-	}
-	_, err := os.Stat(filepath.Join(dir, ".git"))
-	return err == nil
-}

@@ -61,23 +61,3 @@ func TestSymlinkSwapRace(t *testing.T) {
 	}
 	t.Logf("%v of %d reads went through (inside); none outside", state["ok"], tries)
 }
-
-// The project is the nearest folder holding .skillkit/ or .git, the
-// folder itself under none, and never /.
-func TestProjectRoot(t *testing.T) {
-	root := t.TempDir()
-	testfs.WriteFile(t, filepath.Join(root, "repo", ".git", "HEAD"), "ref: main\n")
-	testfs.WriteFile(t, filepath.Join(root, "repo", "sub", "skills", "x"), "")
-	testfs.WriteFile(t, filepath.Join(root, "runs", ".skillkit", "runs", "x"), "")
-	testfs.WriteFile(t, filepath.Join(root, "plain", "x"), "")
-	for dir, want := range map[string]string{
-		filepath.Join(root, "repo", "sub", "skills"): filepath.Join(root, "repo"),
-		filepath.Join(root, "runs"):                  filepath.Join(root, "runs"),
-		filepath.Join(root, "plain"):                 filepath.Join(root, "plain"),
-		"/":                                          "",
-	} {
-		if got := ProjectRoot(dir); got != want {
-			t.Errorf("ProjectRoot(%s) = %q, want %q", dir, got, want)
-		}
-	}
-}

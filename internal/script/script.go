@@ -80,9 +80,9 @@ const (
 )
 
 type progKey struct {
-	kind kind
-	pos  plan.Pos
-	src  string
+	kind      kind
+	pos       plan.Pos
+	src, head string
 }
 
 type compiled struct {
@@ -96,7 +96,14 @@ var programs sync.Map
 
 // compile returns the program for src placed at pos in its markdown file.
 func compile(k kind, pos plan.Pos, src string) (*goja.Program, error) {
-	key := progKey{kind: k, pos: pos, src: src}
+	return compileWith(k, pos, src, "")
+}
+
+// compileWith is compile with head added to a body's wrapper, on the line
+// before the block's first (a padding line: the block starts below its
+// fence), so that positions in the block stay the markdown's.
+func compileWith(k kind, pos plan.Pos, src, head string) (*goja.Program, error) {
+	key := progKey{kind: k, pos: pos, src: src, head: head}
 	if c, ok := programs.Load(key); ok {
 		return c.(*compiled).prog, c.(*compiled).err
 	}
@@ -112,7 +119,11 @@ func compile(k kind, pos plan.Pos, src string) (*goja.Program, error) {
 		// item. The opening parenthesis takes one of the padding columns.
 		text = pad + strings.Repeat(" ", max(pos.Col-2, 0)) + "(" + src + "\n)"
 	case kindBody:
-		text = bodyHead + pad + src + bodyTail
+		if head != "" && pad == "" {
+			// No padding line to hold it: its own line, one line off.
+			head += "\n"
+		}
+		text = bodyHead + head + pad + src + bodyTail
 	case kindDecl:
 		text = pad + strings.Repeat(" ", max(pos.Col-1, 0)) + src
 	}

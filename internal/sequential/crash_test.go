@@ -110,7 +110,7 @@ func TestCrashResume(t *testing.T) {
 				t.Fatalf("%s: state.json is not valid JSON (%v): %q", what, err, data)
 			}
 			for _, s := range p.CompletedSteps {
-				done[s.Step] = true
+				done[s.ID] = true
 			}
 			if p.RunState == runstore.RunRunning {
 				midRun++
@@ -125,7 +125,7 @@ func TestCrashResume(t *testing.T) {
 		}
 		var ids []string
 		for _, s := range final.CompletedSteps {
-			ids = append(ids, s.Step)
+			ids = append(ids, s.ID)
 		}
 		reran += crashtest.CountRuns(t, what, filepath.Join(dir, "steps.log"), ids, func(id string) bool { return done[id] })
 	}

@@ -69,7 +69,7 @@ func TestDiskFullThenResume(t *testing.T) {
 			}
 			done := map[string]bool{}
 			for _, s := range p.CompletedSteps {
-				done[s.Step] = true
+				done[s.ID] = true
 			}
 			if !done[engine.StepID("02-p", 1)] {
 				t.Fatalf("steps completed before the disk filled are not recorded: %v", p.CompletedSteps)
@@ -89,8 +89,8 @@ func TestDiskFullThenResume(t *testing.T) {
 				counts[l]++
 			}
 			for _, s := range final.CompletedSteps {
-				if n := counts[s.Step]; n != 1 && !(n == 2 && !done[s.Step]) {
-					t.Errorf("step %s ran %d times (completed before the full disk: %v)", s.Step, n, done[s.Step])
+				if n := counts[s.ID]; n != 1 && !(n == 2 && !done[s.ID]) {
+					t.Errorf("step %s ran %d times (completed before the full disk: %v)", s.ID, n, done[s.ID])
 				}
 			}
 		})
@@ -153,7 +153,7 @@ func TestResumeTakesOverDeadClaim(t *testing.T) {
 	}
 	done := map[string]bool{}
 	for _, s := range progress(t, dir).CompletedSteps {
-		done[s.Step] = true
+		done[s.ID] = true
 	}
 	if out, err := helper(t, skillDir, "0", "HELPER_RESUME="+dir).CombinedOutput(); err != nil {
 		t.Fatalf("resume over a dead process's claim: %v\n%s", err, out)

@@ -46,7 +46,7 @@ func newSkill(t testing.TB, phases ...*plan.Phase) *plan.Skill {
 
 // fakeConfirm answers every question alike, or fails.
 type fakeConfirm struct {
-	answer string
+	answer plan.ConfirmAnswer
 	err    error
 }
 
@@ -54,7 +54,7 @@ func (f fakeConfirm) Ask(context.Context, []script.Question) (map[string]string,
 	return nil, script.ErrNoAnswer
 }
 
-func (f fakeConfirm) Confirm(_ context.Context, c *plan.Confirm) (string, error) {
+func (f fakeConfirm) Confirm(_ context.Context, c *plan.Confirm) (plan.ConfirmAnswer, error) {
 	return f.answer, f.err
 }
 

@@ -127,7 +127,7 @@ func TestClaimDeletedUnderLiveRun(t *testing.T) {
 		final := progress(t, dir)
 		var ids []string
 		for _, s := range final.CompletedSteps {
-			ids = append(ids, s.Step)
+			ids = append(ids, s.ID)
 		}
 		if final.RunState != runstore.RunCompleted || len(ids) != 10 {
 			t.Fatalf("case %d: run ended %s with %d steps", i, final.RunState, len(ids))
@@ -175,7 +175,7 @@ func TestFrozenHolderStopsBeforeWriting(t *testing.T) {
 	final := progress(t, dir)
 	var ids []string
 	for _, s := range final.CompletedSteps {
-		ids = append(ids, s.Step)
+		ids = append(ids, s.ID)
 	}
 	if final.RunState != runstore.RunCompleted || len(ids) != 10 {
 		t.Fatalf("run ended %s with %d steps", final.RunState, len(ids))

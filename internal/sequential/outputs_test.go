@@ -63,10 +63,10 @@ func TestOutputVerification(t *testing.T) {
 				t.Errorf("err %q does not name the output's position", err)
 			}
 			p := progress(t, res.Dir)
-			if p.RunState != runstore.RunFailed || p.Error == nil || p.Error.Step != "01-x" {
+			if p.RunState != runstore.RunFailed || p.Error == nil || p.Error.ID != "01-x" {
 				t.Fatalf("progress: state %s, error %+v", p.RunState, p.Error)
 			}
-			if tt.diag != "" && !strings.Contains(strings.Join(p.Error.Diagnostics, "\n"), tt.diag) {
+			if tt.diag != "" && !strings.Contains(strings.Join(p.Error.Diagnostics.Lines(), "\n"), tt.diag) {
 				t.Errorf("diagnostics %q lack %q", p.Error.Diagnostics, tt.diag)
 			}
 		})

@@ -30,7 +30,9 @@ func Run(ctx context.Context, r *engine.Runner, phases []*plan.Phase, loop Loop)
 	p := r.Run.Progress()
 	done := map[string]bool{}
 	for _, s := range p.CompletedSteps {
-		done[s.Step] = true
+		if s.Done() {
+			done[s.ID] = true
+		}
 	}
 	for _, id := range p.CompletedPhases {
 		done[id] = true

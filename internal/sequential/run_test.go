@@ -32,7 +32,7 @@ func retry(n int) func(a *plan.StepAttrs) {
 	}
 }
 
-func confirm(def string) func(a *plan.StepAttrs) {
+func confirm(def plan.ConfirmAnswer) func(a *plan.StepAttrs) {
 	return func(a *plan.StepAttrs) { a.Confirm = &plan.Confirm{Question: "Go on?", Default: def} }
 }
 
@@ -59,22 +59,22 @@ func TestStepPolicies(t *testing.T) {
 		{name: "all steps run", steps: []*plan.Step{appendA(), appendB()},
 			wantState: runstore.RunCompleted, wantSteps: "completed completed", wantOut: "a\nb\n"},
 		{name: "abort is the default", steps: []*plan.Step{failing(), appendB()},
-			wantState: runstore.RunFailed, wantSteps: "-", wantOut: "try\n", wantErr: "exit status 3: broken"},
+			wantState: runstore.RunFailed, wantSteps: "failed", wantOut: "try\n", wantErr: "exit status 3: broken"},
 		{name: "continue goes on", steps: []*plan.Step{with(failing(), func(a *plan.StepAttrs) { a.OnError = &plan.OnError{Policy: plan.OnErrorContinue} }), appendB()},
-			wantState: runstore.RunCompleted, wantSteps: "failed completed", wantOut: "try\nb\n"},
+			wantState: runstore.RunCompleted, wantSteps: "continued completed", wantOut: "try\nb\n"},
 		{name: "retry until it passes", steps: []*plan.Step{with(third, retry(2))},
 			wantState: runstore.RunCompleted, wantSteps: "completed", wantOut: "try\ntry\ntry\n"},
 		{name: "retries run out", steps: []*plan.Step{with(failing(), retry(2)), appendB()},
-			wantState: runstore.RunFailed, wantSteps: "-", wantOut: "try\ntry\ntry\n", wantErr: "exit status 3"},
+			wantState: runstore.RunFailed, wantSteps: "failed", wantOut: "try\ntry\ntry\n", wantErr: "exit status 3"},
 		{name: "timeout", steps: []*plan.Step{with(bashStep("slow", "sleep 10; echo late >> out.txt"), func(a *plan.StepAttrs) {
 			a.Timeout = &plan.Timeout{Duration: 50 * time.Millisecond}
-		})}, wantState: runstore.RunFailed, wantSteps: "-", wantErr: "timed out after 50ms"},
+		})}, wantState: runstore.RunFailed, wantSteps: "failed", wantErr: "timed out after 50ms"},
 		{name: "condition false skips", steps: []*plan.Step{with(appendA(), condition("state.ready === true")), appendB()},
 			wantState: runstore.RunCompleted, wantSteps: "skipped completed", wantOut: "b\n"},
 		{name: "condition true runs", steps: []*plan.Step{with(appendA(), condition("inputs.go === '1'"))},
 			wantState: runstore.RunCompleted, wantSteps: "completed", wantOut: "a\n"},
 		{name: "condition that throws fails", steps: []*plan.Step{with(appendA(), condition("nope > 1"))},
-			wantState: runstore.RunFailed, wantSteps: "-", wantErr: "nope is not defined"},
+			wantState: runstore.RunFailed, wantSteps: "failed", wantErr: "nope is not defined"},
 		{name: "confirm: --yes runs", steps: []*plan.Step{with(appendA(), confirm(plan.ConfirmSkip))},
 			opts:      func(o *lifecycle.Options) { o.Yes = true },
 			wantState: runstore.RunCompleted, wantSteps: "completed", wantOut: "a\n"},
@@ -102,7 +102,7 @@ func TestStepPolicies(t *testing.T) {
 		{name: "JS step updates the state", steps: []*plan.Step{{Title: "js", Code: []*plan.CodeBlock{code("js", `return {stateUpdates: {"context.count": 2}}`)}}},
 			wantState: runstore.RunCompleted, wantSteps: "completed"},
 		{name: "JS step that throws", steps: []*plan.Step{{Title: "js", Code: []*plan.CodeBlock{code("js", "throw new TypeError('x is undefined')")}}},
-			wantState: runstore.RunFailed, wantSteps: "-", wantErr: "TypeError: x is undefined"},
+			wantState: runstore.RunFailed, wantSteps: "failed", wantErr: "TypeError: x is undefined"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -125,7 +125,7 @@ func TestStepPolicies(t *testing.T) {
 			p := progress(t, res.Dir)
 			var got []string
 			for _, r := range p.CompletedSteps {
-				got = append(got, string(r.Status))
+				got = append(got, string(r.Result))
 			}
 			if g := strings.Join(got, " "); g != strings.TrimPrefix(tt.wantSteps, "-") {
 				t.Errorf("steps = %q, want %q", g, tt.wantSteps)
@@ -142,7 +142,7 @@ func TestStepPolicies(t *testing.T) {
 			if state["status"] != wantStatus {
 				t.Errorf("state.status = %v, want %s", state["status"], wantStatus)
 			}
-			if tt.wantState == runstore.RunFailed && (p.Error == nil || p.Error.Step != "01-only#1") {
+			if tt.wantState == runstore.RunFailed && (p.Error == nil || p.Error.ID != "01-only#1") {
 				t.Errorf("error = %+v, want one naming step 01-only#1", p.Error)
 			}
 		})
@@ -157,7 +157,7 @@ func TestFailureDiagnostics(t *testing.T) {
 	}
 	e := progress(t, res.Dir).Error
 	want := []string{"stderr: first problem", "stderr: real cause", "stdout: progress"}
-	if e == nil || strings.Join(e.Diagnostics, "\n") != strings.Join(want, "\n") {
+	if e == nil || strings.Join(e.Diagnostics.Lines(), "\n") != strings.Join(want, "\n") {
 		t.Fatalf("error = %+v, want diagnostics %q", e, want)
 	}
 	if !strings.HasPrefix(e.Message, "phases/x.md:5:1: step 01-x#1: bash: exit status 1") {
@@ -358,7 +358,7 @@ func TestResumeRefusesClaimedRun(t *testing.T) {
 	s := newSkill(t, phase("01-x.md", proseStep("think", "Think.")))
 	o := opts(t, s)
 	res, _ := lifecycle.Run(context.Background(), o)
-	held, err := o.Store.Resume(res.Dir, runstore.ClaimOptions{})
+	held, err := o.Store.Resume(res.Dir, runstore.ResumeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,8 +19,15 @@ import (
 	"strings"
 )
 
-// Env marks a test binary run as the agent.
-const Env = "SKILLKIT_TESTAGENT"
+// Env marks a test binary run as the agent. LogEnv, when set, names a file
+// each request appends its kind and prompt size to; ClaudeEnv makes the
+// agent answer in claude -p --output-format json's shape, for the claude
+// adapter (see ClaudeOnPath).
+const (
+	Env       = "SKILLKIT_TESTAGENT"
+	LogEnv    = "SKILLKIT_TESTAGENT_LOG"
+	ClaudeEnv = "SKILLKIT_TESTAGENT_CLAUDE"
+)
 
 // Command is the agent command that runs the test binary as the agent.
 func Command() string { return fmt.Sprintf("%s=1 %q -test.run='^$'", Env, os.Args[0]) }
@@ -35,13 +42,42 @@ func Main() int {
 		fmt.Fprintln(os.Stderr, "testagent:", err)
 		return 1
 	}
-	reply, err := Answer(os.Getenv("SKILLKIT_REQUEST"), string(prompt), ".")
+	request := os.Getenv("SKILLKIT_REQUEST")
+	if log := os.Getenv(LogEnv); log != "" {
+		f, err := os.OpenFile(log, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		if err == nil {
+			fmt.Fprintf(f, "%s\t%d\t%s\n", request, len(prompt), phaseOf(string(prompt)))
+			f.Close()
+		}
+	}
+	reply, err := Answer(request, string(prompt), ".")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "testagent:", err)
 		return 1
 	}
+	if os.Getenv(ClaudeEnv) != "" {
+		session := os.Getenv("SKILLKIT_SESSION_ID")
+		out, _ := json.Marshal(map[string]any{"type": "result", "subtype": "success", "is_error": false,
+			"num_turns": 1, "result": reply, "session_id": session, "total_cost_usd": 0})
+		fmt.Println(string(out))
+		return 0
+	}
 	fmt.Println(reply)
 	return 0
+}
+
+// ClaudeOnPath writes an executable named claude into dir that runs the
+// test binary as the agent in claude's JSON shape: put dir first on PATH
+// and pass --agent claude.
+func ClaudeOnPath(dir string) error {
+	script := fmt.Sprintf("#!/bin/sh\nexec env %s=1 %s=1 %q -test.run='^$'\n", Env, ClaudeEnv, os.Args[0])
+	return os.WriteFile(filepath.Join(dir, "claude"), []byte(script), 0o755)
+}
+
+// phaseOf is the phase id of a step prompt's [PHASE] section ("01-x: T").
+func phaseOf(prompt string) string {
+	id, _, _ := strings.Cut(Sections(prompt)["PHASE"], ":")
+	return strings.TrimSpace(id)
 }
 
 // Answer is the reply to one request, leaving its outputs under workDir.

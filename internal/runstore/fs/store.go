@@ -110,7 +110,7 @@ func (s *Store) open(dir string, c *claim) *run {
 
 // Resume claims the run ref names, replays its log and brings its
 // snapshots up to date.
-func (s *Store) Resume(ref string, co runstore.ClaimOptions) (runstore.Run, error) {
+func (s *Store) Resume(ref string, o runstore.ResumeOptions) (runstore.Run, error) {
 	dir, err := s.Locate(ref)
 	if err != nil {
 		return nil, err
@@ -118,7 +118,7 @@ func (s *Store) Resume(ref string, co runstore.ClaimOptions) (runstore.Run, erro
 	if _, err := readRecord(dir, math.MaxInt); err != nil {
 		return nil, err
 	}
-	c, fresh, err := acquire(s.o.Files, dir, co)
+	c, fresh, err := acquire(s.o.Files, dir, o.Claim)
 	if err != nil {
 		return nil, err
 	}
@@ -130,9 +130,13 @@ func (s *Store) Resume(ref string, co runstore.ClaimOptions) (runstore.Run, erro
 		return nil, err
 	}
 	p := rec.progress
-	if p.RunState.Terminal() {
+	if p.RunState.Terminal() && !(o.Retry && p.RunState.Retryable()) {
 		c.release(false)
-		return nil, fmt.Errorf("resuming run %s: it is %s: %w", p.RunID, p.RunState, runstore.ErrTerminal)
+		hint := ""
+		if p.RunState.Retryable() {
+			hint = "; after a fix, run it again from where it stopped with --retry"
+		}
+		return nil, fmt.Errorf("resuming run %s: it is %s: %w%s", p.RunID, p.RunState, runstore.ErrTerminal, hint)
 	}
 	if fresh && p.RunState == runstore.RunRunning {
 		// A run left running holds a claim until its holder closes it
@@ -182,7 +186,7 @@ func status(dir string) (*runstore.Summary, error) {
 		return nil, err
 	}
 	p := rec.progress
-	sum := &runstore.Summary{ID: p.RunID, Skill: p.Skill, Dir: dir, State: p.RunState, StepsDone: len(p.CompletedSteps), Progress: p,
+	sum := &runstore.Summary{ID: p.RunID, Skill: p.Skill, Dir: dir, State: p.RunState, StepsDone: p.StepsDone(), Progress: p,
 		WorkDir: cmp.Or(rec.workDir, dir), LastState: rec.state}
 	if c, err := readClaim(dir); err == nil && !c.Stale(time.Now()) {
 		sum.Holder = c.Holder()

@@ -75,7 +75,7 @@ func step(r runstore.Run, id string, n float64) error {
 		return err
 	}
 	r.SetState(map[string]any{"n": n})
-	return r.Commit(runstore.Event{Phase: "01-a", Step: id, From: "executing", To: "completed", Record: &runstore.StepRecord{Step: id, Status: runstore.StepCompleted}})
+	return r.Commit(runstore.Event{Phase: "01-a", Step: id, From: "executing", To: "completed", Record: &runstore.StepRecord{ID: id, Status: runstore.StatusPass, Result: runstore.StepCompleted}})
 }
 
 // A resume rebuilds from the log exactly what the run had: progress and
@@ -96,7 +96,7 @@ func TestResumeRebuildsFromTheLog(t *testing.T) {
 	os.Remove(filepath.Join(dir, StateFile))
 	os.WriteFile(filepath.Join(dir, ProgressFile), []byte("garbage: ["), 0o644)
 
-	back, err := s.Resume("r1", runstore.ClaimOptions{})
+	back, err := s.Resume("r1", runstore.ResumeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +115,7 @@ func TestResumeRebuildsFromTheLog(t *testing.T) {
 	if err != nil || json.Unmarshal(data, &st) != nil || st["n"] != 3.0 {
 		t.Errorf("state.json not rebuilt: %s %v", data, err)
 	}
-	if data, _ := os.ReadFile(filepath.Join(dir, ProgressFile)); !strings.Contains(string(data), `- step: "01-a#3"`) {
+	if data, _ := os.ReadFile(filepath.Join(dir, ProgressFile)); !strings.Contains(string(data), `id: "01-a#3"`) {
 		t.Errorf("skill-state.yaml not rebuilt:\n%s", data)
 	}
 }
@@ -149,7 +149,7 @@ func TestTornAndDamagedLog(t *testing.T) {
 	good, _ := os.ReadFile(log)
 
 	os.WriteFile(log, append(slices.Clone(good), `{"time":"2026-01-02T03:04:05Z","ph`...), 0o644)
-	back, err := s.Resume("r1", runstore.ClaimOptions{})
+	back, err := s.Resume("r1", runstore.ResumeOptions{})
 	if err != nil {
 		t.Fatalf("resume over a torn last line: %v", err)
 	}
@@ -170,7 +170,7 @@ func TestTornAndDamagedLog(t *testing.T) {
 	lines := strings.SplitAfter(string(good), "\n")
 	lines[1] = `{"time": nonsense}` + "\n"
 	os.WriteFile(log, []byte(strings.Join(lines, "")), 0o644)
-	_, err = s.Resume("r1", runstore.ClaimOptions{})
+	_, err = s.Resume("r1", runstore.ResumeOptions{})
 	if !errors.Is(err, runstore.ErrCorrupt) || !strings.Contains(err.Error(), "events.jsonl:2:11: ") {
 		t.Fatalf("resume over a damaged line: %v, want its position", err)
 	}
@@ -205,7 +205,7 @@ func TestDiskFullLeavesRecordReadable(t *testing.T) {
 	}
 	var got []string
 	for _, rec := range sum.Progress.CompletedSteps {
-		got = append(got, rec.Step)
+		got = append(got, rec.ID)
 	}
 	if strings.Join(got, " ") != "01-a#1 01-a#3" || sum.LastState["n"] != 3.0 {
 		t.Errorf("after a full disk: steps %v, state %v", got, sum.LastState)
@@ -222,7 +222,7 @@ func TestCheckpointsFromTheLog(t *testing.T) {
 	dir := r.Where()
 	r.Close()
 	os.RemoveAll(filepath.Join(dir, ThreadsDir))
-	back, err := s.Resume("r1", runstore.ClaimOptions{})
+	back, err := s.Resume("r1", runstore.ResumeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,7 +254,7 @@ func TestResumeRefusesFinishedRun(t *testing.T) {
 	r := newRun(t, s, "r1")
 	r.Commit(runstore.Event{From: "running", To: "completed"})
 	r.Close()
-	if _, err := s.Resume("r1", runstore.ClaimOptions{}); !errors.Is(err, runstore.ErrTerminal) {
+	if _, err := s.Resume("r1", runstore.ResumeOptions{}); !errors.Is(err, runstore.ErrTerminal) {
 		t.Fatalf("resume of a completed run: %v", err)
 	}
 }
@@ -262,7 +262,7 @@ func TestResumeRefusesFinishedRun(t *testing.T) {
 func TestClaimSecondRefusedNamingHolder(t *testing.T) {
 	s := newStore(t, nil)
 	r := newRun(t, s, "r1")
-	_, err := s.Resume("r1", runstore.ClaimOptions{})
+	_, err := s.Resume("r1", runstore.ResumeOptions{})
 	var ce *runstore.ClaimedError
 	if !errors.As(err, &ce) {
 		t.Fatalf("second claim: err = %v, want *ClaimedError", err)
@@ -272,7 +272,7 @@ func TestClaimSecondRefusedNamingHolder(t *testing.T) {
 		t.Errorf("refusal %q does not name %s", err, want)
 	}
 	r.Close()
-	again, err := s.Resume("r1", runstore.ClaimOptions{})
+	again, err := s.Resume("r1", runstore.ResumeOptions{})
 	if err != nil {
 		t.Fatalf("claim after release: %v", err)
 	}
@@ -311,7 +311,7 @@ func TestClaimTakeover(t *testing.T) {
 			os.WriteFile(filepath.Join(dir, ClaimFile), data, 0o644)
 			old := time.Now().Add(-time.Hour)
 			os.Chtimes(filepath.Join(dir, ClaimFile), old, old)
-			back, err := s.Resume("r1", runstore.ClaimOptions{})
+			back, err := s.Resume("r1", runstore.ResumeOptions{})
 			if tt.taken != (err == nil) {
 				t.Fatalf("Resume err = %v, want taken = %v", err, tt.taken)
 			}
@@ -454,7 +454,7 @@ func TestListLocateAndStatus(t *testing.T) {
 	if sum.State != runstore.RunInterrupted {
 		t.Errorf("unclaimed running run shows as %s", sum.State)
 	}
-	held, err := s.Resume(ids[0], runstore.ClaimOptions{})
+	held, err := s.Resume(ids[0], runstore.ResumeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -476,7 +476,7 @@ func TestOpenRemovesTempsOfKilledWriter(t *testing.T) {
 	own := filepath.Join(dir, ".notes"+tmpMark+"1")
 	os.WriteFile(stray, []byte("{"), 0o644)
 	os.WriteFile(own, []byte("skill file"), 0o644)
-	back, err := s.Resume("r1", runstore.ClaimOptions{})
+	back, err := s.Resume("r1", runstore.ResumeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
