@@ -9,7 +9,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -28,10 +29,6 @@ type ClaimInfo struct {
 	TimeoutMS int64 `json:"timeout_ms"`
 	// Token tells the holder its own claim from one that replaced it.
 	Token string `json:"token"`
-	// Groups are the process groups of the holder's commands running now
-	// (a step's shell, the agent): whoever takes the claim over from a
-	// dead or frozen holder kills them before it runs anything.
-	Groups []int `json:"groups,omitempty"`
 	// Released says the holder let the run go while its record still
 	// says running (a write failed): the claim is free, and its absence
 	// would look like a claim.json deleted under a live holder.
@@ -97,6 +94,8 @@ type claim struct {
 	once sync.Once
 	// lose closes lost once.
 	lose sync.Once
+	// groups is GroupsFile, open once a command started.
+	groups *os.File
 }
 
 // acquire claims the run directory dir for this process. It fails with a
@@ -179,9 +178,7 @@ func takeover(dir, tmp string) error {
 	case holder.Host == hostname():
 		// Whatever the holder's steps left running would run beside
 		// the steps run again now.
-		for _, g := range holder.Groups {
-			proc.KillGroup(g)
-		}
+		killGroups(dir)
 	}
 	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("taking over claim of %s: %w", dir, err)
@@ -330,22 +327,61 @@ func (c *claim) refresh(now time.Time) error {
 	return writeFile(c.files, filepath.Join(c.dir, ClaimFile), append(data, '\n'), false)
 }
 
-// Started records a process group of a command that started (proc.Groups).
-func (c *claim) Started(pgid int) {
+// The process groups of the holder's commands (a step's shell, a hook,
+// the agent) are lines of GroupsFile, "+pgid" when one starts and "-pgid"
+// when it ends: one small append each, where rewriting claim.json would
+// cost a file replacement per command. Whoever takes the claim over from a
+// dead or frozen holder on the same host kills the groups still listed
+// before it runs anything.
+
+// Started records the process group of a command that started
+// (proc.Groups).
+func (c *claim) Started(pgid int) { c.noteGroup('+', pgid) }
+
+// Ended records that the command of a process group ended.
+func (c *claim) Ended(pgid int) { c.noteGroup('-', pgid) }
+
+func (c *claim) noteGroup(sign byte, pgid int) {
 	c.mu.Lock()
-	c.info.Groups = append(c.info.Groups, pgid)
-	c.mu.Unlock()
-	c.refresh(time.Now())
+	defer c.mu.Unlock()
+	if c.groups == nil {
+		f, err := os.OpenFile(filepath.Join(c.dir, GroupsFile), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		if err != nil {
+			// Without the list a resume cannot kill what this run
+			// leaves behind if it is killed; the run itself is fine.
+			return
+		}
+		c.groups = f
+	}
+	c.groups.Write(append(strconv.AppendInt([]byte{sign}, int64(pgid), 10), '\n'))
 }
 
-// Ended forgets the process group of a command that ended.
-func (c *claim) Ended(pgid int) {
-	c.mu.Lock()
-	if i := slices.Index(c.info.Groups, pgid); i >= 0 {
-		c.info.Groups = slices.Delete(c.info.Groups, i, i+1)
+// killGroups kills the process groups GroupsFile of the run in dir lists
+// as running, and empties it.
+func killGroups(dir string) {
+	path := filepath.Join(dir, GroupsFile)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return
 	}
-	c.mu.Unlock()
-	c.refresh(time.Now())
+	running := map[int]bool{}
+	lines := strings.Split(string(data), "\n")
+	// The last piece is "" or a line a failing disk cut short, whose
+	// number may be another's.
+	for _, line := range lines[:len(lines)-1] {
+		if len(line) < 2 {
+			continue
+		}
+		if pgid, err := strconv.Atoi(line[1:]); err == nil {
+			running[pgid] = line[0] == '+'
+		}
+	}
+	for pgid, on := range running {
+		if on {
+			proc.KillGroup(pgid)
+		}
+	}
+	os.Truncate(path, 0)
 }
 
 // release stops the heartbeat and removes claim.json when it is still
@@ -356,14 +392,22 @@ func (c *claim) release(running bool) error {
 	c.once.Do(func() {
 		close(c.stop)
 		<-c.done
+		c.mu.Lock()
+		if c.groups != nil {
+			c.groups.Close()
+			c.groups = nil
+		}
+		c.mu.Unlock()
 		cur, rerr := readClaim(c.dir)
 		if rerr != nil || cur.Token != c.info.Token {
 			return
 		}
+		// The run's commands have ended: none is left to kill.
+		os.Remove(filepath.Join(c.dir, GroupsFile))
 		path := filepath.Join(c.dir, ClaimFile)
 		if running {
 			c.mu.Lock()
-			c.info.Released, c.info.Groups = true, nil
+			c.info.Released = true
 			data, _ := json.MarshalIndent(c.info, "", "  ")
 			c.mu.Unlock()
 			if writeFile(c.files, path, append(data, '\n'), false) == nil {

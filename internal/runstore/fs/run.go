@@ -33,7 +33,9 @@ const (
 	MetricsFile  = "metrics.jsonl"
 	ClaimFile    = "claim.json"
 	// LockFile serialises the processes that replace claim.json.
-	LockFile   = ".claim.lock"
+	LockFile = ".claim.lock"
+	// GroupsFile lists the process groups of the holder's commands.
+	GroupsFile = ".claim.groups"
 	ThreadsDir = "threads"
 	LogsDir    = "logs"
 )
@@ -131,11 +133,15 @@ func (r *run) record(e runstore.Event, commit bool) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	// A process that lost its claim stops here, before its write could
-	// overlay the record of the process that holds the run now. A log
-	// longer than this process left it was written by another process:
-	// one that took the run over and has even released it since.
-	if err := r.claim.verify(); err != nil {
-		return err
+	// overlay the record of the process that holds the run now: the
+	// claim is read before every commit, and a log longer than this
+	// process left it (a cheap check, before every write) was written by
+	// another process, one that took the run over and may have released
+	// it since.
+	if commit {
+		if err := r.claim.verify(); err != nil {
+			return err
+		}
 	}
 	if l := r.events; l != nil {
 		if size, err := l.f.Size(); err == nil && size != l.size {

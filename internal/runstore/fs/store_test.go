@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skillkit/skillkit/internal/proc"
 	"github.com/skillkit/skillkit/internal/runstore"
 )
 
@@ -509,5 +511,34 @@ func TestSnapshotsCurrentWhenRunFinishes(t *testing.T) {
 	}
 	if data, _ := os.ReadFile(filepath.Join(dir, ProgressFile)); !strings.Contains(string(data), `runState: "completed"`) {
 		t.Errorf("skill-state.yaml after the final commit:\n%s", data)
+	}
+}
+
+// A takeover kills the process groups .claim.groups lists as running:
+// those started and not ended, and not a number on a line a failing disk
+// cut short.
+func TestKillGroups(t *testing.T) {
+	dir := t.TempDir()
+	start := func() *exec.Cmd {
+		cmd := exec.Command("sleep", "1000")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+		return cmd
+	}
+	running, ended := start(), start()
+	list := fmt.Sprintf("+%d\n+%d\n-%d\n+1", running.Process.Pid, ended.Process.Pid, ended.Process.Pid)
+	os.WriteFile(filepath.Join(dir, GroupsFile), []byte(list), 0o644)
+	killGroups(dir)
+	if err := running.Wait(); err == nil {
+		t.Error("the running group was not killed")
+	}
+	if !proc.Alive(ended.Process.Pid) {
+		t.Error("a group listed as ended was killed")
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, GroupsFile)); len(data) != 0 {
+		t.Errorf(".claim.groups after the kill: %q", data)
 	}
 }
