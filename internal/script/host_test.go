@@ -325,6 +325,10 @@ func TestRunStepHeapBudget(t *testing.T) {
 		t.Fatalf("err = %v, want ErrMemory naming --js-memory", err)
 	}
 	t.Logf("stopped after %v: %v", time.Since(start).Round(time.Millisecond), err)
+	// What the stopped evaluation left is garbage, not the next one's.
+	if _, err := f.step(t, h, `state.small = "x".repeat(1000)`); err != nil {
+		t.Fatalf("the evaluation after a stopped one: %v", err)
+	}
 	// The runtime is dropped with the evaluation: the heap comes back.
 	runtime.GC()
 	var m runtime.MemStats

@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"maps"
 	"regexp"
+	"runtime"
 	"runtime/metrics"
 	"slices"
 	"strconv"
@@ -185,14 +186,24 @@ func deadline(ctx context.Context, vm *goja.Runtime, timeout time.Duration, budg
 	go func() {
 		t := time.NewTicker(memoryEvery)
 		defer t.Stop()
-		live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+		sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+		live := func() uint64 {
+			metrics.Read(sample)
+			return sample[0].Value.Uint64()
+		}
 		for {
 			select {
 			case <-ctx.Done():
 				return
 			case <-t.C:
-				metrics.Read(live)
-				if n := live[0].Value.Uint64(); n > uint64(budget) {
+				if live() <= uint64(budget) {
+					continue
+				}
+				// The figure is the last collection's, which may
+				// count what an evaluation stopped before this one
+				// left: collect now, and judge by what is live.
+				runtime.GC()
+				if n := live(); n > uint64(budget) {
 					over(fmt.Errorf("%w: the heap grew to %d MiB, past the budget of %d MiB (--js-memory)", ErrMemory, n>>20, budget>>20))
 					return
 				}
