@@ -267,6 +267,19 @@ if [ "$has_loop" = 1 ]; then
   time_cmd "run-loop" "$([ "$short" = 1 ] && echo 1 || echo 3)" "$sk run $rundir/loop$niter --max-iterations $niter > /dev/null"
   rss_cmd "run-loop" "$sk run $rundir/loop$niter --max-iterations $niter > /dev/null"
 fi
+# A step that prints N bytes: the output streams to the step's log, so the
+# peak memory must not grow with N.
+outsizes="1 1024"
+if [ "$short" = 1 ]; then outsizes="1 64"; fi
+for mib in $outsizes; do
+  mkdir -p "$rundir/out$mib/phases"
+  printf -- '---\nname: out%s\ndescription: Prints %s MiB.\n---\n# Output\n' "$mib" "$mib" >"$rundir/out$mib/SKILL.md"
+  printf -- '# Phase 1: Print\n## Execution Steps\n### Step 1: Print\n```bash\nhead -c %d /dev/zero | tr "\\0" x\n```\n' "$((mib << 20))" >"$rundir/out$mib/phases/01-print.md"
+  say "run: a step printing $mib MiB"
+  rss_cmd "run-out$mib" "$sk run $rundir/out$mib --workdir $rundir/out$mib-work > /dev/null"
+  "$sk" status "$rundir/out$mib-work" 2>&1 | grep -q completed || { echo "bench: the $mib MiB step did not complete" >&2; exit 1; }
+  rm -rf "$rundir/out$mib-work"
+done
 cd "$repo"
 
 # ---------------------------------------------------------------- report
@@ -431,6 +444,9 @@ sk1=$(mean skillkit-1); sk20=$(mean skillkit-20)
   else
     echo "| skillkit run, orchestrator loop of 1,000 no-op actions | **pending**: this checkout's \`skillkit run\` has no autonomous runner (\`--max-iterations\`) yet | | |"
   fi
+  for mib in $outsizes; do
+    echo "| skillkit run, one bash step printing $mib MiB (streamed to its log; a 1 MiB tail in memory) | | | $(val "run-out$mib.rss") | |"
+  done
   echo
   echo "Per phase, skillkit run / the durable-append floor: $(ratio "$r" "$f")x."
   if [ "$has_loop" = 1 ]; then

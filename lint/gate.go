@@ -23,6 +23,8 @@ var unrunnable = []string{
 	// A step attribute the runtime cannot apply (a retry count, a backoff,
 	// a timeout it cannot read).
 	"step-attribute",
+	// An output the run would look for outside its folders.
+	"output-path-outside",
 }
 
 // Unrunnable reports whether an error of the rule stops a run from

@@ -524,6 +524,32 @@ type Output struct {
 	Pos    Pos    `json:"pos"`
 }
 
+// Outside says why the output's file or schema leaves its folder, or ""
+// when both stay inside: the file must be in the work dir and the schema
+// in the skill folder, so neither may be absolute or climb out with "..".
+// A skill that could name any file would have the run read and report on
+// files it was never given.
+func (o *Output) Outside() string {
+	switch {
+	case leaves(o.File):
+		return fmt.Sprintf("the file %s is outside the work dir", o.File)
+	case o.Schema != "" && leaves(o.Schema):
+		return fmt.Sprintf("the schema %s is outside the skill folder", o.Schema)
+	}
+	return ""
+}
+
+// leaves reports whether the relative path p, of either slash, leaves its
+// folder: it is absolute (a drive letter too), or ".." climbs out of it.
+func leaves(p string) bool {
+	p = strings.ReplaceAll(p, `\`, "/")
+	if path.IsAbs(p) || len(p) > 1 && p[1] == ':' {
+		return true
+	}
+	c := path.Clean(p)
+	return c == ".." || strings.HasPrefix(c, "../")
+}
+
 // Action is one file under actions/.
 type Action struct {
 	Doc *Doc `json:"doc"`

@@ -397,7 +397,7 @@ func runSteps(t *testing.T, s *plan.Skill) {
 			continue
 		}
 		for _, c := range p.Steps[0].Runnable() {
-			res, err := h.Shell(context.Background(), c.Text)
+			res, err := h.Shell(context.Background(), c.Text, nil)
 			if err != nil || res.ExitCode != 0 {
 				t.Fatalf("%s: step failed: %v %+v", c.Pos, err, res)
 			}

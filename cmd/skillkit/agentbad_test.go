@@ -36,8 +36,10 @@ func TestBadAgentAnswers(t *testing.T) {
 			`action action-do: the agent's reply: .*stateUpdates`, "I did it, trust me."},
 		{"exits non-zero", `echo "half an answer"; echo "model overloaded" >&2; exit 7`,
 			`exit status 7.*model overloaded`, "half an answer"},
+		// Only the reply's last --output-tail bytes are kept in memory:
+		// a longer reply cannot be read whole, and fails the call.
 		{"a 50 MB reply", `[ "$SKILLKIT_REQUEST" = step ] && echo done || head -c 52428800 /dev/zero | tr '\0' x`,
-			`action action-do: the agent's reply: .*stateUpdates`, "xxxxxxxx"},
+			`action action-do: .*the reply is 52428800 bytes, more than the 1048576 kept \(--output-tail\)`, "xxxxxxxx"},
 		{"no reply in time", `sleep 30`, `timed out after 2s`, ""},
 	}
 	for _, tc := range cases {

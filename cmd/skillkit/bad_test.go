@@ -133,8 +133,16 @@ var resumeCases = map[string]func(t *testing.T, runDir string){
 	"state-deleted":     func(t *testing.T, d string) { os.Remove(filepath.Join(d, fs.StateFile)) },
 	"progress-not-yaml": func(t *testing.T, d string) { write(t, d, fs.ProgressFile, "runId: x\n\tskill: [\n") },
 	"progress-deleted":  func(t *testing.T, d string) { os.Remove(filepath.Join(d, fs.ProgressFile)) },
-	"claim-garbage":     func(t *testing.T, d string) { write(t, d, fs.ClaimFile, "\x00\x01 not a claim") },
-	"events-garbage":    func(t *testing.T, d string) { write(t, d, fs.EventsFile, "garbage\n{\"to\":") },
+	"progress-truncated": func(t *testing.T, d string) {
+		data, _ := os.ReadFile(filepath.Join(d, fs.ProgressFile))
+		write(t, d, fs.ProgressFile, string(data[:len(data)/3]))
+	},
+	"events-cut-in-first-line": func(t *testing.T, d string) {
+		data, _ := os.ReadFile(filepath.Join(d, fs.EventsFile))
+		write(t, d, fs.EventsFile, string(data[:40]))
+	},
+	"claim-garbage":  func(t *testing.T, d string) { write(t, d, fs.ClaimFile, "\x00\x01 not a claim") },
+	"events-garbage": func(t *testing.T, d string) { write(t, d, fs.EventsFile, "garbage\n{\"to\":") },
 	"events-torn-last-line": func(t *testing.T, d string) {
 		f, err := os.OpenFile(filepath.Join(d, fs.EventsFile), os.O_APPEND|os.O_WRONLY, 0)
 		if err != nil {
@@ -236,6 +244,7 @@ var badCases = map[string]badCase{
 	"bad-step-attributes":         {lintErr(`01-a.md:6:3: error: Timeout "soon"`), planErr(`01-a.md:7:3: On error "sometimes"`), refused(`01-a.md:8:3: error: Confirm default "maybe"`)},
 	"bash-syntax-error":           {lintErr(`01-a.md:6:1: error: shell does not parse`), planned, warned(`01-a.md:6:1: warning: shell does not parse`, 1, `step 01-a#1 goes to the agent \(bash does not parse`)},
 	"binary-junk":                 {lintErr(inFile + `error: file holds NUL bytes`), planErr(inFile + `file holds NUL bytes`), refused(inFile + `error: file holds NUL bytes`)},
+	"output-outside":              {lintErr(`01-a.md:11:3: error: the file ../../../../tmp/x is outside the work dir`), planned, refused(`01-a.md:11:3: error: .*\[output-path-outside\]`)},
 	"catalog-1000-actions":        {lintErr(`action-catalog.md:1004:1: error: the action catalog names action action-999`), planned, refused(`action-missing`)},
 	"condition-100000-parens":     {clean, planned, outcome{0, `condition is false`}},
 	"condition-infinite-loop":     {clean, planned, runFails(`01-a.md:6:21: evaluation timed out after 5s`)},
@@ -325,6 +334,11 @@ func TestBadSkills(t *testing.T) {
 			check(t, want.lint, "lint", dir)
 			check(t, want.plan, "plan", dir)
 			check(t, want.run, "run", dir, "--workdir", filepath.Join(t.TempDir(), "run"))
+			if want.run.code == ExitUsage {
+				// The dry run applies the run's gate: it refuses alike,
+				// and says so.
+				check(t, outcome{ExitUsage, `a run would refuse this skill|invalid skill`}, "run", "--dry-run", dir)
+			}
 		})
 	}
 }
@@ -347,13 +361,16 @@ func TestDamagedRunDirs(t *testing.T) {
 		"state-deleted":     {1, `needs an agent`},
 		"progress-not-yaml": {1, `needs an agent`},
 		"progress-deleted":  {1, `needs an agent`},
-		"claim-garbage":     {1, `needs an agent`},
+		// A truncated skill-state.yaml is a snapshot cut short: rebuilt.
+		"progress-truncated": {1, `needs an agent`},
+		"claim-garbage":      {1, `needs an agent`},
 		// The record itself: a torn last line is a killed writer's, and
 		// ignored with a note; damage before it stops, with its position.
-		"events-torn-last-line":   {1, `(?s)note: .*events.jsonl:\d+: the last line was cut short.*needs an agent`},
-		"events-damaged-mid-log":  {2, `events.jsonl:3:11: run record is damaged`},
-		"events-garbage":          {2, `events.jsonl:1:1: run record is damaged`},
-		"run-dir-is-not-a-folder": {2, `no run`},
+		"events-torn-last-line":    {1, `(?s)note: .*events.jsonl:\d+: the last line was cut short.*needs an agent`},
+		"events-damaged-mid-log":   {2, `events.jsonl:3:11: run record is damaged`},
+		"events-garbage":           {2, `events.jsonl:1:1: run record is damaged`},
+		"events-cut-in-first-line": {2, `events.jsonl:1: no run: its first line was cut short`},
+		"run-dir-is-not-a-folder":  {2, `no run`},
 	}
 	for name, damage := range resumeCases {
 		t.Run(name, func(t *testing.T) {

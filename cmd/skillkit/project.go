@@ -29,6 +29,16 @@ func projectRoot(dir string) string {
 	}
 }
 
+// projectDir is the project folder JS code may touch, for a run in the
+// project root: the root itself, but never the filesystem's root, which
+// would open every file to it (a run started in / has no project).
+func projectDir(root string) string {
+	if filepath.Dir(root) == root {
+		return ""
+	}
+	return root
+}
+
 // projectStore is the store of the runs of the project that holds the
 // current folder.
 func projectStore() (*fs.Store, error) {

@@ -16,6 +16,7 @@ import (
 	"github.com/skillkit/skillkit/internal/agent"
 	"github.com/skillkit/skillkit/internal/engine"
 	"github.com/skillkit/skillkit/internal/orchestrator"
+	"github.com/skillkit/skillkit/internal/proc"
 	skrun "github.com/skillkit/skillkit/internal/run"
 	"github.com/skillkit/skillkit/internal/runstore"
 	"github.com/skillkit/skillkit/internal/runstore/fs"
@@ -44,6 +45,8 @@ type runOptions struct {
 	maxCost  float64
 	maxSame  int
 	progress string
+	tail     int
+	jsMemory int64
 }
 
 func newRunCmd(s Streams) *cobra.Command {
@@ -112,6 +115,8 @@ Exit codes: 0 completed, 1 failed or aborted, 2 invalid skill or usage,
 	f.IntVar(&o.maxCalls, "max-agent-calls", 0, "agent calls the run may make, resumes included; then it stops, resumable (default no limit)")
 	f.Float64Var(&o.maxCost, "max-cost-usd", 0, "agent cost in US dollars, as the agent reports it, the run may spend; then it stops, resumable (default no limit)")
 	f.StringVar(&o.progress, "progress", progressAuto, "how to show progress on stderr: auto (a live line on a terminal, else plain), plain (a line per event) or json (every event as a line of JSON on stdout; the log lines go to stderr)")
+	f.IntVar(&o.tail, "output-tail", proc.DefaultTail, "bytes of each command's output and of the agent's reply kept in memory (the logs get all of it)")
+	f.Int64Var(&o.jsMemory, "js-memory", script.DefaultJSMemory>>20, "MiB of heap JS code may grow the run to before it is stopped")
 	f.StringArrayVar(&o.allow, "allow-path", nil, "a folder JS code may read and write besides the project, the skill and the work dir (repeatable)")
 	return c
 }
@@ -142,9 +147,10 @@ func runSkill(c *cobra.Command, s Streams, o *runOptions, dir string, args []str
 	}
 	opts := skrun.Options{
 		Skill: skill, Store: runsOf(root), WorkDir: o.workDir, Resume: o.resume, Force: o.force, Retry: o.retry,
-		Inputs: inputs, Args: args, NoShellContext: o.noShell, ProjectDir: cwd, AllowPaths: o.allow, Yes: o.yes, Strict: o.strict,
+		Inputs: inputs, Args: args, NoShellContext: o.noShell, ProjectDir: projectDir(root), AllowPaths: o.allow, Yes: o.yes, Strict: o.strict,
 		Loop:     orchestrator.Options{MaxIterations: o.maxIter, Retries: o.retries, MaxSameFailures: o.maxSame},
 		Parallel: o.parallel, MaxAgentCalls: o.maxCalls, MaxCostUSD: o.maxCost,
+		OutputTail: o.tail, JSMemory: o.jsMemory << 20,
 		Out: c.OutOrStdout(),
 		Validate: func(sk *plan.Skill) error {
 			return lintGate(c, sk, cwd, o.strict)
@@ -203,7 +209,9 @@ func runSkill(c *cobra.Command, s Streams, o *runOptions, dir string, args []str
 	default:
 		opts.Observe = plainObserver(opts.Out)
 	}
-	ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt, syscall.SIGTERM)
+	// A closed terminal (SIGHUP) or a kill stops the run as Ctrl-C does:
+	// its commands are killed and it stays resumable.
+	ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	res, err := skrun.Run(ctx, opts)
 	if err != nil {

@@ -53,6 +53,9 @@ type Agent struct {
 	// AllowedTools are the tools the skill allows (front matter
 	// allowed-tools), for an adapter that can restrict them.
 	AllowedTools []string
+	// MaxReply is how many bytes of a reply are kept in memory; zero
+	// means proc.DefaultTail. A longer reply fails the call.
+	MaxReply int
 	// Session is the run's conversation; copies of the Agent share it.
 	// nil makes every call the first of its own conversation.
 	Session *Session
@@ -228,10 +231,14 @@ func (c *Pending) Run(ctx context.Context) {
 	call, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	c.start = time.Now()
-	c.res, c.err = proc.Run(call, proc.Cmd{Name: c.name, Args: c.args, Dir: c.a.Dir, Env: c.env, Stdin: strings.NewReader(c.text)})
-	if errors.Is(c.err, context.DeadlineExceeded) && ctx.Err() == nil {
+	c.res, c.err = proc.Run(call, proc.Cmd{Name: c.name, Args: c.args, Dir: c.a.Dir, Env: c.env, Stdin: strings.NewReader(c.text), Tail: c.a.MaxReply})
+	switch {
+	case errors.Is(c.err, context.DeadlineExceeded) && ctx.Err() == nil:
 		// The call's own limit, not the caller's, ended it.
 		c.err = fmt.Errorf("timed out after %v: %w", timeout, c.err)
+	case c.err == nil && c.res.StdoutCut > 0:
+		// Its beginning is gone: whatever it says cannot be read.
+		c.err = fmt.Errorf("the reply is %d bytes, more than the %d kept (--output-tail)", c.res.StdoutCut+int64(len(c.res.Stdout)), len(c.res.Stdout))
 	}
 	c.reply = reply{text: c.res.Stdout}
 	if c.err == nil && c.res.ExitCode == 0 {

@@ -104,3 +104,13 @@ func TestAskWithoutCommand(t *testing.T) {
 		t.Errorf("err = %v, want ErrNoAgent", err)
 	}
 }
+
+// A reply longer than MaxReply fails the call: only its end is in memory,
+// and an answer read from its end would be wrong.
+func TestAskReplyTooLong(t *testing.T) {
+	a := &Agent{Command: "cat >/dev/null; head -c 5000 /dev/zero | tr '\\0' x", MaxReply: 1000}
+	_, err := a.Ask(context.Background(), &Prompt{Request: RequestStep})
+	if err == nil || !strings.Contains(err.Error(), "5000 bytes, more than the 1000 kept (--output-tail)") {
+		t.Fatalf("err = %v, want the reply refused as too long", err)
+	}
+}

@@ -26,7 +26,9 @@ type Script interface {
 	RunStep(ctx context.Context, block *plan.CodeBlock, state map[string]any, scope *script.Scope) (map[string]any, error)
 	// Shell runs a shell block in the work dir with the run's environment;
 	// a non-zero exit is in the result, not an error.
-	Shell(ctx context.Context, text string) (proc.Result, error)
+	// out, when set, gets all of the output as it comes; the result
+	// keeps its tail.
+	Shell(ctx context.Context, text string, out io.Writer) (proc.Result, error)
 }
 
 // Agent is the agent command; *agent.Agent is one.
@@ -257,7 +259,7 @@ func (r *Runner) expand(ctx context.Context, text string) (string, error) {
 		return text, nil
 	}
 	return agent.RunContext(ctx, text, func(ctx context.Context, cmd string) (string, error) {
-		res, err := r.Script.Shell(ctx, cmd)
+		res, err := r.Script.Shell(ctx, cmd, nil)
 		if err == nil && res.ExitCode != 0 {
 			err = &agent.CommandError{Command: cmd, ExitCode: res.ExitCode, Stderr: res.Stderr}
 		}

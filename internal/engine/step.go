@@ -346,9 +346,10 @@ func (r *Runner) execBlocks(ctx context.Context, s *stepRun, res *execResult) er
 			if err := r.Run.Flush(); err != nil {
 				return err
 			}
-			out, err := r.Script.Shell(ctx, b.Text)
+			lw := &stepLog{r: r, name: logName, header: fmt.Sprintf("# bash %s\n", b.Pos)}
+			out, err := r.Script.Shell(ctx, b.Text, lw)
 			res.stdout, res.stderr = out.Stdout, out.Stderr
-			if r.log(logName, fmt.Sprintf("# bash %s\n%s%s", b.Pos, out.Stdout, out.Stderr)) {
+			if lw.close() {
 				res.evidence = true
 			}
 			if err == nil && out.ExitCode != 0 {

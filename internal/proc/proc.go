@@ -1,15 +1,17 @@
 // Package proc runs the external commands of a skill run (shell commands,
 // skill scripts, the agent) the same way everywhere: a working directory, an
-// environment, stdin, captured output, and a context whose end kills the
-// command and everything it started.
+// environment, stdin, captured output, and a process group of its own that
+// is killed whole when the command ends, when its context ends, and (on
+// Linux) when the runner dies, so that nothing a step started outlives it.
 package proc
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io"
+	"os"
 	"os/exec"
+	"sync"
 	"time"
 )
 
@@ -21,35 +23,112 @@ type Cmd struct {
 	// Env is the complete environment; nil inherits the current process's.
 	Env   []string
 	Stdin io.Reader
+	// Output, when set, receives all of the command's output, stdout and
+	// stderr as they come (a log file): Result keeps only their tails.
+	Output io.Writer
+	// Tail is how many bytes of each stream Result keeps, the last ones;
+	// zero means DefaultTail. Memory stays bounded whatever a command
+	// prints.
+	Tail int
 }
+
+// DefaultTail is how much of each output stream a Result keeps when
+// Cmd.Tail is zero.
+const DefaultTail = 1 << 20
 
 // Result is what a finished command left behind.
 type Result struct {
-	Stdout   string
-	Stderr   string
-	ExitCode int
+	// Stdout and Stderr are the ends of the streams, at most Cmd.Tail
+	// bytes each; StdoutCut and StderrCut count the bytes before them
+	// that were not kept.
+	Stdout, Stderr       string
+	StdoutCut, StderrCut int64
+	ExitCode             int
 }
 
-// waitDelay bounds how long Run waits for the output pipes to close after
-// the command was killed: a grandchild that escaped the process group must
-// not keep the run hanging.
+// waitDelay bounds how long Run waits for the output to end after the
+// command and its group were killed: a grandchild that left the group
+// (setsid) must not keep the run hanging.
 const waitDelay = 2 * time.Second
+
+// Groups is told of every process group a command runs in, while it runs,
+// so that a record can name the groups a runner killed with SIGKILL left
+// behind, and a resume can kill them (KillGroup) before it runs anything.
+type Groups interface {
+	Started(pgid int)
+	Ended(pgid int)
+}
+
+type groupsKey struct{}
+
+// WithGroups returns a context whose commands report their process groups
+// to g.
+func WithGroups(ctx context.Context, g Groups) context.Context {
+	return context.WithValue(ctx, groupsKey{}, g)
+}
 
 // Run runs c to completion. A non-zero exit is not an error: it is reported
 // in Result.ExitCode. The error is set when the command could not start or
-// when ctx ended first (then it wraps ctx.Err()).
+// when ctx ended first (then it wraps ctx.Err()). Whatever the command left
+// running in its process group (`daemon &`) is killed when it exits.
 func Run(ctx context.Context, c Cmd) (Result, error) {
-	cmd := exec.CommandContext(ctx, c.Name, c.Args...)
+	cmd := exec.Command(c.Name, c.Args...)
 	cmd.Dir = c.Dir
 	cmd.Env = c.Env
 	cmd.Stdin = c.Stdin
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout = &stdout
-	cmd.Stderr = &stderr
-	cmd.WaitDelay = waitDelay
-	killGroup(cmd)
-	err := cmd.Run()
-	res := Result{Stdout: stdout.String(), Stderr: stderr.String(), ExitCode: cmd.ProcessState.ExitCode()}
+	ownGroup(cmd)
+	// The output goes through pipes of our own rather than exec's, so
+	// that Wait returns when the command exits, not when the last
+	// background process holding its output does: the group is killed
+	// then.
+	tail := c.Tail
+	if tail <= 0 {
+		tail = DefaultTail
+	}
+	var out io.Writer = io.Discard
+	if c.Output != nil {
+		// Both streams write to it, from their own goroutines.
+		out = &lockedWriter{w: c.Output}
+	}
+	stdout, stderr := capture{tail: newTail(tail), out: out}, capture{tail: newTail(tail), out: out}
+	outW, err := stdout.start()
+	if err != nil {
+		return Result{}, err
+	}
+	errW, err := stderr.start()
+	if err != nil {
+		stdout.abort()
+		return Result{}, err
+	}
+	cmd.Stdout, cmd.Stderr = outW, errW
+	err = cmd.Start()
+	outW.Close()
+	errW.Close()
+	if err != nil {
+		stdout.abort()
+		stderr.abort()
+		return Result{}, err
+	}
+	pgid := cmd.Process.Pid
+	g, _ := ctx.Value(groupsKey{}).(Groups)
+	if g != nil {
+		g.Started(pgid)
+	}
+	// Deferred, so that a panic unwinding past Run kills the group too.
+	defer func() {
+		killGroup(cmd.Process)
+		if g != nil {
+			g.Ended(pgid)
+		}
+	}()
+	stopKill := context.AfterFunc(ctx, func() { killGroup(cmd.Process) })
+	err = cmd.Wait()
+	stopKill()
+	killGroup(cmd.Process)
+	stdout.wait()
+	stderr.wait()
+	res := Result{Stdout: stdout.tail.String(), Stderr: stderr.tail.String(), ExitCode: cmd.ProcessState.ExitCode()}
+	res.StdoutCut, res.StderrCut = stdout.tail.cut, stderr.tail.cut
 	if ctxErr := ctx.Err(); ctxErr != nil && err != nil {
 		return res, ctxErr
 	}
@@ -57,12 +136,108 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 	if errors.As(err, &exitErr) {
 		return res, nil
 	}
-	if errors.Is(err, exec.ErrWaitDelay) && cmd.ProcessState != nil {
-		// The command exited, but something it started in the background
-		// still holds its output: the command's result stands (a shell
-		// does not wait for `daemon &` either); the output is what it had
-		// written by then.
-		return res, nil
-	}
 	return res, err
+}
+
+// capture reads one output stream of a command from a pipe, into out and
+// a tail.
+type capture struct {
+	out  io.Writer
+	tail *tail
+	r    *os.File
+	done chan struct{}
+}
+
+// start makes the pipe and starts reading it; the write end goes to the
+// command.
+func (c *capture) start() (*os.File, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	c.r, c.done = r, make(chan struct{})
+	go func() {
+		defer close(c.done)
+		// A failing Output (a full disk) does not stop the command;
+		// the tail still gets everything.
+		io.Copy(io.MultiWriter(c.tail, errorless{c.out}), r)
+	}()
+	return w, nil
+}
+
+// wait waits for the end of the output, at most waitDelay: a process that
+// escaped the group may hold the pipe open for ever. What was read by then
+// stands.
+func (c *capture) wait() {
+	select {
+	case <-c.done:
+	case <-time.After(waitDelay):
+		c.r.Close()
+		<-c.done
+	}
+	c.r.Close()
+}
+
+// abort closes the pipe of a command that did not start.
+func (c *capture) abort() {
+	c.r.Close()
+	<-c.done
+}
+
+// tail keeps the last bytes written to it in a ring of fixed size.
+type tail struct {
+	buf  []byte
+	next int
+	full bool
+	// cut counts the bytes overwritten.
+	cut int64
+}
+
+func newTail(n int) *tail { return &tail{buf: make([]byte, 0, n)} }
+
+func (t *tail) Write(p []byte) (int, error) {
+	n, size := len(p), cap(t.buf)
+	if len(p) > size {
+		t.cut += int64(len(p) - size)
+		p = p[len(p)-size:]
+	}
+	for len(p) > 0 {
+		if !t.full {
+			k := min(len(p), size-len(t.buf))
+			t.buf = append(t.buf, p[:k]...)
+			p = p[k:]
+			t.full = len(t.buf) == size
+			continue
+		}
+		k := copy(t.buf[t.next:], p)
+		t.cut += int64(k)
+		t.next = (t.next + k) % size
+		p = p[k:]
+	}
+	return n, nil
+}
+
+func (t *tail) String() string {
+	return string(t.buf[t.next:]) + string(t.buf[:t.next])
+}
+
+// lockedWriter serialises the writes of two streams to one writer.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// errorless hides a writer's failures from io.MultiWriter, which would
+// stop at the first.
+type errorless struct{ w io.Writer }
+
+func (e errorless) Write(p []byte) (int, error) {
+	e.w.Write(p)
+	return len(p), nil
 }

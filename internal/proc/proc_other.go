@@ -2,8 +2,27 @@
 
 package proc
 
-import "os/exec"
+import (
+	"os"
+	"os/exec"
+)
 
-// killGroup keeps exec's default on systems without process groups: the
-// command itself is killed and WaitDelay bounds the wait for its children.
-func killGroup(*exec.Cmd) {}
+// ownGroup keeps exec's default on systems without process groups.
+func ownGroup(*exec.Cmd) {}
+
+// killGroup kills the command itself: its children are beyond reach
+// without process groups.
+func killGroup(p *os.Process) { p.Kill() }
+
+// KillGroup does nothing without process groups.
+func KillGroup(int) error { return nil }
+
+// Alive reports whether the process pid exists.
+func Alive(pid int) bool {
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return false
+	}
+	p.Release()
+	return true
+}

@@ -57,18 +57,43 @@ func TestRunMissingCommand(t *testing.T) {
 	}
 }
 
-// A command that leaves a background process holding its output has still
-// finished: its exit code and what it wrote stand, after waitDelay.
-func TestRunBackgroundChildKeepsOutputOpen(t *testing.T) {
-	start := time.Now()
-	res, err := Run(context.Background(), Cmd{Name: "sh", Args: []string{"-c", "echo started; sleep 30 & exit 0"}, Dir: t.TempDir()})
+// A tail keeps the last bytes written, whatever the sizes of the writes,
+// and counts those it dropped.
+func TestTail(t *testing.T) {
+	var all []byte
+	for i := range 5000 {
+		all = append(all, byte('a'+i%26))
+	}
+	for _, size := range []int{1, 7, 100, 4999, 5000, 6000} {
+		for _, chunk := range []int{1, 3, 64, 1000, 5000} {
+			tl := newTail(size)
+			for rest := all; len(rest) > 0; {
+				k := min(chunk, len(rest))
+				tl.Write(rest[:k])
+				rest = rest[k:]
+			}
+			keep := min(size, len(all))
+			if got, want := tl.String(), string(all[len(all)-keep:]); got != want || tl.cut != int64(len(all)-keep) {
+				t.Errorf("size %d chunk %d: got %d bytes cut %d, want the last %d", size, chunk, len(got), tl.cut, keep)
+			}
+		}
+	}
+}
+
+// Output gets the whole of both streams; Result keeps the tail of each.
+func TestRunOutputAndTail(t *testing.T) {
+	var log strings.Builder
+	res, err := Run(context.Background(), Cmd{
+		Name: "sh", Args: []string{"-c", "head -c 100000 /dev/zero | tr '\\0' x; echo err >&2"},
+		Output: &log, Tail: 10,
+	})
 	if err != nil {
-		t.Fatalf("err = %v, want the command's own result", err)
+		t.Fatal(err)
 	}
-	if res.ExitCode != 0 || res.Stdout != "started\n" {
-		t.Errorf("got %+v, want exit 0 and its output", res)
+	if res.Stdout != strings.Repeat("x", 10) || res.StdoutCut != 99990 || res.Stderr != "err\n" || res.StderrCut != 0 {
+		t.Errorf("result: stdout %q (cut %d), stderr %q (cut %d)", res.Stdout, res.StdoutCut, res.Stderr, res.StderrCut)
 	}
-	if d := time.Since(start); d > waitDelay+5*time.Second {
-		t.Errorf("took %v: the background child was waited for", d)
+	if log.Len() != 100004 {
+		t.Errorf("Output got %d bytes, want all 100004", log.Len())
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/skillkit/skillkit/internal/agent"
 	"github.com/skillkit/skillkit/internal/engine"
 	"github.com/skillkit/skillkit/internal/orchestrator"
+	"github.com/skillkit/skillkit/internal/proc"
 	"github.com/skillkit/skillkit/internal/runstore"
 	"github.com/skillkit/skillkit/internal/script"
 	"github.com/skillkit/skillkit/internal/sequential"
@@ -62,6 +63,13 @@ type Options struct {
 	// Parallel is how many Task/Agent calls of skill code run at once
 	// (--parallel); zero means script.DefaultParallel.
 	Parallel int
+	// OutputTail is how many bytes of a command's output, and of the
+	// agent's reply, are kept in memory (--output-tail); the logs get all
+	// of it. Zero means proc.DefaultTail.
+	OutputTail int
+	// JSMemory is the heap budget of JS code in bytes (--js-memory); zero
+	// means script.DefaultJSMemory.
+	JSMemory int64
 	// MaxAgentCalls and MaxCostUSD are the run's agent budgets, zero for
 	// none (--max-agent-calls, --max-cost-usd): the run stops resumable
 	// when it reaches one. They count from the run's start, resumes
@@ -104,7 +112,7 @@ type Result struct {
 var ErrSkillChanged = errors.New("the skill changed since the run started")
 
 // errLost stops a run whose claim another process took over.
-var errLost = errors.New("another process took the run over (this one stalled past its claim timeout)")
+var errLost = errors.New("another process took the run over (this one stalled past its claim timeout, or its claim.json was removed)")
 
 // Run runs the skill, or resumes a run of it, to an end. It returns the
 // run's result even with an error once a record exists. The error is a
@@ -344,7 +352,7 @@ func (l *lifecycle) newEngine() error {
 	hopts := script.Options{
 		WorkDir: l.rec.WorkDir(), SkillDir: l.o.Skill.Dir, ProjectDir: l.o.ProjectDir, AllowPaths: l.o.AllowPaths,
 		Inputs: inputs, Args: p.Args, RunID: p.RunID, Skill: l.o.Skill.Name, Answers: l.o.Answers,
-		Parallel:     l.o.Parallel,
+		Parallel: l.o.Parallel, OutputTail: l.o.OutputTail, JSMemory: l.o.JSMemory,
 		Log:          logWriter{l.rec, "console"},
 		AgentContext: func(ctx context.Context) (agent.Context, error) { return e.AgentContext(ctx) },
 	}
@@ -355,6 +363,7 @@ func (l *lifecycle) newEngine() error {
 		// record on a resume.
 		a := *l.o.Agent
 		a.AllowedTools = allowedTools(l.o.Skill)
+		a.MaxReply = l.o.OutputTail
 		a.Session = &agent.Session{ID: vars.SessionID, Done: func(c agent.Call) { e.AgentCalled(c) }}
 		a.Session.MaxCalls, a.Session.MaxCostUSD = l.o.MaxAgentCalls, l.o.MaxCostUSD
 		if c := p.Agent; c != nil {
@@ -474,6 +483,11 @@ func (w logWriter) Write(p []byte) (int, error) {
 func (l *lifecycle) run(ctx context.Context, phases []*plan.Phase) (*Result, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
+	if g, ok := l.rec.(proc.Groups); ok {
+		// The record names the process groups of the run's commands,
+		// for a resume after a kill to end what they left running.
+		ctx = proc.WithGroups(ctx, g)
+	}
 	go func() {
 		select {
 		case <-l.rec.Lost():

@@ -304,6 +304,11 @@ var ErrTerminal = errors.New("the run has finished; terminal states are final")
 // stays resumable.
 var ErrWrite = errors.New("writing the run record failed")
 
+// ErrClaimLost is matched by the error of a write refused because another
+// process holds the run now (this one's claim was taken over or replaced):
+// the process stops before it writes anything more.
+var ErrClaimLost = errors.New("another process holds the run now; this one stops without writing")
+
 // WriteError reads as the failure it wraps and also matches ErrWrite.
 type WriteError struct{ Err error }
 

@@ -54,6 +54,12 @@ type Options struct {
 	// Parallel is how many Task and Agent calls run at once; zero means
 	// DefaultParallel.
 	Parallel int
+	// OutputTail is how many bytes of a command's stdout and of its
+	// stderr are kept in memory; zero means proc.DefaultTail.
+	OutputTail int
+	// JSMemory is the heap a JS evaluation may grow the process to, in
+	// bytes; zero means DefaultJSMemory.
+	JSMemory int64
 }
 
 // DefaultParallel is how many Task and Agent calls run at once when
@@ -152,8 +158,9 @@ func envKey(k string) string {
 
 // Shell runs a shell script (bash, else sh) in the work dir with the
 // environment of Env: what bash steps, bash actions and Bash() share. A
-// non-zero exit is in the result, not an error.
-func (h *Host) Shell(ctx context.Context, script string) (proc.Result, error) {
+// non-zero exit is in the result, not an error. out, when set, gets all of
+// the output (a log); the result keeps the last Options.OutputTail bytes.
+func (h *Host) Shell(ctx context.Context, script string, out io.Writer) (proc.Result, error) {
 	name := "bash"
 	if _, err := exec.LookPath(name); err != nil {
 		name = "sh"
@@ -161,6 +168,7 @@ func (h *Host) Shell(ctx context.Context, script string) (proc.Result, error) {
 	return proc.Run(ctx, proc.Cmd{
 		Name: name, Args: []string{"-c", script},
 		Dir: h.opts.WorkDir, Env: append(os.Environ(), h.env...),
+		Output: out, Tail: h.opts.OutputTail,
 	})
 }
 
@@ -184,7 +192,7 @@ type evaluation struct {
 
 func (h *Host) start(ctx context.Context, state map[string]any) (*evaluation, error) {
 	vm := goja.New()
-	ctx, stop := deadline(ctx, vm, h.opts.Timeout)
+	ctx, stop := deadline(ctx, vm, h.opts.Timeout, h.opts.JSMemory)
 	ev := &evaluation{h: h, ctx: ctx, vm: vm, stop: stop, ended: make(chan func() error)}
 	st, err := toJS(vm, state)
 	if err != nil {
@@ -388,7 +396,7 @@ func (h *Host) RunAction(ctx context.Context, a *plan.Action, state map[string]a
 func (h *Host) runBashAction(ctx context.Context, b *plan.CodeBlock) (any, error) {
 	ctx, cancel := context.WithTimeout(ctx, h.opts.Timeout)
 	defer cancel()
-	res, err := h.Shell(ctx, b.Text)
+	res, err := h.Shell(ctx, b.Text, nil)
 	if err != nil {
 		return nil, &Error{Pos: b.Body, Msg: "running the bash block: " + err.Error(), Err: err}
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -309,5 +310,30 @@ func TestEnv(t *testing.T) {
 func TestNewHostNeedsWorkDir(t *testing.T) {
 	if _, err := NewHost(Options{}); err == nil {
 		t.Fatal("want an error without a work dir")
+	}
+}
+
+// An allocation loop is stopped at the heap budget (goja has none of its
+// own), failing the step with a message that names --js-memory, long
+// before the process runs out of memory.
+func TestRunStepHeapBudget(t *testing.T) {
+	f := newFixture(t)
+	h := f.host(t, func(o *Options) { o.JSMemory = 64 << 20 })
+	start := time.Now()
+	_, err := f.step(t, h, `const keep = []; for (let i = 0; ; i++) keep.push("x".repeat(1000) + i)`)
+	if !errors.Is(err, ErrMemory) || !strings.Contains(err.Error(), "--js-memory") {
+		t.Fatalf("err = %v, want ErrMemory naming --js-memory", err)
+	}
+	t.Logf("stopped after %v: %v", time.Since(start).Round(time.Millisecond), err)
+	// What the stopped evaluation left is garbage, not the next one's.
+	if _, err := f.step(t, h, `state.small = "x".repeat(1000)`); err != nil {
+		t.Fatalf("the evaluation after a stopped one: %v", err)
+	}
+	// The runtime is dropped with the evaluation: the heap comes back.
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	if m.HeapAlloc > 64<<20 {
+		t.Errorf("heap after the stopped evaluation: %d MiB", m.HeapAlloc>>20)
 	}
 }

@@ -103,7 +103,7 @@ func (ev *evaluation) path(fn, p string) string {
 // read: Read(path) → the file's content, the path found by lookup.
 func (ev *evaluation) read(call goja.FunctionCall) goja.Value {
 	a := ev.args(call, []string{"file_path", "path"})
-	data, err := os.ReadFile(ev.lookup("Read", ev.str("Read", a[0], "a path")))
+	data, err := ev.h.roots.readFile(ev.lookup("Read", ev.str("Read", a[0], "a path")))
 	if err != nil {
 		ev.throw("Read", err)
 	}
@@ -157,10 +157,7 @@ func (ev *evaluation) write(call goja.FunctionCall) goja.Value {
 		}
 		content = string(data)
 	}
-	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
-		ev.throw("Write", err)
-	}
-	if err := os.WriteFile(abs, []byte(content), 0o644); err != nil {
+	if err := ev.h.roots.writeFile(abs, []byte(content)); err != nil {
 		ev.throw("Write", err)
 	}
 	return goja.Undefined()
@@ -175,7 +172,7 @@ func (ev *evaluation) edit(call goja.FunctionCall) goja.Value {
 	old := ev.str("Edit", a[1], "the text to replace")
 	repl, _ := a[2].(string)
 	all, _ := a[3].(bool)
-	data, err := os.ReadFile(abs)
+	data, err := ev.h.roots.readFile(abs)
 	if err != nil {
 		ev.throw("Edit", err)
 	}
@@ -191,7 +188,7 @@ func (ev *evaluation) edit(call goja.FunctionCall) goja.Value {
 		count = -1
 	}
 	out := strings.Replace(string(data), old, repl, count)
-	if err := os.WriteFile(abs, []byte(out), 0o644); err != nil {
+	if err := ev.h.roots.writeFile(abs, []byte(out)); err != nil {
 		ev.throw("Edit", err)
 	}
 	return goja.Undefined()
@@ -201,9 +198,14 @@ func (ev *evaluation) edit(call goja.FunctionCall) goja.Value {
 func (ev *evaluation) bash(call goja.FunctionCall) goja.Value {
 	a := ev.args(call, []string{"command"})
 	cmd := ev.str("Bash", a[0], "a command")
-	res, err := ev.h.Shell(ev.ctx, cmd)
+	res, err := ev.h.Shell(ev.ctx, cmd, nil)
 	if err != nil {
 		ev.throw("Bash", err)
+	}
+	if res.StdoutCut > 0 {
+		// Handing the code the end of its output as if it were all of
+		// it would be worse than failing.
+		ev.throw("Bash", fmt.Errorf("%q printed more than the %d bytes kept (--output-tail); write its output to a file and Read it", cmd, len(res.Stdout)))
 	}
 	if res.ExitCode != 0 {
 		ev.throw("Bash", fmt.Errorf("%q exited with status %d: %s", cmd, res.ExitCode, strings.TrimSpace(res.Stderr)))
@@ -305,7 +307,7 @@ func (ev *evaluation) grep(call goja.FunctionCall) goja.Value {
 	var out []any
 	for _, gf := range files {
 		f := gf.show
-		data, err := os.ReadFile(gf.abs)
+		data, err := ev.h.roots.readFile(gf.abs)
 		if err != nil || bytes.IndexByte(data[:min(len(data), 8000)], 0) >= 0 {
 			continue // unreadable or binary
 		}
@@ -491,7 +493,7 @@ func (ev *evaluation) executeScript(call goja.FunctionCall) goja.Value {
 		ev.throw("ExecuteScript", fmt.Errorf("no scripts/%s.sh or scripts/%s.py in the skill", id, id))
 	}
 	args := append([]string{path}, scriptArgs(a[1])...)
-	res, err := proc.Run(ev.ctx, proc.Cmd{Name: runner, Args: args, Dir: ev.h.opts.WorkDir, Env: append(os.Environ(), ev.h.env...)})
+	res, err := proc.Run(ev.ctx, proc.Cmd{Name: runner, Args: args, Dir: ev.h.opts.WorkDir, Env: append(os.Environ(), ev.h.env...), Tail: ev.h.opts.OutputTail})
 	if err != nil {
 		ev.throw("ExecuteScript", err)
 	}

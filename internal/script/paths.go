@@ -63,13 +63,67 @@ func (r *roots) resolve(p string) (string, error) {
 	return abs, nil
 }
 
-func (r *roots) inside(p string) bool {
+func (r *roots) inside(p string) bool { return r.holder(p) != "" }
+
+// holder is the innermost root that holds p, or "" when none does.
+func (r *roots) holder(p string) string {
+	best := ""
 	for _, d := range r.dirs {
-		if p == d || strings.HasPrefix(p, d+string(filepath.Separator)) || d == string(filepath.Separator) {
-			return true
+		if (p == d || strings.HasPrefix(p, d+string(filepath.Separator)) || d == string(filepath.Separator)) && len(d) > len(best) {
+			best = d
 		}
 	}
-	return false
+	return best
+}
+
+// The file operations of skill code go through a handle on the root that
+// holds the file (os.Root): the walk beneath it refuses any symlink that
+// leads out, so one swapped in between resolve's check and the open does
+// not take a read or a write outside the roots.
+
+// readFile reads the file at abs, a path resolve returned.
+func (r *roots) readFile(abs string) ([]byte, error) {
+	root, rel, err := r.openRoot(abs)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	return root.ReadFile(rel)
+}
+
+// writeFile writes the file at abs, a path resolve returned, making its
+// parent folders.
+func (r *roots) writeFile(abs string, data []byte) error {
+	root, rel, err := r.openRoot(abs)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	if dir := filepath.Dir(rel); dir != "." {
+		if err := root.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+	}
+	return root.WriteFile(rel, data, 0o644)
+}
+
+// openRoot opens the root that holds abs as its symlinks resolve now, and
+// returns the path beneath it.
+func (r *roots) openRoot(abs string) (*os.Root, string, error) {
+	real, err := realPath(abs)
+	if err != nil {
+		return nil, "", fmt.Errorf("resolving %s: %w", abs, err)
+	}
+	d := r.holder(real)
+	if d == "" {
+		return nil, "", fmt.Errorf("refusing %s: %w", abs, ErrOutsideRoots)
+	}
+	rel, err := filepath.Rel(d, real)
+	if err != nil {
+		return nil, "", err
+	}
+	root, err := os.OpenRoot(d)
+	return root, rel, err
 }
 
 // realPath resolves the symlinks of the longest existing prefix of p and

@@ -45,7 +45,7 @@ func newPure(ctx context.Context, env PureEnv) (*pureVM, error) {
 	if timeout <= 0 {
 		timeout = DefaultPureTimeout
 	}
-	_, stop := deadline(ctx, vm, timeout)
+	_, stop := deadline(ctx, vm, timeout, 0)
 	p := &pureVM{vm: vm, stop: stop}
 	var err error
 	if p.state, err = toJS(vm, env.State); err != nil {

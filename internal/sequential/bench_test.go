@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -51,4 +53,49 @@ func BenchmarkBareShell100(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*100), "ns/phase")
+}
+
+// BenchmarkStepOutput runs a step that prints 1 MiB, 64 MiB and 1 GiB and
+// reports the runner's peak heap: the output streams to the step's log
+// with a bounded tail in memory, so the peak is flat however much a step
+// prints (bench/run.sh measures the peak RSS of the whole command).
+func BenchmarkStepOutput(b *testing.B) {
+	for _, size := range []int64{1 << 20, 64 << 20, 1 << 30} {
+		b.Run(fmt.Sprintf("%dMiB", size>>20), func(b *testing.B) {
+			s := newSkill(b, phase("01-p.md", bashStep("print", fmt.Sprintf("head -c %d /dev/zero | tr '\\0' x", size))))
+			base := b.TempDir()
+			var peak atomic.Uint64
+			for i := 0; b.Loop(); i++ {
+				runtime.GC()
+				done := make(chan struct{})
+				go func() {
+					var m runtime.MemStats
+					for {
+						runtime.ReadMemStats(&m)
+						if m.HeapInuse > peak.Load() {
+							peak.Store(m.HeapInuse)
+						}
+						select {
+						case <-done:
+							return
+						case <-time.After(5 * time.Millisecond):
+						}
+					}
+				}()
+				dir := filepath.Join(base, fmt.Sprint(i))
+				_, err := lifecycle.Run(context.Background(), lifecycle.Options{Skill: s, WorkDir: dir, Store: fs.New(fs.Options{Base: base, NoSync: true})})
+				close(done)
+				if err != nil {
+					b.Fatal(err)
+				}
+				// The log holds all of it.
+				if st, err := os.Stat(filepath.Join(dir, fs.LogsDir, "01-p-1.log")); err != nil || st.Size() < size {
+					b.Fatalf("the step's log: %v, %v", st, err)
+				}
+				os.RemoveAll(dir)
+			}
+			b.SetBytes(size)
+			b.ReportMetric(float64(peak.Load())/(1<<20), "peak-heap-MiB")
+		})
+	}
 }

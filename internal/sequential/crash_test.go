@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -34,15 +35,15 @@ func TestMain(m *testing.M) {
 }
 
 // helperSkill is 5 phases of 2 steps; each step appends its id to
-// steps.log, then sleeps.
-func helperSkill(dir, sleep string) *plan.Skill {
+// steps.log, runs extra (shell text), then sleeps.
+func helperSkill(dir, extra, sleep string) *plan.Skill {
 	var phases []*plan.Phase
 	for i := 1; i <= 5; i++ {
 		file := fmt.Sprintf("%02d-p.md", i)
 		var steps []*plan.Step
 		for j := 1; j <= 2; j++ {
 			id := engine.StepID(strings.TrimSuffix(file, ".md"), j-1)
-			steps = append(steps, bashStep("s", fmt.Sprintf("echo %s >> steps.log; sleep %s", id, sleep)))
+			steps = append(steps, bashStep("s", fmt.Sprintf("echo %s >> steps.log; %s sleep %s", id, extra, sleep)))
 		}
 		phases = append(phases, phase(file, steps...))
 	}
@@ -53,9 +54,14 @@ func helperSkill(dir, sleep string) *plan.Skill {
 // and exits as the CLI would.
 func helperMain() int {
 	o := lifecycle.Options{
-		Skill:   helperSkill(os.Getenv("HELPER_SKILL"), os.Getenv("HELPER_SLEEP")),
+		Skill:   helperSkill(os.Getenv("HELPER_SKILL"), os.Getenv("HELPER_EXTRA"), os.Getenv("HELPER_SLEEP")),
 		WorkDir: os.Getenv("HELPER_WORKDIR"), Resume: os.Getenv("HELPER_RESUME"),
 	}
+	ms := func(name string) time.Duration {
+		n, _ := strconv.Atoi(os.Getenv(name))
+		return time.Duration(n) * time.Millisecond
+	}
+	o.Claim = runstore.ClaimOptions{Heartbeat: ms("HELPER_HEARTBEAT_MS"), Timeout: ms("HELPER_TIMEOUT_MS")}
 	o.Store = fs.New(fs.Options{})
 	_, err := lifecycle.Run(context.Background(), o)
 	if err != nil {
@@ -133,7 +139,7 @@ func TestConcurrentResumes(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "run")
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	res, err := lifecycle.Run(ctx, lifecycle.Options{Skill: helperSkill(skillDir, "0.1"), WorkDir: dir, Store: store(".")})
+	res, err := lifecycle.Run(ctx, lifecycle.Options{Skill: helperSkill(skillDir, "", "0.1"), WorkDir: dir, Store: store(".")})
 	if res == nil || res.State != runstore.RunInterrupted {
 		t.Fatalf("setting up an interrupted run: %v", err)
 	}

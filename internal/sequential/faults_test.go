@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	iofs "io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,6 +20,7 @@ import (
 	"github.com/skillkit/skillkit/internal/engine"
 	"github.com/skillkit/skillkit/internal/runstore"
 	"github.com/skillkit/skillkit/internal/runstore/fs"
+	"github.com/skillkit/skillkit/internal/script"
 	"github.com/skillkit/skillkit/plan"
 )
 
@@ -34,12 +36,15 @@ func TestDiskFullThenResume(t *testing.T) {
 			name = "one write fails"
 		}
 		t.Run(name, func(t *testing.T) {
-			skill := helperSkill(t.TempDir(), "0")
+			skill := helperSkill(t.TempDir(), "", "0")
 			dir := filepath.Join(t.TempDir(), "run")
 			marker := engine.StepID("03-p", 0)
 			var failed atomic.Int32
 			files := faultfs.Wrap(func(path string) error {
-				if once && failed.Load() > 0 {
+				// One write of the record, not of the claim: a
+				// claim refresh that fails is retried, and the
+				// record's write is what is under test.
+				if once && (failed.Load() > 0 || filepath.Base(path) == fs.ClaimFile) {
 					return nil
 				}
 				log, _ := os.ReadFile(filepath.Join(dir, "steps.log"))
@@ -162,5 +167,25 @@ func TestResumeTakesOverDeadClaim(t *testing.T) {
 		if n := strings.Count(string(log), step+"\n"); n != 1 {
 			t.Errorf("step %s completed before the kill and ran %d times", step, n)
 		}
+	}
+}
+
+// A JS step that allocates without end is stopped at the heap budget: the
+// step fails with a message naming --js-memory, and the run ends failed
+// with its claim released, not left running.
+func TestJSHeapBudgetFailsTheRun(t *testing.T) {
+	s := newSkill(t, phase("01-a.md", &plan.Step{Title: "grow", Code: []*plan.CodeBlock{
+		code("javascript", `const keep = []; for (let i = 0; ; i++) keep.push("x".repeat(1000) + i)`)}}))
+	o := opts(t, s)
+	o.JSMemory = 64 << 20
+	res, err := lifecycle.Run(context.Background(), o)
+	if !errors.Is(err, script.ErrMemory) || !strings.Contains(err.Error(), "--js-memory") {
+		t.Fatalf("err = %v, want the heap budget named", err)
+	}
+	if p := progress(t, res.Dir); p.RunState != runstore.RunFailed {
+		t.Errorf("run ended %s, want failed", p.RunState)
+	}
+	if _, err := os.Stat(filepath.Join(res.Dir, fs.ClaimFile)); !errors.Is(err, iofs.ErrNotExist) {
+		t.Errorf("claim.json left behind: %v", err)
 	}
 }

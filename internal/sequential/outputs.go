@@ -57,6 +57,12 @@ var placeholder = regexp.MustCompile(`\[[A-Za-z_][\w-]*\]|\$?\{[A-Za-z_][\w.-]*\
 
 func verifyOutput(workDir, skillDir string, o *plan.Output) error {
 	fail := func(err error, diag ...string) error { return &OutputError{Output: o, Err: err, Diagnostics: diag} }
+	if why := o.Outside(); why != "" {
+		// The run gate refuses such a skill; a resume of a run begun
+		// before that, or a run of the skill as a library, still must
+		// not read outside.
+		return fail(errors.New(why))
+	}
 	file := placeholder.ReplaceAllString(o.File, "*")
 	path := filepath.Join(workDir, filepath.FromSlash(file))
 	if strings.ContainsAny(file, "*?[") {

@@ -24,6 +24,9 @@ func TestOutputVerification(t *testing.T) {
 	}{
 		{name: "text file present", write: "echo hi > out.txt", output: plan.Output{File: "out.txt", Format: "text"}},
 		{name: "missing file", write: "true", output: plan.Output{File: "out.txt"}, wantErr: "output out.txt: not found in the work dir"},
+		{name: "file outside the work dir", write: "true", output: plan.Output{File: "../../../../tmp/x"}, wantErr: "the file ../../../../tmp/x is outside the work dir"},
+		{name: "absolute file", write: "true", output: plan.Output{File: "/etc/passwd"}, wantErr: "the file /etc/passwd is outside the work dir"},
+		{name: "schema outside the skill", write: `echo '{}' > c.json`, output: plan.Output{File: "c.json", Schema: "../../outside.json"}, wantErr: "the schema ../../outside.json is outside the skill folder"},
 		{name: "valid JSON", write: `echo '{"count": 3}' > c.json`, output: plan.Output{File: "c.json", Format: "json"}},
 		{name: "bad JSON", write: `echo '{"count": 3' > c.json`, output: plan.Output{File: "c.json", Format: "json"}, wantErr: "not valid JSON"},
 		{name: "JSON with trailing text", write: `echo '{"count": 3} oops' > c.json`, output: plan.Output{File: "c.json", Format: "json"}, wantErr: "more after the value"},

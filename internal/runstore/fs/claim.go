@@ -9,10 +9,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
 
+	"github.com/skillkit/skillkit/internal/proc"
 	"github.com/skillkit/skillkit/internal/runstore"
 )
 
@@ -26,33 +29,53 @@ type ClaimInfo struct {
 	TimeoutMS int64 `json:"timeout_ms"`
 	// Token tells the holder its own claim from one that replaced it.
 	Token string `json:"token"`
+	// Released says the holder let the run go while its record still
+	// says running (a write failed): the claim is free, and its absence
+	// would look like a claim.json deleted under a live holder.
+	Released bool `json:"released,omitempty"`
+
+	// modified is when the file was last written, by the file system's
+	// clock.
+	modified time.Time
 }
 
 // Holder names the holder as pid@host.
 func (c ClaimInfo) Holder() string { return fmt.Sprintf("%d@%s", c.PID, c.Host) }
 
 // Stale reports whether the claim may be taken over at now: its heartbeat
-// is older than its timeout, or its process is gone from this host.
+// is older than its timeout, or its process is gone from this host. A
+// heartbeat from the future is clock skew, not a sign of life: on this host
+// the process's liveness decides alone; from another host, the age of the
+// file (by the file system's clock) stands for the heartbeat's.
 func (c ClaimInfo) Stale(now time.Time) bool {
+	if c.Released {
+		return true
+	}
 	timeout := time.Duration(c.TimeoutMS) * time.Millisecond
 	if timeout <= 0 {
 		timeout = runstore.DefaultClaimTimeout
 	}
-	if now.Sub(c.Heartbeat) > timeout {
+	here := c.Host == hostname()
+	if here && !proc.Alive(c.PID) {
 		return true
 	}
-	host, _ := os.Hostname()
-	return c.Host == host && !processAlive(c.PID)
+	beat := c.Heartbeat
+	if beat.After(now.Add(skew)) {
+		if here {
+			return false
+		}
+		beat = c.modified
+	}
+	return now.Sub(beat) > timeout
 }
 
-// processAlive reports whether a process with the pid exists. A process of
-// another user counts as alive (EPERM).
-func processAlive(pid int) bool {
-	if pid <= 0 {
-		return false
-	}
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
+// skew is how far in the future a heartbeat may be before it counts as
+// clock skew: the clock readings of one host are closer than that.
+const skew = time.Second
+
+func hostname() string {
+	h, _ := os.Hostname()
+	return h
 }
 
 // claim is a held claim on a run directory. A goroutine refreshes its
@@ -60,6 +83,7 @@ func processAlive(pid int) bool {
 type claim struct {
 	dir   string
 	files Files
+	every time.Duration
 
 	mu   sync.Mutex
 	info ClaimInfo
@@ -68,71 +92,80 @@ type claim struct {
 	done chan struct{}
 	lost chan struct{}
 	once sync.Once
+	// lose closes lost once.
+	lose sync.Once
+	// groups is GroupsFile, open once a command started.
+	groups *os.File
 }
 
 // acquire claims the run directory dir for this process. It fails with a
-// *claimedError when a live process holds it; a stale claim is taken over.
-func acquire(files Files, dir string, opts runstore.ClaimOptions) (*claim, error) {
+// *runstore.ClaimedError when a live process holds it; a stale claim is
+// taken over, and the process groups its holder left running are killed.
+// fresh says there was no claim to take over.
+func acquire(files Files, dir string, opts runstore.ClaimOptions) (c *claim, fresh bool, err error) {
 	if opts.Heartbeat <= 0 {
 		opts.Heartbeat = runstore.DefaultHeartbeat
 	}
 	if opts.Timeout <= 0 {
 		opts.Timeout = runstore.DefaultClaimTimeout
 	}
-	host, _ := os.Hostname()
 	var tok [8]byte
 	rand.Read(tok[:])
 	now := time.Now()
 	info := ClaimInfo{
-		PID: os.Getpid(), Host: host, Started: now, Heartbeat: now,
+		PID: os.Getpid(), Host: hostname(), Started: now, Heartbeat: now,
 		TimeoutMS: opts.Timeout.Milliseconds(), Token: hex.EncodeToString(tok[:]),
 	}
-	if err := create(dir, info); err != nil {
-		return nil, err
+	if fresh, err = create(dir, info); err != nil {
+		return nil, false, err
 	}
-	c := &claim{dir: dir, files: files, info: info, stop: make(chan struct{}), done: make(chan struct{}), lost: make(chan struct{})}
-	go c.beat(opts.Heartbeat)
-	return c, nil
+	c = &claim{dir: dir, files: files, every: opts.Heartbeat, info: info, stop: make(chan struct{}), done: make(chan struct{}), lost: make(chan struct{})}
+	go c.beat()
+	return c, fresh, nil
 }
 
 // create links a fully written claim file into place: the link fails when
 // claim.json exists, so of two processes exactly one wins, and no reader
-// ever sees a half-written claim.
-func create(dir string, info ClaimInfo) error {
-	path := filepath.Join(dir, ClaimFile)
-	data, _ := json.MarshalIndent(info, "", "  ")
-	tmp := filepath.Join(dir, "."+ClaimFile+tmpMark+info.Token)
-	if err := os.WriteFile(tmp, append(data, '\n'), 0o644); err != nil {
-		return fmt.Errorf("claiming run %s: %w", dir, err)
+// ever sees a half-written claim. fresh says there was no claim before.
+func create(dir string, info ClaimInfo) (fresh bool, err error) {
+	tmp, err := claimTemp(dir, info)
+	if err != nil {
+		return false, fmt.Errorf("claiming run %s: %w", dir, err)
 	}
 	defer os.Remove(tmp)
-	err := os.Link(tmp, path)
+	err = os.Link(tmp, filepath.Join(dir, ClaimFile))
 	if err == nil {
-		return nil
+		return true, nil
 	}
 	if !errors.Is(err, fs.ErrExist) {
-		return fmt.Errorf("claiming run %s: %w", dir, err)
+		return false, fmt.Errorf("claiming run %s: %w", dir, err)
 	}
-	return takeover(dir, tmp)
+	return false, takeover(dir, tmp)
 }
 
-// takeover replaces a stale claim. A lock folder serialises contenders so
-// that two of them never both remove and replace the claim.
+// claimTemp writes info to a temporary file beside claim.json, to be
+// linked into place.
+func claimTemp(dir string, info ClaimInfo) (string, error) {
+	data, _ := json.MarshalIndent(info, "", "  ")
+	tmp := filepath.Join(dir, "."+ClaimFile+tmpMark+info.Token)
+	return tmp, os.WriteFile(tmp, append(data, '\n'), 0o644)
+}
+
+// takeover replaces a stale claim, and kills the process groups its holder
+// left running on this host. The claim lock serialises contenders, and
+// holders refreshing their claim, so that no claim is replaced by one
+// that was read before it.
 func takeover(dir, tmp string) error {
 	path := filepath.Join(dir, ClaimFile)
-	lock := path + ".lock"
-	if err := os.Mkdir(lock, 0o755); err != nil {
-		// A contender killed while holding the lock leaves it behind.
-		if st, serr := os.Stat(lock); serr == nil && time.Since(st.ModTime()) > runstore.DefaultClaimTimeout {
-			os.Remove(lock)
-		}
+	unlock, ok := lockClaim(dir)
+	if !ok {
 		holder, rerr := readClaim(dir)
 		if rerr != nil {
 			return fmt.Errorf("claiming run %s: another process is taking it over", dir)
 		}
 		return holder.claimed(dir)
 	}
-	defer os.Remove(lock)
+	defer unlock()
 	holder, err := readClaim(dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -142,6 +175,10 @@ func takeover(dir, tmp string) error {
 		// than Acquire; take it over rather than refuse forever.
 	case !holder.Stale(time.Now()):
 		return holder.claimed(dir)
+	case holder.Host == hostname():
+		// Whatever the holder's steps left running would run beside
+		// the steps run again now.
+		killGroups(dir)
 	}
 	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("taking over claim of %s: %w", dir, err)
@@ -156,52 +193,230 @@ func takeover(dir, tmp string) error {
 	return nil
 }
 
+// lockClaim takes the claim lock of dir, a lock on a file beside
+// claim.json that the system releases when its process dies, and returns
+// its release. It gives up after lockWait.
+func lockClaim(dir string) (unlock func(), ok bool) {
+	f, err := os.OpenFile(filepath.Join(dir, LockFile), os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, false
+	}
+	for deadline := time.Now().Add(lockWait); ; time.Sleep(time.Millisecond) {
+		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err == nil {
+			// Closing the file releases the lock.
+			return func() { f.Close() }, true
+		}
+		if time.Now().After(deadline) {
+			f.Close()
+			return nil, false
+		}
+	}
+}
+
+// lockWait is how long a claim waits for the claim lock: a takeover or a
+// heartbeat holds it for a few file operations.
+const lockWait = 200 * time.Millisecond
+
 // readClaim reads claim.json of the run in dir.
 func readClaim(dir string) (*ClaimInfo, error) {
-	return readJSON[ClaimInfo](filepath.Join(dir, ClaimFile))
+	path := filepath.Join(dir, ClaimFile)
+	c, err := readJSON[ClaimInfo](path)
+	if err != nil {
+		return nil, err
+	}
+	if st, err := os.Stat(path); err == nil {
+		c.modified = st.ModTime()
+	}
+	return c, nil
 }
 
 // lostC is closed when the claim was taken over by another process (this
 // one stalled past its timeout): the holder must stop writing to the run.
 func (c *claim) lostC() <-chan struct{} { return c.lost }
 
-func (c *claim) beat(every time.Duration) {
+// errLost is the error of a write refused because the claim is lost. It
+// is a write error: the run is not at fault, and its record is left to the
+// process that holds it now.
+func (c *claim) errLost() error {
+	return &runstore.WriteError{Err: fmt.Errorf("run %s: %w", c.dir, runstore.ErrClaimLost)}
+}
+
+// verify reports whether claim.json is still this claim, before the
+// holder writes to the record: a claim that another process took over is
+// lost for good.
+func (c *claim) verify() error {
+	select {
+	case <-c.lost:
+		return c.errLost()
+	default:
+	}
+	cur, err := readClaim(c.dir)
+	if err == nil && cur.Token == c.info.Token {
+		return nil
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		// Deleted under us: put it back, unless another process
+		// claimed the run meanwhile.
+		if err := c.refresh(time.Now()); err == nil {
+			return nil
+		}
+	}
+	c.setLost()
+	return c.errLost()
+}
+
+func (c *claim) setLost() { c.lose.Do(func() { close(c.lost) }) }
+
+func (c *claim) beat() {
 	defer close(c.done)
-	t := time.NewTicker(every)
+	t := time.NewTicker(c.every)
 	defer t.Stop()
 	for {
 		select {
 		case <-c.stop:
 			return
 		case now := <-t.C:
-			cur, err := readClaim(c.dir)
-			if err != nil || cur.Token != c.info.Token {
-				close(c.lost)
+			if err := c.refresh(now); errors.Is(err, runstore.ErrClaimLost) {
+				c.setLost()
 				return
 			}
-			c.mu.Lock()
-			c.info.Heartbeat = now
-			data, _ := json.MarshalIndent(c.info, "", "  ")
-			c.mu.Unlock()
-			// A failed refresh is retried on the next tick; the claim
-			// only goes stale after several misses.
-			writeFile(c.files, filepath.Join(c.dir, ClaimFile), append(data, '\n'), false)
+			// Any other failure is retried on the next tick; the
+			// claim only goes stale after several misses.
 		}
 	}
 }
 
+// refresh rewrites claim.json with the heartbeat at now, if it is still
+// this claim: under the claim lock, so that a takeover between the read
+// and the write is not undone. A claim.json that is gone is put back. It
+// fails with ErrClaimLost when another process holds the run.
+func (c *claim) refresh(now time.Time) error {
+	select {
+	case <-c.stop:
+		// Released (or being released): claim.json is not ours to
+		// write any more.
+		return nil
+	default:
+	}
+	unlock, ok := lockClaim(c.dir)
+	if !ok {
+		return errors.New("the claim lock is busy")
+	}
+	defer unlock()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.info.Heartbeat = now
+	cur, err := readClaim(c.dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		tmp, err := claimTemp(c.dir, c.info)
+		if err != nil {
+			return err
+		}
+		defer os.Remove(tmp)
+		if err := os.Link(tmp, filepath.Join(c.dir, ClaimFile)); err != nil {
+			return fmt.Errorf("%w: %w", runstore.ErrClaimLost, err)
+		}
+		return nil
+	case err != nil:
+		return err
+	case cur.Token != c.info.Token:
+		return runstore.ErrClaimLost
+	}
+	data, _ := json.MarshalIndent(c.info, "", "  ")
+	return writeFile(c.files, filepath.Join(c.dir, ClaimFile), append(data, '\n'), false)
+}
+
+// The process groups of the holder's commands (a step's shell, a hook,
+// the agent) are lines of GroupsFile, "+pgid" when one starts and "-pgid"
+// when it ends: one small append each, where rewriting claim.json would
+// cost a file replacement per command. Whoever takes the claim over from a
+// dead or frozen holder on the same host kills the groups still listed
+// before it runs anything.
+
+// Started records the process group of a command that started
+// (proc.Groups).
+func (c *claim) Started(pgid int) { c.noteGroup('+', pgid) }
+
+// Ended records that the command of a process group ended.
+func (c *claim) Ended(pgid int) { c.noteGroup('-', pgid) }
+
+func (c *claim) noteGroup(sign byte, pgid int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.groups == nil {
+		f, err := os.OpenFile(filepath.Join(c.dir, GroupsFile), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		if err != nil {
+			// Without the list a resume cannot kill what this run
+			// leaves behind if it is killed; the run itself is fine.
+			return
+		}
+		c.groups = f
+	}
+	c.groups.Write(append(strconv.AppendInt([]byte{sign}, int64(pgid), 10), '\n'))
+}
+
+// killGroups kills the process groups GroupsFile of the run in dir lists
+// as running, and empties it.
+func killGroups(dir string) {
+	path := filepath.Join(dir, GroupsFile)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return
+	}
+	running := map[int]bool{}
+	lines := strings.Split(string(data), "\n")
+	// The last piece is "" or a line a failing disk cut short, whose
+	// number may be another's.
+	for _, line := range lines[:len(lines)-1] {
+		if len(line) < 2 {
+			continue
+		}
+		if pgid, err := strconv.Atoi(line[1:]); err == nil {
+			running[pgid] = line[0] == '+'
+		}
+	}
+	for pgid, on := range running {
+		if on {
+			proc.KillGroup(pgid)
+		}
+	}
+	os.Truncate(path, 0)
+}
+
 // release stops the heartbeat and removes claim.json when it is still
-// this claim's. It is safe to call more than once.
-func (c *claim) release() error {
+// this claim's, or, with running set (the record says the run is running),
+// marks it released. It is safe to call more than once.
+func (c *claim) release(running bool) error {
 	var err error
 	c.once.Do(func() {
 		close(c.stop)
 		<-c.done
+		c.mu.Lock()
+		if c.groups != nil {
+			c.groups.Close()
+			c.groups = nil
+		}
+		c.mu.Unlock()
 		cur, rerr := readClaim(c.dir)
 		if rerr != nil || cur.Token != c.info.Token {
 			return
 		}
-		if rerr := os.Remove(filepath.Join(c.dir, ClaimFile)); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
+		// The run's commands have ended: none is left to kill.
+		os.Remove(filepath.Join(c.dir, GroupsFile))
+		path := filepath.Join(c.dir, ClaimFile)
+		if running {
+			c.mu.Lock()
+			c.info.Released = true
+			data, _ := json.MarshalIndent(c.info, "", "  ")
+			c.mu.Unlock()
+			if writeFile(c.files, path, append(data, '\n'), false) == nil {
+				return
+			}
+			// A full disk: a missing claim costs the next resume a
+			// wait, a claim left behind would refuse it.
+		}
+		if rerr := os.Remove(path); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
 			err = fmt.Errorf("releasing claim of %s: %w", c.dir, rerr)
 		}
 	})

@@ -88,6 +88,9 @@ func readRecord(dir string, keepAfter int) (*record, error) {
 	}
 	if rec.events == 0 {
 		// A writer killed before its first line was whole.
+		if rec.tornAt > 0 {
+			return nil, fmt.Errorf("%s:%d: %w: its first line was cut short (the run was killed as it started); start a new run", path, rec.tornAt, runstore.ErrNoRun)
+		}
 		return nil, fmt.Errorf("opening run %s: %w (%s holds no whole event)", dir, runstore.ErrNoRun, EventsFile)
 	}
 	rec.state = map[string]any{}

@@ -32,8 +32,12 @@ const (
 	EventsFile   = "events.jsonl"
 	MetricsFile  = "metrics.jsonl"
 	ClaimFile    = "claim.json"
-	ThreadsDir   = "threads"
-	LogsDir      = "logs"
+	// LockFile serialises the processes that replace claim.json.
+	LockFile = ".claim.lock"
+	// GroupsFile lists the process groups of the holder's commands.
+	GroupsFile = ".claim.groups"
+	ThreadsDir = "threads"
+	LogsDir    = "logs"
 )
 
 // SnapshotEvery bounds how stale skill-state.yaml may get during a run:
@@ -75,6 +79,8 @@ type logFile struct {
 	// torn says the last line is partial (a killed writer, a full disk):
 	// the next line starts with a newline.
 	torn bool
+	// size is the file's length as this process left it.
+	size int64
 }
 
 func (r *run) ID() string      { return r.Progress().RunID }
@@ -83,6 +89,11 @@ func (r *run) Where() string   { return r.dir }
 func (r *run) Notes() []string { return r.notes }
 
 func (r *run) Lost() <-chan struct{} { return r.claim.lostC() }
+
+// Started and Ended keep the process groups of the run's commands in
+// claim.json (proc.Groups), for a takeover to kill.
+func (r *run) Started(pgid int) { r.claim.Started(pgid) }
+func (r *run) Ended(pgid int)   { r.claim.Ended(pgid) }
 
 func (r *run) Progress() runstore.Progress {
 	r.mu.Lock()
@@ -121,6 +132,23 @@ func (r *run) Commit(e runstore.Event) error { return r.record(e, true) }
 func (r *run) record(e runstore.Event, commit bool) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	// A process that lost its claim stops here, before its write could
+	// overlay the record of the process that holds the run now: the
+	// claim is read before every commit, and a log longer than this
+	// process left it (a cheap check, before every write) was written by
+	// another process, one that took the run over and may have released
+	// it since.
+	if commit {
+		if err := r.claim.verify(); err != nil {
+			return err
+		}
+	}
+	if l := r.events; l != nil {
+		if size, err := l.f.Size(); err == nil && size != l.size {
+			r.claim.setLost()
+			return r.claim.errLost()
+		}
+	}
 	if e.Time.IsZero() {
 		e.Time = time.Now()
 	}
@@ -307,14 +335,17 @@ func (r *run) appendLine(lf **logFile, name string, v any) error {
 		if err != nil {
 			return &runstore.WriteError{Err: fmt.Errorf("opening %s: %w", name, err)}
 		}
-		*lf = &logFile{f: f, torn: endsMidLine(f)}
+		size, _ := f.Size()
+		*lf = &logFile{f: f, torn: endsMidLine(f, size), size: size}
 	}
 	l := *lf
 	line := append(data, '\n')
 	if l.torn {
 		line = append([]byte{'\n'}, line...)
 	}
-	if n, err := l.f.Write(line); err != nil {
+	n, err := l.f.Write(line)
+	l.size += int64(n)
+	if err != nil {
 		l.torn = n > 0 || l.torn
 		return &runstore.WriteError{Err: fmt.Errorf("appending to %s: %w", name, err)}
 	}
@@ -322,15 +353,14 @@ func (r *run) appendLine(lf **logFile, name string, v any) error {
 	return nil
 }
 
-// endsMidLine reports whether the file is not empty and its last byte is
-// not a newline.
-func endsMidLine(f AppendFile) bool {
-	size, err := f.Size()
-	if err != nil || size == 0 {
+// endsMidLine reports whether the file, size bytes long, is not empty and
+// its last byte is not a newline.
+func endsMidLine(f AppendFile, size int64) bool {
+	if size == 0 {
 		return false
 	}
 	var b [1]byte
-	_, err = f.ReadAt(b[:], size-1)
+	_, err := f.ReadAt(b[:], size-1)
 	return err == nil && b[0] != '\n'
 }
 
@@ -339,11 +369,9 @@ func (r *run) Close() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var errs []error
-	select {
-	case <-r.claim.lostC():
-		// The run is another process's now: its snapshots are not ours
-		// to write.
-	default:
+	if r.claim.verify() == nil {
+		// Otherwise the run is another process's now: its snapshots
+		// are not ours to write.
 		errs = append(errs, r.flush(true))
 	}
 	for _, lf := range []*logFile{r.events, r.metrics} {
@@ -356,6 +384,6 @@ func (r *run) Close() error {
 		errs = append(errs, f.Close())
 		delete(r.logs, name)
 	}
-	errs = append(errs, r.claim.release())
+	errs = append(errs, r.claim.release(r.progress.RunState == runstore.RunRunning))
 	return errors.Join(errs...)
 }

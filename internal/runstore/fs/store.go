@@ -67,12 +67,17 @@ func (s *Store) Create(n runstore.NewRun, co runstore.ClaimOptions) (runstore.Ru
 	if abs, err := filepath.Abs(dir); err == nil {
 		dir = abs
 	}
-	c, err := acquire(s.o.Files, dir, co)
+	c, _, err := acquire(s.o.Files, dir, co)
+	if ce := (*runstore.ClaimedError)(nil); errors.As(err, &ce) {
+		// Another run is starting or running there: this one is a
+		// mistake of the user's, not a run to wait for.
+		return nil, fmt.Errorf("creating run in %s: %w: %w", dir, runstore.ErrExists, err)
+	}
 	if err != nil {
 		return nil, err
 	}
 	if _, err := readRecord(dir, 0); !errors.Is(err, runstore.ErrNoRun) {
-		c.release()
+		c.release(false)
 		return nil, fmt.Errorf("creating run in %s: the folder already holds a run; resume it with --resume %s: %w", dir, dir, runstore.ErrExists)
 	}
 	r := s.open(dir, c)
@@ -113,7 +118,7 @@ func (s *Store) Resume(ref string, o runstore.ResumeOptions) (runstore.Run, erro
 	if _, err := readRecord(dir, math.MaxInt); err != nil {
 		return nil, err
 	}
-	c, err := acquire(s.o.Files, dir, o.Claim)
+	c, fresh, err := acquire(s.o.Files, dir, o.Claim)
 	if err != nil {
 		return nil, err
 	}
@@ -121,17 +126,29 @@ func (s *Store) Resume(ref string, o runstore.ResumeOptions) (runstore.Run, erro
 	// seen as finished.
 	rec, err := readRecord(dir, countThreads(dir))
 	if err != nil {
-		c.release()
+		c.release(false)
 		return nil, err
 	}
 	p := rec.progress
 	if p.RunState.Terminal() && !(o.Retry && p.RunState.Retryable()) {
-		c.release()
+		c.release(false)
 		hint := ""
 		if p.RunState.Retryable() {
 			hint = "; after a fix, run it again from where it stopped with --retry"
 		}
 		return nil, fmt.Errorf("resuming run %s: it is %s: %w%s", p.RunID, p.RunState, runstore.ErrTerminal, hint)
+	}
+	if fresh && p.RunState == runstore.RunRunning {
+		// A run left running holds a claim until its holder closes it
+		// or dies; none means claim.json was deleted, maybe under a
+		// live holder. Wait until such a holder's heartbeat has seen
+		// this claim, given up the run and killed its commands, rather
+		// than run its step beside it.
+		time.Sleep(2 * c.every)
+		if err := c.verify(); err != nil {
+			c.release(false)
+			return nil, err
+		}
 	}
 	// Not claim.json's: a process losing the race for the claim may be
 	// linking its own temporary claim file right now.

@@ -1,8 +1,10 @@
 package fs
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skillkit/skillkit/internal/proc"
 	"github.com/skillkit/skillkit/internal/runstore"
 )
 
@@ -293,6 +296,12 @@ func TestClaimTakeover(t *testing.T) {
 		{"old heartbeat on another host", ClaimInfo{PID: 1, Host: "elsewhere", Heartbeat: time.Now().Add(-time.Hour), TimeoutMS: 1000}, true},
 		{"fresh heartbeat on another host", ClaimInfo{PID: 1, Host: "elsewhere", Heartbeat: time.Now(), TimeoutMS: 60000}, false},
 		{"live process on this host", ClaimInfo{PID: os.Getpid(), Host: host, Heartbeat: time.Now(), TimeoutMS: 60000}, false},
+		// A heartbeat from the future is clock skew: the pid decides on
+		// this host, the file's age elsewhere (the file is an hour old).
+		{"future heartbeat, live process on this host", ClaimInfo{PID: os.Getpid(), Host: host, Heartbeat: time.Now().Add(time.Hour), TimeoutMS: 1000}, false},
+		{"future heartbeat, dead process on this host", ClaimInfo{PID: dead.Process.Pid, Host: host, Heartbeat: time.Now().Add(time.Hour), TimeoutMS: 60000}, true},
+		{"future heartbeat, old file on another host", ClaimInfo{PID: 1, Host: "elsewhere", Heartbeat: time.Now().Add(time.Hour), TimeoutMS: 1000}, true},
+		{"released", ClaimInfo{PID: os.Getpid(), Host: host, Heartbeat: time.Now(), TimeoutMS: 60000, Released: true}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -302,6 +311,8 @@ func TestClaimTakeover(t *testing.T) {
 			r.Close()
 			data, _ := json.Marshal(tt.claim)
 			os.WriteFile(filepath.Join(dir, ClaimFile), data, 0o644)
+			old := time.Now().Add(-time.Hour)
+			os.Chtimes(filepath.Join(dir, ClaimFile), old, old)
 			back, err := s.Resume("r1", runstore.ResumeOptions{})
 			if tt.taken != (err == nil) {
 				t.Fatalf("Resume err = %v, want taken = %v", err, tt.taken)
@@ -347,6 +358,61 @@ func TestClaimHeartbeatAndLoss(t *testing.T) {
 	r.Close()
 	if cur, err := readClaim(dir); err != nil || cur.Token != "someone-else" {
 		t.Fatalf("Close removed a claim it no longer held: %v %v", cur, err)
+	}
+}
+
+// The claim is verified before every write of the record: a holder whose
+// claim another process replaced stops with ErrClaimLost and writes
+// nothing; one whose claim.json was deleted puts it back and goes on.
+func TestWriteVerifiesClaim(t *testing.T) {
+	s := newStore(t, nil)
+	r := newRun(t, s, "r1")
+	defer r.Close()
+	dir := r.Where()
+	claimPath := filepath.Join(dir, ClaimFile)
+	if err := os.Remove(claimPath); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Commit(runstore.Event{From: "ready", To: "running"}); err != nil {
+		t.Fatalf("commit after claim.json was deleted: %v", err)
+	}
+	if c, err := readClaim(dir); err != nil || c.PID != os.Getpid() {
+		t.Fatalf("claim.json not put back: %v %v", c, err)
+	}
+	other, _ := readClaim(dir)
+	other.Token = "someone-else"
+	data, _ := json.Marshal(other)
+	os.WriteFile(claimPath, data, 0o644)
+	before, _ := os.ReadFile(filepath.Join(dir, EventsFile))
+	err := r.Commit(runstore.Event{Step: "01-a#1", From: "pending", To: "executing"})
+	if !errors.Is(err, runstore.ErrClaimLost) || !errors.Is(err, runstore.ErrWrite) {
+		t.Fatalf("commit under another's claim: err = %v, want ErrClaimLost", err)
+	}
+	if after, _ := os.ReadFile(filepath.Join(dir, EventsFile)); !bytes.Equal(before, after) {
+		t.Errorf("the log was written under another's claim")
+	}
+	select {
+	case <-r.Lost():
+	default:
+		t.Error("a lost claim is not reported on Lost")
+	}
+}
+
+// A log longer than the holder left it was written by another process
+// that took the run over (and may have released it since): the holder
+// stops.
+func TestWriteRefusedAfterAnotherWrote(t *testing.T) {
+	s := newStore(t, nil)
+	r := newRun(t, s, "r1")
+	defer r.Close()
+	f, err := os.OpenFile(filepath.Join(r.Where(), EventsFile), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"run":"r1","from":"running","to":"completed"}` + "\n")
+	f.Close()
+	if err := r.Commit(runstore.Event{From: "ready", To: "running"}); !errors.Is(err, runstore.ErrClaimLost) {
+		t.Fatalf("commit after another process wrote: err = %v, want ErrClaimLost", err)
 	}
 }
 
@@ -445,5 +511,34 @@ func TestSnapshotsCurrentWhenRunFinishes(t *testing.T) {
 	}
 	if data, _ := os.ReadFile(filepath.Join(dir, ProgressFile)); !strings.Contains(string(data), `runState: "completed"`) {
 		t.Errorf("skill-state.yaml after the final commit:\n%s", data)
+	}
+}
+
+// A takeover kills the process groups .claim.groups lists as running:
+// those started and not ended, and not a number on a line a failing disk
+// cut short.
+func TestKillGroups(t *testing.T) {
+	dir := t.TempDir()
+	start := func() *exec.Cmd {
+		cmd := exec.Command("sleep", "1000")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+		return cmd
+	}
+	running, ended := start(), start()
+	list := fmt.Sprintf("+%d\n+%d\n-%d\n+1", running.Process.Pid, ended.Process.Pid, ended.Process.Pid)
+	os.WriteFile(filepath.Join(dir, GroupsFile), []byte(list), 0o644)
+	killGroups(dir)
+	if err := running.Wait(); err == nil {
+		t.Error("the running group was not killed")
+	}
+	if !proc.Alive(ended.Process.Pid) {
+		t.Error("a group listed as ended was killed")
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, GroupsFile)); len(data) != 0 {
+		t.Errorf(".claim.groups after the kill: %q", data)
 	}
 }
