@@ -17,12 +17,13 @@ type Finding struct {
 	// File is the file's path relative to the report's base folder, with
 	// forward slashes.
 	File string `json:"file"`
-	// Line and Col are 1-based (Col in bytes); 0 when the finding is about
-	// the file as a whole.
+	// Line and Col are 1-based, Col in Unicode code points. A finding
+	// about a whole file is at line 1 with no column; Line is 0 only for
+	// a finding about the skill folder itself.
 	Line int `json:"line,omitempty"`
 	Col  int `json:"col,omitempty"`
-	// EndCol is the column just past the end of what the finding is about,
-	// 0 when unknown.
+	// EndCol is the code-point column just past the end of what the
+	// finding is about, 0 when unknown.
 	EndCol int `json:"endCol,omitempty"`
 	// Skill is the skill folder, relative to the base folder.
 	Skill string `json:"skill"`

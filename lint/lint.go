@@ -206,7 +206,7 @@ func lintParsed(s *plan.Skill, t *target, base, profile string) []Finding {
 	if profile == "" {
 		profile = ProfileClaudeCode
 	}
-	p := newPass(s, profile)
+	p := newPass(s, profile, nil)
 	raw := p.run(allRules)
 	sup := collectSuppressions(p.Docs())
 	skillRel := relPath(base, t.dir)
@@ -219,11 +219,25 @@ func lintParsed(s *plan.Skill, t *target, base, profile string) []Finding {
 		if t.cfg.ignored(filepath.Join(t.dir, filepath.FromSlash(f.pos.File))) {
 			continue
 		}
-		out = append(out, Finding{
-			Rule: f.rule.ID(), Severity: sev, Message: f.msg,
-			File: path.Join(skillRel, f.pos.File), Line: f.pos.Line, Col: f.pos.Col, EndCol: f.endCol,
-			Skill: skillRel,
-		})
+		out = append(out, p.finding(f, sev, skillRel))
+	}
+	return out
+}
+
+// finding turns a raw finding into the one reported: path under the base,
+// code-point columns, and a line for every finding about a file (its first
+// when the finding is about the whole file), so editors and annotations can place it.
+func (p *Pass) finding(f rawFinding, sev plan.Severity, skillRel string) Finding {
+	out := Finding{
+		Rule: f.rule.ID(), Severity: sev, Message: f.msg,
+		File: path.Join(skillRel, f.pos.File), Line: f.pos.Line, Skill: skillRel,
+	}
+	if slices.Contains(p.Skill.Files, f.pos.File) {
+		out.Line = max(out.Line, 1)
+	}
+	if f.pos.Line > 0 && f.pos.Col > 0 {
+		line := p.line(f.pos.File, f.pos.Line)
+		out.Col, out.EndCol = codePointCol(line, f.pos.Col), codePointCol(line, f.endCol)
 	}
 	return out
 }

@@ -2,6 +2,8 @@ package lint
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/skillkit/skillkit/internal/jsstatic"
@@ -27,6 +29,9 @@ type Pass struct {
 	schema *compiled
 	// updates caches each action's returned state updates.
 	updates map[*plan.Action][]update
+	// src reads the skill's files by skill-relative path: for the source
+	// lines that positions and some messages need.
+	src *sources
 }
 
 // rawFinding is a finding with its position still relative to the skill.
@@ -37,8 +42,22 @@ type rawFinding struct {
 	msg    string
 }
 
-func newPass(s *plan.Skill, profile string) *Pass {
-	return &Pass{Skill: s, Profile: profile, js: map[*plan.CodeBlock]*jsBlock{}, nestings: map[*plan.Doc]*nesting{}, updates: map[*plan.Action][]update{}}
+// newPass starts a pass over s; read reads its files by skill-relative
+// path, nil reads them from s.Dir.
+func newPass(s *plan.Skill, profile string, read func(string) ([]byte, error)) *Pass {
+	if read == nil {
+		read = func(rel string) ([]byte, error) { return os.ReadFile(filepath.Join(s.Dir, filepath.FromSlash(rel))) }
+	}
+	return &Pass{
+		Skill: s, Profile: profile, js: map[*plan.CodeBlock]*jsBlock{}, nestings: map[*plan.Doc]*nesting{}, updates: map[*plan.Action][]update{},
+		src: &sources{read: read, cache: map[string][]string{}},
+	}
+}
+
+// line returns line n of a skill file, "" when there is none.
+func (p *Pass) line(file string, n int) string {
+	l, _ := p.src.line(file, n)
+	return l
 }
 
 func (p *Pass) run(rules []Rule) []rawFinding {

@@ -143,8 +143,19 @@ func checkName(p *Pass) {
 	case len(name) > maxNameLen:
 		p.Report(f.ValuePos, "name is %d characters, over the limit of %d", len(name), maxNameLen)
 	case !skillName.MatchString(name):
-		p.ReportRange(f.ValuePos, f.ValuePos.Col+len(name), "name %q must be lowercase letters, digits and hyphens, with no hyphen at either end or twice in a row", name)
+		// A name that is not valid need not also be told it differs from
+		// the folder (frontmatter-name-folder keeps quiet): say it here.
+		fix := ""
+		if folder := skillFolderName(p.Skill); validName(folder) {
+			fix = fmt.Sprintf("; the folder's name %q would do", folder)
+		}
+		p.ReportRange(f.ValuePos, f.ValuePos.Col+len(name), "name %q must be lowercase letters, digits and hyphens, with no hyphen at either end or twice in a row%s", name, fix)
 	}
+}
+
+// validName reports whether name is a valid skill name.
+func validName(name string) bool {
+	return name != "" && len(name) <= maxNameLen && skillName.MatchString(name)
 }
 
 func checkNameFolder(p *Pass) {
@@ -153,8 +164,8 @@ func checkNameFolder(p *Pass) {
 		return
 	}
 	name, ok := f.Value.(string)
-	if !ok || name == "" {
-		return
+	if !ok || !validName(name) {
+		return // frontmatter-name reports it
 	}
 	folder := skillFolderName(p.Skill)
 	if folder != "" && name != folder {

@@ -56,7 +56,7 @@ func checkPhaseDuplicates(p *Pass) {
 	for i := 1; i < len(phases); i++ {
 		a, b := phases[i-1], phases[i]
 		if a.Number.Equal(b.Number) {
-			p.Report(plan.Pos{File: b.Doc.File}, "phase number %s is also %s: the two run in file-name order, which is likely not meant", b.Number, path.Base(a.Doc.File))
+			p.Report(declaration(b.Doc), "phase number %s is also %s: the two run in file-name order, which is likely not meant", b.Number, path.Base(a.Doc.File))
 		}
 	}
 }
@@ -120,14 +120,14 @@ func checkPhaseNoSteps(p *Pass) {
 		if len(ph.Steps) != 1 || !ph.Steps[0].Whole {
 			continue
 		}
-		p.Report(plan.Pos{File: ph.Doc.File}, "phase has no Execution section (## Execution) and no Step headings (### Step N: …): its whole body goes to the agent as one step")
+		p.Report(declaration(ph.Doc), "phase has no Execution section (## Execution) and no Step headings (### Step N: …): its whole body goes to the agent as one step")
 	}
 }
 
 func checkActionNoExecution(p *Pass) {
 	for _, a := range p.Skill.Actions {
 		if a.Execution.Whole {
-			p.Report(plan.Pos{File: a.Doc.File}, "action has no Execution section (## Execution): its whole body goes to the agent")
+			p.Report(declaration(a.Doc), "action has no Execution section (## Execution): its whole body goes to the agent")
 		}
 	}
 }
@@ -164,6 +164,12 @@ func checkNextPhase(p *Pass) {
 
 func checkFenceUnclosed(p *Pass) {
 	for _, d := range p.Docs() {
+		if n := p.nesting(d); n != nil && n.ended > 0 {
+			c := n.outer
+			p.Report(plan.Pos{File: d.File, Line: n.ended, Col: 1},
+				"this line is indented less than the %s block opened at line %d, inside a list item: it ends the item and the block with it, and the fences after it pair up wrongly; indent it by %d spaces like the block, or close the block before it",
+				describeFence(c), c.Pos.Line, c.Pos.Col-1)
+		}
 		for _, c := range d.Code {
 			if c.Fence == "" || c.Closed || p.misread(d, c) {
 				continue
@@ -173,25 +179,39 @@ func checkFenceUnclosed(p *Pass) {
 	}
 }
 
-// nesting is the first misnested fence of a document.
+// nesting is the first fence of a document that is misread: written
+// inside a fenced block of the same length, or ended early by a line
+// that ends the list item the block is in.
 type nesting struct {
 	outer     *plan.CodeBlock
 	line, col int // of the inner opening line, in the file
 	run, info string
+	// ended is the line that ends the list item, and the outer block
+	// with it, when that is the cause; 0 for a nested fence.
+	ended int
 }
 
-// firstNesting finds the first fence written inside a fenced block with a
-// fence no longer than the outer one: CommonMark reads the inner opening
-// line as content (a closing fence has no info string) and the inner
-// closing fence as the end of the outer block, so the rest of the
-// intended block becomes markdown. The inner opening line is the mark: a
-// fence run at least as long as the outer fence, of the same character,
-// followed by an info string. Every fence after it in the file pairs up
-// wrongly, so only the first one is known to be a mistake of its own.
-func firstNesting(d *plan.Doc) *nesting {
+// firstNesting finds the first misread fence of a document. One kind is a
+// fence written inside a fenced block with a fence no longer than the
+// outer one: CommonMark reads the inner opening line as content (a closing
+// fence has no info string) and the inner closing fence as the end of the
+// outer block, so the rest of the intended block becomes markdown. The
+// inner opening line is the mark: a fence run at least as long as the
+// outer fence, of the same character, followed by an info string. The
+// other kind is a block in a list item that a line indented less than the
+// item ends before its closing fence: the parser reports the block open
+// to the end of its container, and that closing fence then opens a new
+// block. Every fence after either pairs up wrongly, so only the first one
+// is known to be a mistake of its own.
+func (p *Pass) firstNesting(d *plan.Doc) *nesting {
 	for _, c := range d.Code {
 		if c.Fence == "" {
 			continue
+		}
+		if !c.Closed {
+			if end := p.nextTextLine(d, lastLine(c)+1); end > 0 {
+				return &nesting{outer: c, ended: end}
+			}
 		}
 		rest := c.Text
 		for i := 0; rest != ""; i++ {
@@ -213,6 +233,26 @@ func firstNesting(d *plan.Doc) *nesting {
 	return nil
 }
 
+// lastLine is the last line of a fenced block's content, its opening line
+// when it has none.
+func lastLine(c *plan.CodeBlock) int {
+	if c.Text == "" {
+		return c.Pos.Line
+	}
+	return c.Body.Line + strings.Count(strings.TrimSuffix(c.Text, "\n"), "\n")
+}
+
+// nextTextLine returns the first line from n on that is not blank, 0 when
+// the document ends first.
+func (p *Pass) nextTextLine(d *plan.Doc, n int) int {
+	for ; n <= d.Lines; n++ {
+		if strings.TrimSpace(p.line(d.File, n)) != "" {
+			return n
+		}
+	}
+	return 0
+}
+
 // misread reports whether a block of d may be misread because of a
 // misnested fence before it (or is the misnested outer block itself):
 // what is wrong with it is that fence's fault.
@@ -225,7 +265,7 @@ func (p *Pass) misread(d *plan.Doc, c *plan.CodeBlock) bool {
 func (p *Pass) nesting(d *plan.Doc) *nesting {
 	n, ok := p.nestings[d]
 	if !ok {
-		n = firstNesting(d)
+		n = p.firstNesting(d)
 		p.nestings[d] = n
 	}
 	return n
@@ -234,8 +274,8 @@ func (p *Pass) nesting(d *plan.Doc) *nesting {
 func checkFenceNested(p *Pass) {
 	for _, d := range p.Docs() {
 		n := p.nesting(d)
-		if n == nil {
-			continue
+		if n == nil || n.ended > 0 {
+			continue // fence-unclosed reports a list item that ends a block
 		}
 		c := n.outer
 		p.ReportRange(plan.Pos{File: d.File, Line: n.line, Col: n.col}, n.col+len(n.run)+len(n.info),

@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -86,7 +87,8 @@ func checkInitialState(p *Pass) {
 		return
 	}
 	var problems []string
-	for _, v := range violations {
+	var first *stateschema.Violation
+	for i, v := range violations {
 		// The runtime fills the base fields when a run starts.
 		if v.Field != "" && !strings.Contains(v.Field, ".") && plan.IsBaseField(v.Field) {
 			continue
@@ -98,10 +100,81 @@ func checkInitialState(p *Pass) {
 		if msg := where + ": " + v.Message; !slices.Contains(problems, msg) {
 			problems = append(problems, msg)
 		}
+		if first == nil || v.Pointer < first.Pointer {
+			first = &violations[i]
+		}
 	}
 	if len(problems) > 0 {
 		slices.Sort(problems)
-		p.Report(ss.InitialPos, "initial state does not satisfy the state schema (%s): %s", plural(len(problems), "problem"), strings.Join(problems, "; "))
+		pos := ss.InitialPos
+		if c := initialBlock(ss); c != nil {
+			if line, col, ok := valueAt(c.Text, first.Pointer); ok {
+				pos = c.At(line, col)
+			}
+		}
+		p.Report(pos, "initial state does not satisfy the state schema (%s): %s", plural(len(problems), "problem"), strings.Join(problems, "; "))
+	}
+}
+
+// initialBlock is the Initial State code block of a schema file.
+func initialBlock(ss *plan.StateSchema) *plan.CodeBlock {
+	if ss.Doc == nil {
+		return nil
+	}
+	for _, c := range ss.Doc.Code {
+		if c.Pos == ss.InitialPos {
+			return c
+		}
+	}
+	return nil
+}
+
+// valueAt finds the value a JSON pointer names in the source of a JSON or
+// JavaScript object literal, by its keys in order: enough for the shallow
+// literals initial states are. It gives the 1-based line and byte column
+// of the value; ok is false when a key is not found or the pointer goes
+// through an array.
+func valueAt(src, pointer string) (line, col int, ok bool) {
+	if pointer == "" {
+		return 0, 0, false
+	}
+	off := 0
+	for _, seg := range strings.Split(strings.TrimPrefix(pointer, "/"), "/") {
+		seg = strings.NewReplacer("~1", "/", "~0", "~").Replace(seg)
+		at := -1
+		for _, key := range []string{`"` + seg + `"`, `'` + seg + `'`, seg} {
+			if i := keyIndex(src[off:], key); i >= 0 && (at < 0 || i < at) {
+				at = i
+			}
+		}
+		if at < 0 {
+			return 0, 0, false
+		}
+		off += at
+	}
+	// Past the key, the colon and blanks: the value.
+	off += strings.IndexByte(src[off:], ':') + 1
+	for off < len(src) && (src[off] == ' ' || src[off] == '\t') {
+		off++
+	}
+	line = 1 + strings.Count(src[:off], "\n")
+	return line, off - (strings.LastIndexByte(src[:off], '\n') + 1) + 1, true
+}
+
+// keyIndex finds key written as an object key (followed by a colon) in
+// src, -1 when it is not there.
+func keyIndex(src, key string) int {
+	for off := 0; ; {
+		i := strings.Index(src[off:], key)
+		if i < 0 {
+			return -1
+		}
+		i += off
+		rest := strings.TrimLeft(src[i+len(key):], " \t")
+		if strings.HasPrefix(rest, ":") && !identByte(src, i-1) {
+			return i
+		}
+		off = i + 1
 	}
 }
 
@@ -130,7 +203,9 @@ func (p *Pass) navFor() *stateschema.Nav {
 type stateUse struct {
 	fields []string
 	pos    plan.Pos
-	what   string // "reads" or "writes"
+	// end is the column just past the use, 0 when unknown.
+	end  int
+	what string // "reads" or "writes"
 	// nested marks a key inside an object literal written under another
 	// key: when that key is already unknown, the nested one is not news.
 	nested bool
@@ -151,8 +226,10 @@ func stateUses(p *Pass) []stateUse {
 		}
 		for _, r := range prog.StateReads(nil) {
 			// The expression may be rewritten from shorthand, so its
-			// columns are not the file's: point at the line.
-			out = append(out, stateUse{fields: r.Fields, pos: e.Pos, what: "reads"})
+			// columns are not the file's: find the field on the line.
+			path := strings.Join(r.Fields, ".")
+			pos, end := p.tokenAt(e.Pos, "state."+path, path, r.Fields[0])
+			out = append(out, stateUse{fields: r.Fields, pos: pos, end: end, what: "reads"})
 		}
 	}
 	var preconds func([]*plan.Precondition)
@@ -234,6 +311,9 @@ func actionUpdates(p *Pass, a *plan.Action) []update {
 	return out
 }
 
+// checkStateFields reports uses of fields the schema lacks. They have
+// one cause, a schema behind the code, so they are one finding: the first
+// use, and a count and the names of the others.
 func checkStateFields(p *Pass) {
 	nav := p.navFor()
 	if nav == nil {
@@ -243,7 +323,12 @@ func checkStateFields(p *Pass) {
 		pos  plan.Pos
 		path string
 	}
+	type unknown struct {
+		stateUse
+		path, where string
+	}
 	seen := map[key]bool{}
+	var found []unknown
 	for _, u := range stateUses(p) {
 		bad, _ := nav.Lookup(u.fields)
 		if bad < 0 || u.nested && bad < len(u.fields)-1 {
@@ -259,8 +344,37 @@ func checkStateFields(p *Pass) {
 		if bad > 0 {
 			where = "state." + strings.Join(u.fields[:bad], ".") + " in the state schema"
 		}
-		p.Report(u.pos, "%s state.%s, which %s (%s) does not declare", u.what, path, where, p.Skill.StateSchema.File)
+		found = append(found, unknown{u, path, where})
 	}
+	if len(found) == 0 {
+		return
+	}
+	slices.SortStableFunc(found, func(a, b unknown) int {
+		return cmp.Or(strings.Compare(a.pos.File, b.pos.File), cmp.Compare(a.pos.Line, b.pos.Line), cmp.Compare(a.pos.Col, b.pos.Col))
+	})
+	first := found[0]
+	more := ""
+	if len(found) > 1 {
+		var others []string
+		for _, u := range found[1:] {
+			if f := "state." + u.path; f != "state."+first.path && !slices.Contains(others, f) {
+				others = append(others, f)
+			}
+		}
+		more = fmt.Sprintf("; and %s of fields the schema lacks", plural(len(found)-1, "more use"))
+		if len(others) > 0 {
+			more += ": " + listSome(others, 5)
+		}
+	}
+	p.ReportRange(first.pos, first.end, "%s state.%s, which %s (%s) does not declare%s", first.what, first.path, first.where, p.Skill.StateSchema.File, more)
+}
+
+// listSome joins the first n items and says how many it left out.
+func listSome(items []string, n int) string {
+	if len(items) <= n {
+		return strings.Join(items, ", ")
+	}
+	return strings.Join(items[:n], ", ") + fmt.Sprintf(" and %d more", len(items)-n)
 }
 
 func checkUpdateTypes(p *Pass) {
