@@ -20,14 +20,6 @@ import (
 // folder it lints.
 const ConfigFile = "skillkit.yaml"
 
-// The front matter profiles.
-const (
-	// ProfileAgentSkills allows the Agent Skills specification's keys only.
-	ProfileAgentSkills = "agentskills"
-	// ProfileClaudeCode adds Claude Code's own keys; it is the default.
-	ProfileClaudeCode = "claude-code"
-)
-
 // Off turns a rule off in the configuration.
 const Off = "off"
 
@@ -35,7 +27,7 @@ const Off = "off"
 // file (hooks, …) belong to other parts of skillkit and are left alone.
 type Config struct {
 	// Profile is the front matter profile; empty means the default.
-	Profile string `yaml:"profile" jsonschema:"enum=claude-code,enum=agentskills"`
+	Profile string `yaml:"profile" jsonschema:"enum=auto,enum=claude-code,enum=agentskills,enum=codex,enum=pi"`
 	// Rules maps a rule id to off, error, warning or info.
 	Rules map[string]string `yaml:"rules"`
 	// Ignore holds globs of files whose findings are dropped, relative to
@@ -107,8 +99,8 @@ func parseConfig(data []byte) (*Config, error) {
 		k, v := doc.Content[i], doc.Content[i+1]
 		switch k.Value {
 		case "profile":
-			if cfg.Profile != ProfileAgentSkills && cfg.Profile != ProfileClaudeCode {
-				return nil, &configError{v.Line, fmt.Sprintf("profile %q is not %s or %s", cfg.Profile, ProfileAgentSkills, ProfileClaudeCode)}
+			if !validProfile(cfg.Profile) {
+				return nil, &configError{v.Line, fmt.Sprintf("profile %q is not one of %s", cfg.Profile, strings.Join(ProfileNames, ", "))}
 			}
 		case "rules":
 			for j := 0; j+1 < len(v.Content); j += 2 {

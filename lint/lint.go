@@ -16,7 +16,8 @@ import (
 
 // Options tune a lint run.
 type Options struct {
-	// Profile overrides the configuration's front matter profile.
+	// Profile overrides the configuration's front matter profile; empty
+	// or auto picks it from the folder each skill is in (ProfileFor).
 	Profile string
 	// ConfigFile is a configuration to use for every path instead of the
 	// skillkit.yaml found in each linted folder.
@@ -31,8 +32,8 @@ type Options struct {
 // skills (every folder with a SKILL.md or a phases/ folder, not looking
 // inside a skill for more). Skills are linted in parallel.
 func Lint(paths []string, opts Options) (*Result, error) {
-	if opts.Profile != "" && opts.Profile != ProfileAgentSkills && opts.Profile != ProfileClaudeCode {
-		return nil, usageErrorf("profile %q is not %s or %s", opts.Profile, ProfileAgentSkills, ProfileClaudeCode)
+	if opts.Profile != "" && !validProfile(opts.Profile) {
+		return nil, usageErrorf("profile %q is not one of %s", opts.Profile, strings.Join(ProfileNames, ", "))
 	}
 	base := opts.Base
 	if base == "" {
@@ -203,8 +204,8 @@ func lintParsed(s *plan.Skill, t *target, base, profile string) []Finding {
 	if profile == "" && t.cfg != nil {
 		profile = t.cfg.Profile
 	}
-	if profile == "" {
-		profile = ProfileClaudeCode
+	if profile == "" || profile == ProfileAuto {
+		profile = ProfileFor(t.dir)
 	}
 	p := newPass(s, profile, nil)
 	raw := p.run(allRules)

@@ -14,8 +14,7 @@ import (
 // Pass is one skill being linted: what rules read and how they report.
 type Pass struct {
 	Skill *plan.Skill
-	// Profile is the front matter profile: ProfileAgentSkills or
-	// ProfileClaudeCode.
+	// Profile is the front matter profile, one of ProfileNames but auto.
 	Profile string
 
 	rule     Rule

@@ -153,3 +153,68 @@ func TestGroupedFindings(t *testing.T) {
 		}
 	}
 }
+
+// TestLayouts checks real layouts that are not mistakes: a router skill
+// and a catalog whose actions are worker documents.
+func TestLayouts(t *testing.T) {
+	res := lintTree(t, map[string]string{
+		"demo/SKILL.md":         demoSkill + "\nFor a review, read `phases/review.md`; to plan, [plan](phases/plan.md).\n",
+		"demo/phases/plan.md":   "# Plan\n\nWrite it.\n",
+		"demo/phases/review.md": "# Review\n\nRead it.\n",
+	})
+	if f := findingOf(t, res, "mode-router"); f.Line != 8 || !strings.Contains(f.Message, "phases/plan.md, phases/review.md") {
+		t.Errorf("mode-router %v", f)
+	}
+	for _, f := range res.Findings {
+		if f.Rule == "mode-unknown" {
+			t.Errorf("a router is reported as mode-unknown: %v", f)
+		}
+	}
+	catalog := "# Catalog\n\n| Action | Purpose |\n|---|---|\n| [worker-a](../workers/worker-a.md) | a |\n| worker-b | b |\n| action-gone | c |\n"
+	res = lintTree(t, map[string]string{
+		"demo/SKILL.md":                   demoSkill,
+		"demo/phases/orchestrator.md":     "# Orchestrator\n\nPick a worker.\n",
+		"demo/phases/actions/action-x.md": "# Action: X\n\n## Execution\n\nDo it.\n",
+		"demo/specs/action-catalog.md":    catalog,
+		"demo/workers/worker-a.md":        "# A\n",
+		"demo/workers/worker-b.md":        "# B\n",
+	})
+	if f := findingOf(t, res, "action-missing"); !strings.Contains(f.Message, "action-gone") {
+		t.Errorf("action-missing %v, want only action-gone", f)
+	}
+}
+
+// TestProfileAuto checks that the profile follows the host folder.
+func TestProfileAuto(t *testing.T) {
+	for dir, want := range map[string]string{
+		"/home/me/repo/.claude/skills/a":             ProfileClaudeCode,
+		"repo/.codex/skills/a":                       ProfileCodex,
+		"/r/.pi/skills/a":                            ProfilePi,
+		"/r/.claude/skills/vendored/.codex/skills/a": ProfileCodex,
+		"/r/skills/a":                                ProfileAgentSkills,
+		"/r/.claude/skills-old/a":                    ProfileAgentSkills,
+	} {
+		if got := ProfileFor(dir); got != want {
+			t.Errorf("ProfileFor(%s) = %s, want %s", dir, got, want)
+		}
+	}
+	fm := "---\nname: a\ndescription: d\nagents: 2\nphases: 3\nsession-mode: x\n---\n\n# A\n"
+	dir := t.TempDir()
+	testfs.WriteTree(t, dir, map[string]string{".codex/skills/a/SKILL.md": fm, ".pi/skills/a/SKILL.md": fm})
+	res, err := Lint([]string{dir}, Options{Base: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range res.Findings {
+		got = append(got, f.File+":"+f.Rule+":"+f.Message[:strings.Index(f.Message, " is")])
+	}
+	want := []string{
+		`.codex/skills/a/SKILL.md:frontmatter-unknown-key:key "session-mode"`,
+		`.pi/skills/a/SKILL.md:frontmatter-unknown-key:key "agents"`,
+		`.pi/skills/a/SKILL.md:frontmatter-unknown-key:key "phases"`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("findings\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

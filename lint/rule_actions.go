@@ -52,7 +52,7 @@ func checkActionMissing(p *Pass) {
 	}
 	if c := s.Catalog; c != nil {
 		for _, r := range c.Rows {
-			if plan.IsActionName(r.Action) && s.ResolveRow(r) == nil {
+			if plan.IsActionName(r.Action) && s.ResolveRow(r) == nil && s.RowFile(c, r) == "" {
 				pos, end := p.tokenAt(r.Pos, r.Action)
 				missing(pos, end, r.Action, "the action catalog")
 			}

@@ -11,32 +11,6 @@ import (
 	"github.com/skillkit/skillkit/plan"
 )
 
-// agentSkillsKeys are the keys of the Agent Skills specification
-// (agentskills.io/specification).
-var agentSkillsKeys = []string{"name", "description", "license", "compatibility", "metadata", "allowed-tools"}
-
-// claudeCodeKeys are the keys Claude Code reads beyond the specification
-// (code.claude.com/docs/en/skills, frontmatter reference), plus version,
-// which Claude Code's own skill examples carry.
-var claudeCodeKeys = []string{
-	"when_to_use", "argument-hint", "arguments", "disable-model-invocation", "user-invocable",
-	"model", "effort", "context", "agent", "hooks", "paths", "shell", "version",
-}
-
-// skillkitKeys are skillkit's own keys: execution says how the skill's
-// code runs (DESIGN §1.5).
-var skillkitKeys = []string{plan.ExecutionKey}
-
-// allowedKeys returns the front matter keys a profile accepts. The
-// default profile accepts skillkit's own keys too; the portable one keeps
-// to the specification.
-func allowedKeys(profile string) []string {
-	if profile == ProfileAgentSkills {
-		return agentSkillsKeys
-	}
-	return slices.Concat(agentSkillsKeys, claudeCodeKeys, skillkitKeys)
-}
-
 // Limits of the Agent Skills specification.
 const (
 	maxNameLen          = 64
@@ -269,7 +243,7 @@ func checkTypes(p *Pass) {
 	if fm == nil {
 		return
 	}
-	allowed := allowedKeys(p.Profile)
+	allowed := p.profile().keys
 	for _, f := range fm.Fields {
 		want, known := keyTypes[f.Key]
 		if !known || !slices.Contains(allowed, f.Key) {
@@ -334,19 +308,16 @@ func checkUnknownKeys(p *Pass) {
 	if fm == nil || p.Skill.Entry != "SKILL.md" {
 		return
 	}
-	allowed := allowedKeys(p.Profile)
+	prof := p.profile()
 	for _, f := range fm.Fields {
-		if slices.Contains(allowed, f.Key) {
+		if slices.Contains(prof.keys, f.Key) {
 			continue
 		}
-		msg := fmt.Sprintf("key %q is neither an Agent Skills nor a Claude Code front matter key; Claude Code ignores it", f.Key)
-		switch {
-		case p.Profile == ProfileAgentSkills && slices.Contains(claudeCodeKeys, f.Key):
-			msg = fmt.Sprintf("key %q is Claude Code's own, not part of the Agent Skills specification", f.Key)
-		case p.Profile == ProfileAgentSkills:
-			msg = fmt.Sprintf("key %q is not part of the Agent Skills specification; custom keys belong under metadata", f.Key)
+		whose := "custom keys belong under metadata"
+		if others := p.otherProfiles(f.Key); len(others) > 0 {
+			whose = "it is a key of " + strings.Join(others, " and ") + "; custom keys belong under metadata"
 		}
-		p.ReportRange(f.Pos, f.Pos.Col+len(f.Key), "%s", msg)
+		p.ReportRange(f.Pos, f.Pos.Col+len(f.Key), "key %q is not one %s reads (profile %s, %s): %s", f.Key, prof.title, prof.name, prof.version, whose)
 	}
 }
 

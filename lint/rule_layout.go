@@ -3,6 +3,7 @@ package lint
 import (
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/skillkit/skillkit/plan"
@@ -15,7 +16,9 @@ var layoutRules = []Rule{
 	diagnosticRule("file-too-deep", plan.SevError, "a markdown file nests blocks more than 250 levels deep and is skipped"),
 	diagnosticRule("step-attribute", plan.SevError, "a step attribute (Timeout, Confirm, On error) has a value skillkit cannot read, or a retry count or backoff past its bounds"),
 	newRule("mode-unknown", plan.SevError,
-		"the skill has a phases/ folder but no numbered phase, orchestrator or action to run", checkModeUnknown),
+		"the skill has a phases/ folder but no numbered phase, orchestrator or action to run, and its entry routes to none of its files", checkModeUnknown(false)),
+	newRule("mode-router", plan.SevInfo,
+		"the skill is a router: its entry sends the agent to one of the phases/ files it names, with no numbered phase, orchestrator or action", checkModeUnknown(true)),
 	newRule("phase-number-duplicate", plan.SevError,
 		"two phase files have the same number, so their order is undefined", checkPhaseDuplicates),
 	newRule("phase-number-invalid", plan.SevError,
@@ -34,21 +37,72 @@ var layoutRules = []Rule{
 		"a fence inside a fence of the same length ends the outer block early", checkFenceNested),
 }
 
-func checkModeUnknown(p *Pass) {
+// checkModeUnknown reports a phases/ folder skillkit cannot run: as a
+// router (router set) when the entry names files in it, the mode real
+// router skills have, else as nothing to run.
+func checkModeUnknown(router bool) func(p *Pass) {
+	return func(p *Pass) {
+		s := p.Skill
+		if s.Mode != plan.ModeUnknown {
+			return
+		}
+		routes, at := p.routes()
+		if router {
+			if len(routes) > 0 {
+				p.Report(at, "%s routes to %s, with no numbered phase, orchestrator or action: an agent follows %s to pick one; skillkit run cannot order them", s.Entry, listSome(routes, 4), s.Entry)
+			}
+			return
+		}
+		if len(routes) > 0 {
+			return
+		}
+		for _, f := range s.Files {
+			if f == "phases" {
+				p.Report(plan.Pos{File: "phases"}, "phases is a file, not a folder: skillkit looks for phase files (01-name.md), orchestrator.md and actions/ inside a phases/ folder")
+				return
+			}
+			if strings.HasPrefix(f, "phases/") {
+				p.Report(plan.Pos{File: "phases"}, "phases/ holds no numbered phase file (01-name.md), no orchestrator.md and no actions/: skillkit cannot tell how to run this skill")
+				return
+			}
+		}
+	}
+}
+
+// phaseMention is a path into phases/ written in prose or code.
+var phaseMention = regexp.MustCompile(`phases/[\w.-]+\.md`)
+
+// routes returns the markdown files of phases/ that the entry document
+// links to or names, sorted, and where it first does.
+func (p *Pass) routes() (out []string, at plan.Pos) {
 	s := p.Skill
-	if s.Mode != plan.ModeUnknown {
-		return
+	if s.Body == nil {
+		return nil, at
 	}
-	for _, f := range s.Files {
-		if f == "phases" {
-			p.Report(plan.Pos{File: "phases"}, "phases is a file, not a folder: skillkit looks for phase files (01-name.md), orchestrator.md and actions/ inside a phases/ folder")
-			return
-		}
-		if strings.HasPrefix(f, "phases/") {
-			p.Report(plan.Pos{File: "phases"}, "phases/ holds no numbered phase file (01-name.md), no orchestrator.md and no actions/: skillkit cannot tell how to run this skill")
-			return
+	add := func(rel string, pos plan.Pos) {
+		if strings.HasPrefix(rel, "phases/") && slices.Contains(s.Files, rel) && !slices.Contains(out, rel) {
+			out = append(out, rel)
+			if at.File == "" || pos.Line < at.Line {
+				at = pos
+			}
 		}
 	}
+	for _, l := range s.Body.Links {
+		if rel, ok := resolveLink(s.Body.File, l.Target); ok {
+			add(rel, l.Pos)
+		}
+	}
+	for n := 1; ; n++ {
+		line, ok := p.src.line(s.Body.File, n)
+		if !ok {
+			break
+		}
+		for _, m := range phaseMention.FindAllStringIndex(line, -1) {
+			add(line[m[0]:m[1]], plan.Pos{File: s.Body.File, Line: n, Col: m[0] + 1})
+		}
+	}
+	slices.Sort(out)
+	return out, at
 }
 
 func checkPhaseDuplicates(p *Pass) {

@@ -56,7 +56,7 @@ Exit codes: 0 no error-level finding, 1 error-level findings, 2 usage error,
 	}
 	f := c.Flags()
 	f.StringVar(&o.format, "format", "text", "output format: text, json, sarif or github")
-	f.StringVar(&o.profile, "profile", "", "front matter profile: claude-code (default) or agentskills")
+	f.StringVar(&o.profile, "profile", "", "front matter profile: auto (default: from the host folder, .claude/skills, .codex/skills, .pi/skills, else agentskills), claude-code, codex, pi or agentskills")
 	f.StringVar(&o.config, "config", "", "configuration file to use instead of each folder's skillkit.yaml")
 	f.BoolVar(&o.noColor, "no-color", false, "never colour the text output")
 	return c
