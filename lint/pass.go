@@ -26,8 +26,8 @@ type Pass struct {
 	nav **stateschema.Nav
 	// schema caches the compiled state schema.
 	schema *compiled
-	// updates caches each action's returned state updates.
-	updates map[*plan.Action][]update
+	// updates caches the skill's state updates (stateWrites).
+	updates *[]update
 	// src reads the skill's files by skill-relative path: for the source
 	// lines that positions and some messages need.
 	src *sources
@@ -48,7 +48,7 @@ func newPass(s *plan.Skill, profile string, read func(string) ([]byte, error)) *
 		read = func(rel string) ([]byte, error) { return os.ReadFile(filepath.Join(s.Dir, filepath.FromSlash(rel))) }
 	}
 	return &Pass{
-		Skill: s, Profile: profile, js: map[*plan.CodeBlock]*jsBlock{}, nestings: map[*plan.Doc]*nesting{}, updates: map[*plan.Action][]update{},
+		Skill: s, Profile: profile, js: map[*plan.CodeBlock]*jsBlock{}, nestings: map[*plan.Doc]*nesting{},
 		src: &sources{read: read, cache: map[string][]string{}},
 	}
 }

@@ -3,6 +3,8 @@ package lint
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"path"
 	"strings"
 	"testing"
 
@@ -213,6 +215,34 @@ func TestProfileAuto(t *testing.T) {
 		`.codex/skills/a/SKILL.md:frontmatter-unknown-key:key "session-mode"`,
 		`.pi/skills/a/SKILL.md:frontmatter-unknown-key:key "agents"`,
 		`.pi/skills/a/SKILL.md:frontmatter-unknown-key:key "phases"`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("findings\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestStateAsSkillsWriteIt checks the writes real skills make: through
+// updateState, to state directly, and a TypeScript initial state.
+func TestStateAsSkillsWriteIt(t *testing.T) {
+	schema := "# State Schema\n\n```typescript\ninterface S {\n  status: 'pending' | 'running' | 'completed' | 'failed';\n  count: number;\n}\n```\n\n" +
+		"## Initial State\n\n```typescript\nexport const initialState: S = {\n  status: 'idle',\n  count: 'none',\n};\n```\n"
+	action := "# Action: Go\n\n## Execution\n\n```javascript\nasync function execute(state) {\n  updateState({ status: 'cancelled' });\n  state.count = 'many';\n  state.missing = 1;\n}\n```\n"
+	res := lintTree(t, map[string]string{
+		"demo/SKILL.md":                    demoSkill,
+		"demo/phases/orchestrator.md":      "# Orchestrator\n\nPick.\n",
+		"demo/phases/state-schema.md":      schema,
+		"demo/phases/actions/action-go.md": action,
+	})
+	var got []string
+	for _, f := range res.Findings {
+		got = append(got, fmt.Sprintf("%s:%d:%d %s", path.Base(f.File), f.Line, f.Col, f.Rule))
+	}
+	want := []string{
+		"action-go.md:7:25 state-update-type", // 'cancelled', at the value
+		"action-go.md:8:17 state-update-type", // 'many'
+		"action-go.md:9:3 state-unknown-field",
+		"state-schema.md:14:11 state-initial-status",
+		"state-schema.md:15:10 state-update-type", // count: 'none'
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("findings\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
