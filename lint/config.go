@@ -34,9 +34,17 @@ type Config struct {
 	// the configuration file's folder. A glob without a slash matches a
 	// file or folder name at any depth; ** matches any number of folders.
 	Ignore []string `yaml:"ignore"`
+	// ListingBudget is how many characters of description and
+	// when_to_use all the skills under the configuration may list
+	// together (a host lists every installed skill within a budget);
+	// 0 leaves it unchecked.
+	ListingBudget int `yaml:"listing-budget" jsonschema:"minimum=0"`
 	// Dir is the folder the configuration applies to (ignore globs are
-	// relative to it).
-	Dir string `yaml:"-"`
+	// relative to it); File is the configuration file, and budgetLine the
+	// line of its listing-budget.
+	Dir        string `yaml:"-"`
+	File       string `yaml:"-"`
+	budgetLine int
 }
 
 // LoadConfig reads a configuration file. Errors name the file and, when
@@ -55,6 +63,7 @@ func LoadConfig(file string) (*Config, error) {
 		return nil, &UsageError{Err: fmt.Errorf("%s:%w", file, err)}
 	}
 	cfg.Dir = dir
+	cfg.File = filepath.Join(dir, filepath.Base(file))
 	return cfg, nil
 }
 
@@ -112,6 +121,11 @@ func parseConfig(data []byte) (*Config, error) {
 					return nil, &configError{sev.Line, fmt.Sprintf("rule %s: %q is not off, error, warning or info", id.Value, sev.Value)}
 				}
 			}
+		case "listing-budget":
+			if cfg.ListingBudget < 0 {
+				return nil, &configError{v.Line, fmt.Sprintf("listing-budget %d is negative", cfg.ListingBudget)}
+			}
+			cfg.budgetLine = v.Line
 		case "ignore":
 			for _, g := range v.Content {
 				if _, err := path.Match(strings.ReplaceAll(g.Value, "**", "*"), ""); err != nil {

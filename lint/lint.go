@@ -1,7 +1,9 @@
 package lint
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -9,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/skillkit/skillkit/parse"
 	"github.com/skillkit/skillkit/plan"
@@ -59,6 +62,7 @@ func Lint(paths []string, opts Options) (*Result, error) {
 	}
 	res := &Result{Base: base}
 	results := make([][]Finding, len(targets))
+	listings := make([]int, len(targets))
 	errs := make([]error, len(targets))
 	sem := make(chan struct{}, runtime.NumCPU())
 	var wg sync.WaitGroup
@@ -68,7 +72,7 @@ func Lint(paths []string, opts Options) (*Result, error) {
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			results[i], errs[i] = lintTarget(t, base, opts.Profile)
+			results[i], listings[i], errs[i] = lintTarget(t, base, opts.Profile)
 		}()
 	}
 	wg.Wait()
@@ -79,9 +83,55 @@ func Lint(paths []string, opts Options) (*Result, error) {
 		res.Skills = append(res.Skills, relPath(base, t.dir))
 		res.Findings = append(res.Findings, results[i]...)
 	}
+	res.Findings = append(res.Findings, listingBudgets(targets, listings, base)...)
 	slices.Sort(res.Skills)
 	res.sort()
 	return res, nil
+}
+
+// listingBudgets checks the listing-budget of each configuration: the
+// characters the skills under it list together. The skills are linted
+// one by one, so this is the one rule that looks at them all.
+func listingBudgets(targets []*target, listings []int, base string) []Finding {
+	type sum struct {
+		total int
+		sizes map[string]int
+	}
+	sums := map[*Config]*sum{}
+	var order []*Config
+	for i, t := range targets {
+		c := t.cfg
+		if c == nil || c.ListingBudget == 0 {
+			continue
+		}
+		if sums[c] == nil {
+			sums[c] = &sum{sizes: map[string]int{}}
+			order = append(order, c)
+		}
+		sums[c].total += listings[i]
+		sums[c].sizes[relPath(base, t.dir)] = listings[i]
+	}
+	rule := RuleByID("listing-budget")
+	var out []Finding
+	for _, c := range order {
+		s := sums[c]
+		sev, on := c.severity(rule)
+		if !on || s.total <= c.ListingBudget {
+			continue
+		}
+		names := slices.Collect(maps.Keys(s.sizes))
+		slices.SortFunc(names, func(a, b string) int { return cmp.Or(cmp.Compare(s.sizes[b], s.sizes[a]), strings.Compare(a, b)) })
+		var longest []string
+		for _, n := range names[:min(3, len(names))] {
+			longest = append(longest, fmt.Sprintf("%s (%d)", n, s.sizes[n]))
+		}
+		out = append(out, Finding{
+			Rule: rule.ID(), Severity: sev, File: relPath(base, c.File), Line: max(c.budgetLine, 1),
+			Message: fmt.Sprintf("the %d skills here list %d characters of description and when_to_use, over the listing-budget of %d: a host that lists skills within a budget leaves some out; the longest: %s",
+				len(names), s.total, c.ListingBudget, strings.Join(longest, ", ")),
+		})
+	}
+	return out
 }
 
 // resolveTargets turns the paths into skills to lint, merging paths that
@@ -174,13 +224,15 @@ func configFor(explicit *Config, dir string) (*Config, error) {
 	return LoadConfig(file)
 }
 
-// lintTarget parses and lints one skill.
-func lintTarget(t *target, base, profile string) ([]Finding, error) {
+// lintTarget parses and lints one skill; it returns the findings and
+// how many characters the skill lists (for listing-budget).
+func lintTarget(t *target, base, profile string) ([]Finding, int, error) {
 	s, err := parse.DirWith(t.dir, parse.Options{NoHash: true})
 	if err != nil {
-		return nil, fmt.Errorf("linting %s: %w", t.dir, err)
+		return nil, 0, fmt.Errorf("linting %s: %w", t.dir, err)
 	}
-	return lintParsed(s, t, base, profile), nil
+	f, n := lintParsed(s, t, base, profile)
+	return f, n, nil
 }
 
 // Check lints a skill that is already parsed, with the skillkit.yaml of its
@@ -195,12 +247,12 @@ func Check(s *plan.Skill, base string) ([]Finding, error) {
 	if err != nil {
 		return nil, fmt.Errorf("resolving %s: %w", s.Dir, err)
 	}
-	findings := lintParsed(s, &target{dir: abs, cfg: cfg}, base, "")
+	findings, _ := lintParsed(s, &target{dir: abs, cfg: cfg}, base, "")
 	slices.SortFunc(findings, compareFindings)
 	return findings, nil
 }
 
-func lintParsed(s *plan.Skill, t *target, base, profile string) []Finding {
+func lintParsed(s *plan.Skill, t *target, base, profile string) ([]Finding, int) {
 	if profile == "" && t.cfg != nil {
 		profile = t.cfg.Profile
 	}
@@ -222,7 +274,8 @@ func lintParsed(s *plan.Skill, t *target, base, profile string) []Finding {
 		}
 		out = append(out, p.finding(f, sev, skillRel))
 	}
-	return out
+	text, _ := listing(p)
+	return out, utf8.RuneCountInString(text)
 }
 
 // finding turns a raw finding into the one reported: path under the base,

@@ -28,6 +28,8 @@ type Pass struct {
 	schema *compiled
 	// updates caches the skill's state updates (stateWrites).
 	updates *[]update
+	// pure caches the names pure code may read (pureScope).
+	pure map[string]bool
 	// src reads the skill's files by skill-relative path: for the source
 	// lines that positions and some messages need.
 	src *sources

@@ -16,9 +16,6 @@ const (
 	maxNameLen          = 64
 	maxDescriptionLen   = 1024
 	maxCompatibilityLen = 500
-	// maxBodyLines is the specification's advice for SKILL.md: keep it
-	// under 500 lines and move detail into referenced files.
-	maxBodyLines = 500
 )
 
 // skillName is the specification's name syntax: lowercase letters, digits
@@ -49,8 +46,6 @@ var frontMatterRules = []Rule{
 		"a known front matter key has a value of the wrong type", checkTypes),
 	newRule("frontmatter-unknown-key", plan.SevWarning,
 		"a front matter key is not one the profile knows; clients ignore it", checkUnknownKeys),
-	newRule("body-length", plan.SevWarning,
-		"SKILL.md is longer than the 500 lines the Agent Skills specification advises", checkBodyLength),
 }
 
 // frontMatter returns the entry's parsed front matter, nil when there is
@@ -318,20 +313,6 @@ func checkUnknownKeys(p *Pass) {
 			whose = "it is a key of " + strings.Join(others, " and ") + "; custom keys belong under metadata"
 		}
 		p.ReportRange(f.Pos, f.Pos.Col+len(f.Key), "key %q is not one %s reads (profile %s, %s): %s", f.Key, prof.title, prof.name, prof.version, whose)
-	}
-}
-
-func checkBodyLength(p *Pass) {
-	s := p.Skill
-	if s.Entry != "SKILL.md" || s.Body == nil {
-		return
-	}
-	body := s.Body.Lines
-	if fm := s.FrontMatter; fm != nil && fm.Closed {
-		body -= strings.Count(fm.Raw, "\n") + 3
-	}
-	if body > maxBodyLines {
-		p.Report(plan.Pos{File: s.Entry}, "SKILL.md body is %d lines; the Agent Skills specification advises under %d, with detail moved to referenced files", body, maxBodyLines)
 	}
 }
 

@@ -262,7 +262,7 @@ var badCases = map[string]badCase{
 	"nul-in-skill-md":             {lintErr(`SKILL.md:1: error: file holds NUL bytes`), planErr(`SKILL.md: file holds NUL bytes`), refused(`file-binary`)},
 	"orchestrator-never-null":     {lintWarn(`orchestrator.md:6:10: warning: selectNextAction never returns null`), planned, runFails(`orchestrator.md:5:1: no progress: action action-again completed 3 times in a row without changing the state`)},
 	"orchestrator-select-loops":   {lintWarn(`action-unreachable`), planned, runFails(`orchestrator.md:6:1: evaluation timed out after 5s`)},
-	"output-missing":              {clean, planned, runFails(`01-a.md:11:3: output report.json: not found`)},
+	"output-missing":              {lintErr(`01-a.md:11:3: error: output report.json is declared`), planned, runFails(`01-a.md:11:3: output report.json: not found`)},
 	"output-not-json":             {clean, planned, runFails(`01-a.md:11:3: output report.json: not valid JSON`)},
 	"phases-is-file":              {lintErr(`phases:1: error: phases is a file, not a folder`), planned, refused(`mode-unknown`)},
 	"retry-overflow":              {lintErr(`01-a.md:6:3: error: On error retry 99999999999999999999999 is more than 100 retries`), planErr(`01-a.md:13:3: On error backoff 1ns is under 10ms`), refused(`01-a.md:13:3: error: On error retry 1000000000 is more than 100 retries`)},
