@@ -35,28 +35,7 @@ type Options struct {
 // skills (every folder with a SKILL.md or a phases/ folder, not looking
 // inside a skill for more). Skills are linted in parallel.
 func Lint(paths []string, opts Options) (*Result, error) {
-	if opts.Profile != "" && !validProfile(opts.Profile) {
-		return nil, usageErrorf("profile %q is not one of %s", opts.Profile, strings.Join(ProfileNames, ", "))
-	}
-	base := opts.Base
-	if base == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return nil, fmt.Errorf("finding the current directory: %w", err)
-		}
-		base = wd
-	}
-	base, err := filepath.Abs(base)
-	if err != nil {
-		return nil, fmt.Errorf("resolving %s: %w", opts.Base, err)
-	}
-	var explicit *Config
-	if opts.ConfigFile != "" {
-		if explicit, err = LoadConfig(opts.ConfigFile); err != nil {
-			return nil, err
-		}
-	}
-	targets, err := resolveTargets(paths, explicit)
+	base, targets, err := prepare(paths, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -132,6 +111,43 @@ func listingBudgets(targets []*target, listings []int, base string) []Finding {
 		})
 	}
 	return out
+}
+
+// prepare checks the options and resolves the base folder and the skills
+// to lint.
+func prepare(paths []string, opts Options) (string, []*target, error) {
+	if opts.Profile != "" && !validProfile(opts.Profile) {
+		return "", nil, usageErrorf("profile %q is not one of %s", opts.Profile, strings.Join(ProfileNames, ", "))
+	}
+	base, err := resolveBase(opts.Base)
+	if err != nil {
+		return "", nil, err
+	}
+	var explicit *Config
+	if opts.ConfigFile != "" {
+		if explicit, err = LoadConfig(opts.ConfigFile); err != nil {
+			return "", nil, err
+		}
+	}
+	targets, err := resolveTargets(paths, explicit)
+	return base, targets, err
+}
+
+// resolveBase makes the base folder absolute; empty is the current
+// directory.
+func resolveBase(base string) (string, error) {
+	if base == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", fmt.Errorf("finding the current directory: %w", err)
+		}
+		base = wd
+	}
+	abs, err := filepath.Abs(base)
+	if err != nil {
+		return "", fmt.Errorf("resolving %s: %w", base, err)
+	}
+	return abs, nil
 }
 
 // resolveTargets turns the paths into skills to lint, merging paths that
@@ -227,7 +243,7 @@ func configFor(explicit *Config, dir string) (*Config, error) {
 // lintTarget parses and lints one skill; it returns the findings and
 // how many characters the skill lists (for listing-budget).
 func lintTarget(t *target, base, profile string) ([]Finding, int, error) {
-	s, err := parse.DirWith(t.dir, parse.Options{NoHash: true})
+	s, err := parse.DirWith(t.dir, parse.Options{NoHash: true, FS: t.fsys()})
 	if err != nil {
 		return nil, 0, fmt.Errorf("linting %s: %w", t.dir, err)
 	}
@@ -259,7 +275,7 @@ func lintParsed(s *plan.Skill, t *target, base, profile string) ([]Finding, int)
 	if profile == "" || profile == ProfileAuto {
 		profile = ProfileFor(t.dir)
 	}
-	p := newPass(s, profile, nil)
+	p := newPass(s, profile, t.read())
 	raw := p.run(allRules)
 	sup := collectSuppressions(p.Docs())
 	skillRel := relPath(base, t.dir)
@@ -285,6 +301,10 @@ func (p *Pass) finding(f rawFinding, sev plan.Severity, skillRel string) Finding
 	out := Finding{
 		Rule: f.rule.ID(), Severity: sev, Message: f.msg,
 		File: path.Join(skillRel, f.pos.File), Line: f.pos.Line, Skill: skillRel,
+	}
+	for _, e := range f.fix {
+		e.File = path.Join(skillRel, e.File)
+		out.Fix = append(out.Fix, e)
 	}
 	if slices.Contains(p.Skill.Files, f.pos.File) {
 		out.Line = max(out.Line, 1)

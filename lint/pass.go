@@ -41,6 +41,9 @@ type rawFinding struct {
 	pos    plan.Pos
 	endCol int
 	msg    string
+	// fix holds the edits that fix it, with skill-relative files; nil
+	// when it has no safe fix.
+	fix []Edit
 }
 
 // newPass starts a pass over s; read reads its files by skill-relative
@@ -78,7 +81,13 @@ func (p *Pass) Report(pos plan.Pos, format string, args ...any) {
 // ReportRange records a finding that spans from pos to endCol on pos's
 // line.
 func (p *Pass) ReportRange(pos plan.Pos, endCol int, format string, args ...any) {
-	p.findings = append(p.findings, rawFinding{rule: p.rule, pos: pos, endCol: endCol, msg: fmt.Sprintf(format, args...)})
+	p.ReportFix(pos, endCol, nil, format, args...)
+}
+
+// ReportFix records a finding with the edits that fix it (files relative
+// to the skill); nil edits is a finding with no safe fix.
+func (p *Pass) ReportFix(pos plan.Pos, endCol int, fix []Edit, format string, args ...any) {
+	p.findings = append(p.findings, rawFinding{rule: p.rule, pos: pos, endCol: endCol, msg: fmt.Sprintf(format, args...), fix: fix})
 }
 
 // Docs returns every markdown document of the skill once, in a stable

@@ -23,7 +23,7 @@ const (
 var skillName = regexp.MustCompile(`^[a-z0-9]+(?:-[a-z0-9]+)*$`)
 
 var frontMatterRules = []Rule{
-	diagnosticRule("frontmatter-yaml", plan.SevError, "the front matter is not valid YAML or not a mapping"),
+	newRule("frontmatter-yaml", plan.SevError, "the front matter is not valid YAML or not a mapping", checkFrontMatterYAML),
 	diagnosticRule("frontmatter-unterminated", plan.SevError, "the front matter opened at line 1 has no closing --- line"),
 	diagnosticRule("execution-invalid", plan.SevWarning, "the skill's execution setting (front matter or skillkit.yaml) is not auto, native or agent, so auto applies"),
 	newRule("frontmatter-required", plan.SevError,
@@ -56,6 +56,16 @@ func frontMatter(p *Pass) *plan.FrontMatter {
 		return nil
 	}
 	return fm
+}
+
+// checkFrontMatterYAML reports the parser's front matter errors, with a
+// fix when a description's unquoted ": " is the cause.
+func checkFrontMatterYAML(p *Pass) {
+	for _, d := range p.Skill.Diagnostics {
+		if d.Code == "frontmatter-yaml" {
+			p.ReportFix(d.Pos, 0, p.quoteFix(), "%s", d.Message)
+		}
+	}
 }
 
 func checkRequired(p *Pass) {
@@ -118,7 +128,7 @@ func checkName(p *Pass) {
 		if folder := skillFolderName(p.Skill); validName(folder) {
 			fix = fmt.Sprintf("; the folder's name %q would do", folder)
 		}
-		p.ReportRange(f.ValuePos, f.ValuePos.Col+len(name), "name %q must be lowercase letters, digits and hyphens, with no hyphen at either end or twice in a row%s", name, fix)
+		p.ReportFix(f.ValuePos, f.ValuePos.Col+len(name), p.nameFix(f), "name %q must be lowercase letters, digits and hyphens, with no hyphen at either end or twice in a row%s", name, fix)
 	}
 }
 
@@ -138,7 +148,7 @@ func checkNameFolder(p *Pass) {
 	}
 	folder := skillFolderName(p.Skill)
 	if folder != "" && name != folder {
-		p.ReportRange(f.ValuePos, f.ValuePos.Col+len(name), "name %q does not match the skill's folder %q", name, folder)
+		p.ReportFix(f.ValuePos, f.ValuePos.Col+len(name), p.nameFix(f), "name %q does not match the skill's folder %q", name, folder)
 	}
 }
 
@@ -312,7 +322,7 @@ func checkUnknownKeys(p *Pass) {
 		if others := p.otherProfiles(f.Key); len(others) > 0 {
 			whose = "it is a key of " + strings.Join(others, " and ") + "; custom keys belong under metadata"
 		}
-		p.ReportRange(f.Pos, f.Pos.Col+len(f.Key), "key %q is not one %s reads (profile %s, %s): %s", f.Key, prof.title, prof.name, prof.version, whose)
+		p.ReportFix(f.Pos, f.Pos.Col+len(f.Key), p.metadataFix(f), "key %q is not one %s reads (profile %s, %s): %s", f.Key, prof.title, prof.name, prof.version, whose)
 	}
 }
 

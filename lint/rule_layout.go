@@ -174,14 +174,14 @@ func checkPhaseNoSteps(p *Pass) {
 		if len(ph.Steps) != 1 || !ph.Steps[0].Whole {
 			continue
 		}
-		p.Report(declaration(ph.Doc), "phase has no Execution section (## Execution) and no Step headings (### Step N: …): its whole body goes to the agent as one step")
+		p.ReportFix(declaration(ph.Doc), 0, p.executionHeadingFix(ph.Doc), "phase has no Execution section (## Execution) and no Step headings (### Step N: …): its whole body goes to the agent as one step")
 	}
 }
 
 func checkActionNoExecution(p *Pass) {
 	for _, a := range p.Skill.Actions {
 		if a.Execution.Whole {
-			p.Report(declaration(a.Doc), "action has no Execution section (## Execution): its whole body goes to the agent")
+			p.ReportFix(declaration(a.Doc), 0, p.executionHeadingFix(a.Doc), "action has no Execution section (## Execution): its whole body goes to the agent")
 		}
 	}
 }
@@ -212,7 +212,7 @@ func checkNextPhase(p *Pass) {
 		if !isPhase || j <= i+1 {
 			continue
 		}
-		p.Report(ph.Next.Pos, "Next Phase links to %s, but %s comes first", path.Base(target), path.Base(phases[i+1].Doc.File))
+		p.ReportFix(ph.Next.Pos, 0, p.nextPhaseFix(ph, phases[i+1]), "Next Phase links to %s, but %s comes first", path.Base(target), path.Base(phases[i+1].Doc.File))
 	}
 }
 
@@ -332,7 +332,7 @@ func checkFenceNested(p *Pass) {
 			continue // fence-unclosed reports a list item that ends a block
 		}
 		c := n.outer
-		p.ReportRange(plan.Pos{File: d.File, Line: n.line, Col: n.col}, n.col+len(n.run)+len(n.info),
+		p.ReportFix(plan.Pos{File: d.File, Line: n.line, Col: n.col}, n.col+len(n.run)+len(n.info), p.fenceFix(d, n),
 			"%s%s inside the %s block opened at line %d: its closing %s ends the outer block, and the fences after it pair up wrongly; open the outer block with a longer fence (%s)",
 			n.run, n.info, describeFence(c), c.Pos.Line, n.run, strings.Repeat(c.Fence[:1], len(n.run)+1))
 	}
