@@ -65,7 +65,7 @@ func fixTarget(t *target, profile string) (map[string][]byte, error) {
 	work.files = files
 	for range maxFixRounds {
 		// Paths relative to the skill itself: what the edits name.
-		findings, _, err := lintTarget(&work, t.dir, profile)
+		_, findings, _, err := lintTarget(&work, t.dir, profile)
 		if err != nil {
 			return nil, err
 		}

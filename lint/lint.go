@@ -51,7 +51,7 @@ func Lint(paths []string, opts Options) (*Result, error) {
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			results[i], listings[i], errs[i] = lintTarget(t, base, opts.Profile)
+			_, results[i], listings[i], errs[i] = lintTarget(t, base, opts.Profile)
 		}()
 	}
 	wg.Wait()
@@ -240,15 +240,16 @@ func configFor(explicit *Config, dir string) (*Config, error) {
 	return LoadConfig(file)
 }
 
-// lintTarget parses and lints one skill; it returns the findings and
-// how many characters the skill lists (for listing-budget).
-func lintTarget(t *target, base, profile string) ([]Finding, int, error) {
+// lintTarget parses and lints one skill; it returns the parsed skill,
+// the findings and how many characters the skill lists (for
+// listing-budget).
+func lintTarget(t *target, base, profile string) (*plan.Skill, []Finding, int, error) {
 	s, err := parse.DirWith(t.dir, parse.Options{NoHash: true, FS: t.fsys()})
 	if err != nil {
-		return nil, 0, fmt.Errorf("linting %s: %w", t.dir, err)
+		return nil, nil, 0, fmt.Errorf("linting %s: %w", t.dir, err)
 	}
 	f, n := lintParsed(s, t, base, profile)
-	return f, n, nil
+	return s, f, n, nil
 }
 
 // Check lints a skill that is already parsed, with the skillkit.yaml of its
@@ -337,4 +338,30 @@ func relPath(base, p string) string {
 		return filepath.ToSlash(p)
 	}
 	return filepath.ToSlash(rel)
+}
+
+// SkillOf returns the skill folder that holds path (a file or folder):
+// the nearest folder, path itself or above it, with a SKILL.md or a
+// phases/ folder; "" when there is none.
+func SkillOf(path string) (string, error) { return enclosingSkill(path) }
+
+// LintSkill lints the skill in dir as an editor sees it: files replaces
+// the contents of some of its files (skill-relative paths with forward
+// slashes). Finding paths are relative to the skill, and the parsed skill
+// is returned too, for what an editor asks next (definitions, hovers).
+// The configuration is the skillkit.yaml of dir; profile "" is auto.
+func LintSkill(dir string, files map[string][]byte, profile string) (*plan.Skill, []Finding, error) {
+	if profile != "" && !validProfile(profile) {
+		return nil, nil, usageErrorf("profile %q is not one of %s", profile, strings.Join(ProfileNames, ", "))
+	}
+	cfg, err := configFor(nil, dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	s, findings, _, err := lintTarget(&target{dir: dir, cfg: cfg, files: files}, dir, profile)
+	if err != nil {
+		return nil, nil, err
+	}
+	slices.SortFunc(findings, compareFindings)
+	return s, findings, nil
 }

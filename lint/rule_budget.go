@@ -39,12 +39,18 @@ var budgetRules = []Rule{
 		"an allowed-tools entry is no tool of the profile's host", checkAllowedTools),
 }
 
-// bodyStart is SKILL.md's first line after the front matter.
+// bodyStart is SKILL.md's first line after the front matter: past the
+// opening ---, the YAML lines (Raw joins them without a final newline)
+// and the closing ---.
 func bodyStart(s *plan.Skill) int {
-	if fm := s.FrontMatter; fm != nil && fm.Closed {
-		return strings.Count(fm.Raw, "\n") + 3
+	fm := s.FrontMatter
+	switch {
+	case fm == nil || !fm.Closed:
+		return 1
+	case fm.Raw == "":
+		return 3
 	}
-	return 1
+	return strings.Count(fm.Raw, "\n") + 4
 }
 
 // tokens estimates the tokens of text as a model's tokenizer counts them:

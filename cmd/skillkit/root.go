@@ -160,6 +160,7 @@ durable state, resume, retries and an embedded JavaScript engine.`,
 		newNewCmd(),
 		newAddCmd(),
 		newLintCmd(s),
+		newLSPCmd(s),
 	)
 	return root
 }
