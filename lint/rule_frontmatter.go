@@ -62,11 +62,27 @@ func frontMatter(p *Pass) *plan.FrontMatter {
 // fix when a description's unquoted ": " is the cause.
 func checkFrontMatterYAML(p *Pass) {
 	for _, d := range p.Skill.Diagnostics {
-		if d.Code == "frontmatter-yaml" {
-			p.ReportFix(d.Pos, 0, p.quoteFix(), "%s", d.Message)
+		if d.Code != "frontmatter-yaml" {
+			continue
 		}
+		// The YAML parser counts lines from the block's start; the
+		// position already says where, in the file's lines.
+		msg := yamlBlockLine.ReplaceAllString(d.Message, "")
+		fix := p.quoteFix()
+		if len(fix) > 0 && fix[0].Line == d.Pos.Line {
+			line := p.line(p.Skill.Entry, d.Pos.Line)
+			key, value, _ := strings.Cut(line, ":")
+			at := d.Pos
+			at.Col = len(key) + 1 + strings.Index(value, ": ") + 1
+			p.ReportFix(at, at.Col+1, fix, "%s: %s's value holds \": \", which YAML reads as a nested key; quote the value", msg, key)
+			continue
+		}
+		p.ReportFix(d.Pos, 0, fix, "%s", msg)
 	}
 }
+
+// yamlBlockLine is the "line N: " the YAML parser puts in its messages.
+var yamlBlockLine = regexp.MustCompile(`line \d+: `)
 
 func checkRequired(p *Pass) {
 	s := p.Skill
