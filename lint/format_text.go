@@ -127,6 +127,9 @@ func displayWidth(s string) int {
 // isWide reports East Asian wide characters, which take two terminal
 // columns.
 func isWide(r rune) bool {
+	if r < 0x1100 {
+		return false // Latin, Greek, Cyrillic …: the common case, kept off the tables
+	}
 	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul) ||
 		r >= 0xFF01 && r <= 0xFF60 || r >= 0x3000 && r <= 0x303F
 }
