@@ -109,7 +109,7 @@ func applyFixes(dir string, files map[string][]byte, fixes [][]Edit) error {
 				return fmt.Errorf("fixing %s: %w", file, err)
 			}
 		}
-		files[file] = ApplyEdits(data, edits)
+		files[file] = applyEdits(data, edits)
 	}
 	return nil
 }
@@ -120,9 +120,9 @@ func touches(a, b Edit) bool {
 	return a.File == b.File && a.Line <= b.EndLine+1 && b.Line <= a.EndLine+1
 }
 
-// ApplyEdits applies non-overlapping line edits to a file's contents,
+// applyEdits applies non-overlapping line edits to a file's contents,
 // keeping its line endings and byte order mark.
-func ApplyEdits(data []byte, edits []Edit) []byte {
+func applyEdits(data []byte, edits []Edit) []byte {
 	bom := bytes.HasPrefix(data, []byte("\uFEFF"))
 	nl := "\n"
 	if bytes.Contains(data, []byte("\r\n")) {
