@@ -20,14 +20,6 @@ import (
 // folder it lints.
 const ConfigFile = "skillkit.yaml"
 
-// The front matter profiles.
-const (
-	// ProfileAgentSkills allows the Agent Skills specification's keys only.
-	ProfileAgentSkills = "agentskills"
-	// ProfileClaudeCode adds Claude Code's own keys; it is the default.
-	ProfileClaudeCode = "claude-code"
-)
-
 // Off turns a rule off in the configuration.
 const Off = "off"
 
@@ -35,16 +27,24 @@ const Off = "off"
 // file (hooks, …) belong to other parts of skillkit and are left alone.
 type Config struct {
 	// Profile is the front matter profile; empty means the default.
-	Profile string `yaml:"profile" jsonschema:"enum=claude-code,enum=agentskills"`
+	Profile string `yaml:"profile" jsonschema:"enum=auto,enum=claude-code,enum=agentskills,enum=codex,enum=pi"`
 	// Rules maps a rule id to off, error, warning or info.
 	Rules map[string]string `yaml:"rules"`
 	// Ignore holds globs of files whose findings are dropped, relative to
 	// the configuration file's folder. A glob without a slash matches a
 	// file or folder name at any depth; ** matches any number of folders.
 	Ignore []string `yaml:"ignore"`
+	// ListingBudget is how many characters of description and
+	// when_to_use all the skills under the configuration may list
+	// together (a host lists every installed skill within a budget);
+	// 0 leaves it unchecked.
+	ListingBudget int `yaml:"listing-budget" jsonschema:"minimum=0"`
 	// Dir is the folder the configuration applies to (ignore globs are
-	// relative to it).
-	Dir string `yaml:"-"`
+	// relative to it); File is the configuration file, and budgetLine the
+	// line of its listing-budget.
+	Dir        string `yaml:"-"`
+	File       string `yaml:"-"`
+	budgetLine int
 }
 
 // LoadConfig reads a configuration file. Errors name the file and, when
@@ -63,6 +63,7 @@ func LoadConfig(file string) (*Config, error) {
 		return nil, &UsageError{Err: fmt.Errorf("%s:%w", file, err)}
 	}
 	cfg.Dir = dir
+	cfg.File = filepath.Join(dir, filepath.Base(file))
 	return cfg, nil
 }
 
@@ -107,8 +108,8 @@ func parseConfig(data []byte) (*Config, error) {
 		k, v := doc.Content[i], doc.Content[i+1]
 		switch k.Value {
 		case "profile":
-			if cfg.Profile != ProfileAgentSkills && cfg.Profile != ProfileClaudeCode {
-				return nil, &configError{v.Line, fmt.Sprintf("profile %q is not %s or %s", cfg.Profile, ProfileAgentSkills, ProfileClaudeCode)}
+			if !validProfile(cfg.Profile) {
+				return nil, &configError{v.Line, fmt.Sprintf("profile %q is not one of %s", cfg.Profile, strings.Join(ProfileNames, ", "))}
 			}
 		case "rules":
 			for j := 0; j+1 < len(v.Content); j += 2 {
@@ -120,6 +121,11 @@ func parseConfig(data []byte) (*Config, error) {
 					return nil, &configError{sev.Line, fmt.Sprintf("rule %s: %q is not off, error, warning or info", id.Value, sev.Value)}
 				}
 			}
+		case "listing-budget":
+			if cfg.ListingBudget < 0 {
+				return nil, &configError{v.Line, fmt.Sprintf("listing-budget %d is negative", cfg.ListingBudget)}
+			}
+			cfg.budgetLine = v.Line
 		case "ignore":
 			for _, g := range v.Content {
 				if _, err := path.Match(strings.ReplaceAll(g.Value, "**", "*"), ""); err != nil {

@@ -102,7 +102,7 @@ func BenchmarkLintCorpus(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			newPass(s, ProfileClaudeCode).run(allRules)
+			newPass(s, ProfileClaudeCode, nil).run(allRules)
 		}
 	}
 }

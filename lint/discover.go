@@ -84,6 +84,27 @@ type target struct {
 	// nil keeps everything.
 	only []string
 	cfg  *Config
+	// files replaces the contents of some files (skill-relative paths):
+	// fixes not yet written, an editor's buffers.
+	files map[string][]byte
+}
+
+// fsys is what the skill is read from: the folder, with files laid over
+// it when there are any; nil reads the folder directly.
+func (t *target) fsys() fs.FS {
+	if len(t.files) == 0 {
+		return nil
+	}
+	return newOverlay(t.dir, t.files)
+}
+
+// read reads a skill file by skill-relative path, for source lines; nil
+// reads from the folder.
+func (t *target) read() func(string) ([]byte, error) {
+	if len(t.files) == 0 {
+		return nil
+	}
+	return newOverlay(t.dir, t.files).ReadFile
 }
 
 // usageErrorf makes an error that is the user's to fix, not lint's.

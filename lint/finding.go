@@ -17,15 +17,30 @@ type Finding struct {
 	// File is the file's path relative to the report's base folder, with
 	// forward slashes.
 	File string `json:"file"`
-	// Line and Col are 1-based (Col in bytes); 0 when the finding is about
-	// the file as a whole.
+	// Line and Col are 1-based, Col in Unicode code points. A finding
+	// about a whole file is at line 1 with no column; Line is 0 only for
+	// a finding about the skill folder itself.
 	Line int `json:"line,omitempty"`
 	Col  int `json:"col,omitempty"`
-	// EndCol is the column just past the end of what the finding is about,
-	// 0 when unknown.
+	// EndCol is the code-point column just past the end of what the
+	// finding is about, 0 when unknown.
 	EndCol int `json:"endCol,omitempty"`
 	// Skill is the skill folder, relative to the base folder.
 	Skill string `json:"skill"`
+	// Fix holds the edits of a safe fix (skillkit lint --fix), files
+	// relative to the base folder; empty when there is none.
+	Fix []Edit `json:"fix,omitempty"`
+}
+
+// Edit replaces whole lines of a file: Line to EndLine (1-based,
+// inclusive) by Lines. EndLine is Line-1 for an insertion before Line.
+// Whole lines keep an edit free of column units, so the same edit applies
+// on disk, in an editor (LSP) and in a diff.
+type Edit struct {
+	File    string   `json:"file"`
+	Line    int      `json:"line"`
+	EndLine int      `json:"endLine"`
+	Lines   []string `json:"lines"`
 }
 
 // String formats the finding as file:line:col: severity: message [rule].
@@ -73,5 +88,7 @@ func (r *Result) HasErrors() bool { return r.Count(plan.SevError) > 0 }
 
 func (r *Result) sort() {
 	slices.SortFunc(r.Findings, compareFindings)
-	r.Findings = slices.CompactFunc(r.Findings, func(a, b Finding) bool { return a == b })
+	r.Findings = slices.CompactFunc(r.Findings, func(a, b Finding) bool {
+		return a.Rule == b.Rule && a.File == b.File && a.Line == b.Line && a.Col == b.Col && a.Message == b.Message
+	})
 }

@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/url"
 	"strings"
-	"unicode/utf8"
 )
 
 // SARIFVersion is the SARIF version WriteSARIF writes.
@@ -30,10 +29,6 @@ type SARIFOptions struct {
 	// so consumers can resolve the relative paths; when empty the paths
 	// stay relative to an unnamed SRCROOT, as code scanning expects.
 	BaseURI string
-	// ReadFile reads a finding's file (path relative to the result's
-	// base) to turn byte columns into the code-point columns SARIF
-	// counts in; nil reads from disk.
-	ReadFile func(path string) ([]byte, error)
 }
 
 type sarifLog struct {
@@ -140,14 +135,13 @@ func WriteSARIF(w io.Writer, r *Result, opts SARIFOptions) error {
 		run.OriginalURIBaseIDs = map[string]sarifArtifactLoc{uriBaseID: {URI: base}}
 	}
 	seen := map[string]int{}
-	src := newSources(r, opts.ReadFile)
 	for _, f := range r.Findings {
 		loc := sarifPhysical{ArtifactLocation: sarifArtifactLoc{URI: relativeURI(f.File), URIBaseID: uriBaseID}}
 		if f.Line > 0 {
-			line, _ := src.line(f.File, f.Line)
-			loc.Region = &sarifRegion{StartLine: f.Line, StartColumn: codePointCol(line, f.Col)}
+			// Finding columns are code points already, as SARIF counts.
+			loc.Region = &sarifRegion{StartLine: f.Line, StartColumn: f.Col}
 			if f.EndCol > f.Col && f.Col > 0 {
-				loc.Region.EndColumn = codePointCol(line, f.EndCol)
+				loc.Region.EndColumn = f.EndCol
 			}
 		}
 		// The fingerprint leaves the line out, so a finding keeps its
@@ -173,16 +167,6 @@ func WriteSARIF(w io.Writer, r *Result, opts SARIFOptions) error {
 		return fmt.Errorf("writing sarif: %w", err)
 	}
 	return nil
-}
-
-// codePointCol turns a 1-based byte column of line into a 1-based
-// code-point column; 0 stays 0 (unknown), and a line that is not at hand
-// leaves the column as it is.
-func codePointCol(line string, col int) int {
-	if col <= 1 || line == "" {
-		return col
-	}
-	return utf8.RuneCountInString(line[:min(col-1, len(line))]) + 1 + max(0, col-1-len(line))
 }
 
 // relativeURI escapes a slash path as a relative URI reference.

@@ -20,7 +20,7 @@ func sampleResult() *Result {
 		Skills: []string{"demo"},
 		Findings: []Finding{
 			{Rule: "link-broken", Severity: plan.SevError, Message: "link target x.md does not exist", File: "demo/SKILL.md", Line: 2, Col: 5, EndCol: 9, Skill: "demo"},
-			{Rule: "state-unknown-field", Severity: plan.SevWarning, Message: "reads state.x, 50% sure: no,\nreally", File: "demo/中文 notes.md", Line: 1, Col: 7, Skill: "demo"},
+			{Rule: "state-unknown-field", Severity: plan.SevWarning, Message: "reads state.x, 50% sure: no,\nreally", File: "demo/中文 notes.md", Line: 1, Col: 3, Skill: "demo"},
 			{Rule: "phase-no-steps", Severity: plan.SevInfo, Message: "phase has no steps", File: "demo/phases/02-x.md", Skill: "demo"},
 		},
 	}
@@ -49,7 +49,7 @@ func TestWriteText(t *testing.T) {
 		"    \tSee [x](x.md).\n" +
 		"    \t   ^^^^\n" +
 		"demo/phases/02-x.md: info: phase has no steps [phase-no-steps]\n" +
-		"demo/中文 notes.md:1:7: warning: reads state.x, 50% sure: no,\nreally [state-unknown-field]\n" +
+		"demo/中文 notes.md:1:3: warning: reads state.x, 50% sure: no,\nreally [state-unknown-field]\n" +
 		"    状态：state.x\n" +
 		"        ^\n" +
 		"1 error, 1 warning, 1 info in 1 skill\n"
@@ -77,7 +77,7 @@ func TestWriteGitHub(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := "::error file=demo/SKILL.md,line=2,col=5,endColumn=9,title=link-broken::link target x.md does not exist\n" +
-		"::warning file=demo/中文 notes.md,line=1,col=7,title=state-unknown-field::reads state.x, 50%25 sure: no,%0Areally\n" +
+		"::warning file=demo/中文 notes.md,line=1,col=3,title=state-unknown-field::reads state.x, 50%25 sure: no,%0Areally\n" +
 		"::notice file=demo/phases/02-x.md,title=phase-no-steps::phase has no steps\n"
 	if b.String() != want {
 		t.Errorf("github output\n%s\nwant\n%s", b.String(), want)
@@ -117,8 +117,8 @@ func TestWriteSARIFValid(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, opts := range map[string]SARIFOptions{
-		"plain":     {ReadFile: readSample},
-		"with base": {ToolVersion: "v1.0.0", BaseURI: "file:///home/me/repo", ReadFile: readSample},
+		"plain":     {},
+		"with base": {ToolVersion: "v1.0.0", BaseURI: "file:///home/me/repo"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			var b bytes.Buffer
@@ -134,7 +134,6 @@ func TestWriteSARIFValid(t *testing.T) {
 			}
 			out := b.String()
 			for _, want := range []string{`"uriBaseId": "SRCROOT"`, `"partialFingerprints"`, `"helpUri"`, `"uri": "demo/%E4%B8%AD%E6%96%87%20notes.md"`,
-				// Byte column 7 of 状态：… is the third code point.
 				`"startColumn": 3`} {
 				if !strings.Contains(out, want) {
 					t.Errorf("SARIF output lacks %s", want)

@@ -8,8 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"unicode"
-
-	"github.com/skillkit/skillkit/parse"
 )
 
 // ANSI colours of the text format.
@@ -71,7 +69,7 @@ func WriteText(w io.Writer, r *Result, opts TextOptions) error {
 		if f.Col > 0 {
 			width := 1
 			if f.EndCol > f.Col {
-				width = displayWidth(line[min(f.Col-1, len(line)):min(f.EndCol-1, len(line))])
+				width = displayWidth(strings.TrimPrefix(runePrefix(line, f.EndCol-1), runePrefix(line, f.Col-1)))
 			}
 			fmt.Fprintf(bw, "    %s%s\n", caretIndent(line, f.Col), paint(ansiGreen, strings.Repeat("^", max(width, 1))))
 		}
@@ -80,34 +78,13 @@ func WriteText(w io.Writer, r *Result, opts TextOptions) error {
 	return bw.Flush()
 }
 
-// sources reads the lines of reported files once each.
-type sources struct {
-	read  func(path string) ([]byte, error)
-	cache map[string][]string
-}
-
-// newSources reads files through read, or from disk under the result's
-// base when read is nil.
+// newSources reads reported files through read, or from disk under the
+// result's base when read is nil.
 func newSources(r *Result, read func(string) ([]byte, error)) *sources {
 	if read == nil {
 		read = func(p string) ([]byte, error) { return os.ReadFile(filepath.Join(r.Base, filepath.FromSlash(p))) }
 	}
 	return &sources{read: read, cache: map[string][]string{}}
-}
-
-// line returns line n (1-based) of file; false when unreadable.
-func (s *sources) line(file string, n int) (string, bool) {
-	lines, ok := s.cache[file]
-	if !ok {
-		if data, err := s.read(file); err == nil {
-			lines = strings.Split(string(parse.NormalizeNewlines(data)), "\n")
-		}
-		s.cache[file] = lines
-	}
-	if n < 1 || n > len(lines) {
-		return "", false
-	}
-	return lines[n-1], true
 }
 
 // summary is "N errors, N warnings, N infos in N skills".
@@ -117,13 +94,12 @@ func summary(r *Result) string {
 		plural(r.Count("info"), "info"), plural(len(r.Skills), "skill"))
 }
 
-// caretIndent reproduces the source line up to col as blanks, keeping tabs
-// and counting wide (CJK) characters twice, so the caret lands under the
-// column in a terminal.
+// caretIndent reproduces the source line up to code-point column col as
+// blanks, keeping tabs and counting wide (CJK) characters twice, so the
+// caret lands under the column in a terminal.
 func caretIndent(src string, col int) string {
-	prefix := src[:min(max(col-1, 0), len(src))]
 	var b strings.Builder
-	for _, r := range prefix {
+	for _, r := range runePrefix(src, col-1) {
 		switch {
 		case r == '\t':
 			b.WriteByte('\t')
@@ -151,6 +127,9 @@ func displayWidth(s string) int {
 // isWide reports East Asian wide characters, which take two terminal
 // columns.
 func isWide(r rune) bool {
+	if r < 0x1100 {
+		return false // Latin, Greek, Cyrillic …: the common case, kept off the tables
+	}
 	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul) ||
 		r >= 0xFF01 && r <= 0xFF60 || r >= 0x3000 && r <= 0x303F
 }

@@ -15,25 +15,24 @@ var updateGolden = flag.Bool("update", false, "regenerate the golden folders and
 // good.out. With -update the folders are rebuilt from the examples of
 // docs/lint-rules.md and the outputs rewritten.
 func TestRuleGolden(t *testing.T) {
-	var examples ruleExamples
-	if *updateGolden {
-		examples = readExamples(t)
-	}
+	// The examples give each folder its profile, and with -update its
+	// files.
+	examples := readExamples(t)
 	for _, r := range Rules() {
 		for _, kind := range []string{"bad", "good"} {
 			t.Run(r.ID()+"/"+kind, func(t *testing.T) {
 				dir := filepath.Join("testdata", r.ID(), kind)
+				ex := examples[r.ID()][kind]
+				if ex == nil {
+					t.Fatalf("no %s example for %s in the docs", kind, r.ID())
+				}
 				if *updateGolden {
 					if err := os.RemoveAll(dir); err != nil {
 						t.Fatal(err)
 					}
-					ex := examples[r.ID()][kind]
-					if ex == nil {
-						t.Fatalf("no %s example for %s in the docs", kind, r.ID())
-					}
 					ex.build(t, dir)
 				}
-				res, err := Lint([]string{dir}, Options{Base: dir, Profile: goldenProfile(r.ID())})
+				res, err := Lint([]string{dir}, Options{Base: dir, Profile: ex.profile})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -64,13 +63,4 @@ func checkGolden(t *testing.T, golden string, got []byte) {
 	if !bytes.Equal(got, want) {
 		t.Errorf("output differs from %s (go test ./lint -run %s -update && git diff):\n--- got\n%s--- want\n%s", golden, t.Name(), got, want)
 	}
-}
-
-// goldenProfile is the profile a rule's golden folders are linted with:
-// frontmatter-required applies only to the agentskills profile.
-func goldenProfile(id string) string {
-	if id == "frontmatter-required" {
-		return ProfileAgentSkills
-	}
-	return ""
 }

@@ -1,7 +1,9 @@
 package lint
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -9,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/skillkit/skillkit/parse"
 	"github.com/skillkit/skillkit/plan"
@@ -16,7 +19,8 @@ import (
 
 // Options tune a lint run.
 type Options struct {
-	// Profile overrides the configuration's front matter profile.
+	// Profile overrides the configuration's front matter profile; empty
+	// or auto picks it from the folder each skill is in (ProfileFor).
 	Profile string
 	// ConfigFile is a configuration to use for every path instead of the
 	// skillkit.yaml found in each linted folder.
@@ -31,33 +35,13 @@ type Options struct {
 // skills (every folder with a SKILL.md or a phases/ folder, not looking
 // inside a skill for more). Skills are linted in parallel.
 func Lint(paths []string, opts Options) (*Result, error) {
-	if opts.Profile != "" && opts.Profile != ProfileAgentSkills && opts.Profile != ProfileClaudeCode {
-		return nil, usageErrorf("profile %q is not %s or %s", opts.Profile, ProfileAgentSkills, ProfileClaudeCode)
-	}
-	base := opts.Base
-	if base == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return nil, fmt.Errorf("finding the current directory: %w", err)
-		}
-		base = wd
-	}
-	base, err := filepath.Abs(base)
-	if err != nil {
-		return nil, fmt.Errorf("resolving %s: %w", opts.Base, err)
-	}
-	var explicit *Config
-	if opts.ConfigFile != "" {
-		if explicit, err = LoadConfig(opts.ConfigFile); err != nil {
-			return nil, err
-		}
-	}
-	targets, err := resolveTargets(paths, explicit)
+	base, targets, err := prepare(paths, opts)
 	if err != nil {
 		return nil, err
 	}
 	res := &Result{Base: base}
 	results := make([][]Finding, len(targets))
+	listings := make([]int, len(targets))
 	errs := make([]error, len(targets))
 	sem := make(chan struct{}, runtime.NumCPU())
 	var wg sync.WaitGroup
@@ -67,7 +51,7 @@ func Lint(paths []string, opts Options) (*Result, error) {
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			results[i], errs[i] = lintTarget(t, base, opts.Profile)
+			_, results[i], listings[i], errs[i] = lintTarget(t, base, opts.Profile)
 		}()
 	}
 	wg.Wait()
@@ -78,9 +62,92 @@ func Lint(paths []string, opts Options) (*Result, error) {
 		res.Skills = append(res.Skills, relPath(base, t.dir))
 		res.Findings = append(res.Findings, results[i]...)
 	}
+	res.Findings = append(res.Findings, listingBudgets(targets, listings, base)...)
 	slices.Sort(res.Skills)
 	res.sort()
 	return res, nil
+}
+
+// listingBudgets checks the listing-budget of each configuration: the
+// characters the skills under it list together. The skills are linted
+// one by one, so this is the one rule that looks at them all.
+func listingBudgets(targets []*target, listings []int, base string) []Finding {
+	type sum struct {
+		total int
+		sizes map[string]int
+	}
+	sums := map[*Config]*sum{}
+	var order []*Config
+	for i, t := range targets {
+		c := t.cfg
+		if c == nil || c.ListingBudget == 0 {
+			continue
+		}
+		if sums[c] == nil {
+			sums[c] = &sum{sizes: map[string]int{}}
+			order = append(order, c)
+		}
+		sums[c].total += listings[i]
+		sums[c].sizes[relPath(base, t.dir)] = listings[i]
+	}
+	rule := RuleByID("listing-budget")
+	var out []Finding
+	for _, c := range order {
+		s := sums[c]
+		sev, on := c.severity(rule)
+		if !on || s.total <= c.ListingBudget {
+			continue
+		}
+		names := slices.Collect(maps.Keys(s.sizes))
+		slices.SortFunc(names, func(a, b string) int { return cmp.Or(cmp.Compare(s.sizes[b], s.sizes[a]), strings.Compare(a, b)) })
+		var longest []string
+		for _, n := range names[:min(3, len(names))] {
+			longest = append(longest, fmt.Sprintf("%s (%d)", n, s.sizes[n]))
+		}
+		out = append(out, Finding{
+			Rule: rule.ID(), Severity: sev, File: relPath(base, c.File), Line: max(c.budgetLine, 1),
+			Message: fmt.Sprintf("the %d skills here list %d characters of description and when_to_use, over the listing-budget of %d: a host that lists skills within a budget leaves some out; the longest: %s",
+				len(names), s.total, c.ListingBudget, strings.Join(longest, ", ")),
+		})
+	}
+	return out
+}
+
+// prepare checks the options and resolves the base folder and the skills
+// to lint.
+func prepare(paths []string, opts Options) (string, []*target, error) {
+	if opts.Profile != "" && !validProfile(opts.Profile) {
+		return "", nil, usageErrorf("profile %q is not one of %s", opts.Profile, strings.Join(ProfileNames, ", "))
+	}
+	base, err := resolveBase(opts.Base)
+	if err != nil {
+		return "", nil, err
+	}
+	var explicit *Config
+	if opts.ConfigFile != "" {
+		if explicit, err = LoadConfig(opts.ConfigFile); err != nil {
+			return "", nil, err
+		}
+	}
+	targets, err := resolveTargets(paths, explicit)
+	return base, targets, err
+}
+
+// resolveBase makes the base folder absolute; empty is the current
+// directory.
+func resolveBase(base string) (string, error) {
+	if base == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", fmt.Errorf("finding the current directory: %w", err)
+		}
+		base = wd
+	}
+	abs, err := filepath.Abs(base)
+	if err != nil {
+		return "", fmt.Errorf("resolving %s: %w", base, err)
+	}
+	return abs, nil
 }
 
 // resolveTargets turns the paths into skills to lint, merging paths that
@@ -173,13 +240,16 @@ func configFor(explicit *Config, dir string) (*Config, error) {
 	return LoadConfig(file)
 }
 
-// lintTarget parses and lints one skill.
-func lintTarget(t *target, base, profile string) ([]Finding, error) {
-	s, err := parse.DirWith(t.dir, parse.Options{NoHash: true})
+// lintTarget parses and lints one skill; it returns the parsed skill,
+// the findings and how many characters the skill lists (for
+// listing-budget).
+func lintTarget(t *target, base, profile string) (*plan.Skill, []Finding, int, error) {
+	s, err := parse.DirWith(t.dir, parse.Options{NoHash: true, FS: t.fsys()})
 	if err != nil {
-		return nil, fmt.Errorf("linting %s: %w", t.dir, err)
+		return nil, nil, 0, fmt.Errorf("linting %s: %w", t.dir, err)
 	}
-	return lintParsed(s, t, base, profile), nil
+	f, n := lintParsed(s, t, base, profile)
+	return s, f, n, nil
 }
 
 // Check lints a skill that is already parsed, with the skillkit.yaml of its
@@ -194,19 +264,19 @@ func Check(s *plan.Skill, base string) ([]Finding, error) {
 	if err != nil {
 		return nil, fmt.Errorf("resolving %s: %w", s.Dir, err)
 	}
-	findings := lintParsed(s, &target{dir: abs, cfg: cfg}, base, "")
+	findings, _ := lintParsed(s, &target{dir: abs, cfg: cfg}, base, "")
 	slices.SortFunc(findings, compareFindings)
 	return findings, nil
 }
 
-func lintParsed(s *plan.Skill, t *target, base, profile string) []Finding {
+func lintParsed(s *plan.Skill, t *target, base, profile string) ([]Finding, int) {
 	if profile == "" && t.cfg != nil {
 		profile = t.cfg.Profile
 	}
-	if profile == "" {
-		profile = ProfileClaudeCode
+	if profile == "" || profile == ProfileAuto {
+		profile = ProfileFor(t.dir)
 	}
-	p := newPass(s, profile)
+	p := newPass(s, profile, t.read())
 	raw := p.run(allRules)
 	sup := collectSuppressions(p.Docs())
 	skillRel := relPath(base, t.dir)
@@ -219,11 +289,30 @@ func lintParsed(s *plan.Skill, t *target, base, profile string) []Finding {
 		if t.cfg.ignored(filepath.Join(t.dir, filepath.FromSlash(f.pos.File))) {
 			continue
 		}
-		out = append(out, Finding{
-			Rule: f.rule.ID(), Severity: sev, Message: f.msg,
-			File: path.Join(skillRel, f.pos.File), Line: f.pos.Line, Col: f.pos.Col, EndCol: f.endCol,
-			Skill: skillRel,
-		})
+		out = append(out, p.finding(f, sev, skillRel))
+	}
+	text, _ := listing(p)
+	return out, utf8.RuneCountInString(text)
+}
+
+// finding turns a raw finding into the one reported: path under the base,
+// code-point columns, and a line for every finding about a file (its first
+// when the finding is about the whole file), so editors and annotations can place it.
+func (p *Pass) finding(f rawFinding, sev plan.Severity, skillRel string) Finding {
+	out := Finding{
+		Rule: f.rule.ID(), Severity: sev, Message: f.msg,
+		File: path.Join(skillRel, f.pos.File), Line: f.pos.Line, Skill: skillRel,
+	}
+	for _, e := range f.fix {
+		e.File = path.Join(skillRel, e.File)
+		out.Fix = append(out.Fix, e)
+	}
+	if slices.Contains(p.Skill.Files, f.pos.File) {
+		out.Line = max(out.Line, 1)
+	}
+	if f.pos.Line > 0 && f.pos.Col > 0 {
+		line := p.line(f.pos.File, f.pos.Line)
+		out.Col, out.EndCol = codePointCol(line, f.pos.Col), codePointCol(line, f.endCol)
 	}
 	return out
 }
@@ -249,4 +338,30 @@ func relPath(base, p string) string {
 		return filepath.ToSlash(p)
 	}
 	return filepath.ToSlash(rel)
+}
+
+// SkillOf returns the skill folder that holds path (a file or folder):
+// the nearest folder, path itself or above it, with a SKILL.md or a
+// phases/ folder; "" when there is none.
+func SkillOf(path string) (string, error) { return enclosingSkill(path) }
+
+// LintSkill lints the skill in dir as an editor sees it: files replaces
+// the contents of some of its files (skill-relative paths with forward
+// slashes). Finding paths are relative to the skill, and the parsed skill
+// is returned too, for what an editor asks next (definitions, hovers).
+// The configuration is the skillkit.yaml of dir; profile "" is auto.
+func LintSkill(dir string, files map[string][]byte, profile string) (*plan.Skill, []Finding, error) {
+	if profile != "" && !validProfile(profile) {
+		return nil, nil, usageErrorf("profile %q is not one of %s", profile, strings.Join(ProfileNames, ", "))
+	}
+	cfg, err := configFor(nil, dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	s, findings, _, err := lintTarget(&target{dir: dir, cfg: cfg, files: files}, dir, profile)
+	if err != nil {
+		return nil, nil, err
+	}
+	slices.SortFunc(findings, compareFindings)
+	return s, findings, nil
 }

@@ -2,6 +2,8 @@ package lint
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/skillkit/skillkit/internal/jsstatic"
@@ -12,8 +14,7 @@ import (
 // Pass is one skill being linted: what rules read and how they report.
 type Pass struct {
 	Skill *plan.Skill
-	// Profile is the front matter profile: ProfileAgentSkills or
-	// ProfileClaudeCode.
+	// Profile is the front matter profile, one of ProfileNames but auto.
 	Profile string
 
 	rule     Rule
@@ -25,8 +26,13 @@ type Pass struct {
 	nav **stateschema.Nav
 	// schema caches the compiled state schema.
 	schema *compiled
-	// updates caches each action's returned state updates.
-	updates map[*plan.Action][]update
+	// updates caches the skill's state updates (stateWrites).
+	updates *[]update
+	// pure caches the names pure code may read (pureScope).
+	pure map[string]bool
+	// src reads the skill's files by skill-relative path: for the source
+	// lines that positions and some messages need.
+	src *sources
 }
 
 // rawFinding is a finding with its position still relative to the skill.
@@ -35,10 +41,27 @@ type rawFinding struct {
 	pos    plan.Pos
 	endCol int
 	msg    string
+	// fix holds the edits that fix it, with skill-relative files; nil
+	// when it has no safe fix.
+	fix []Edit
 }
 
-func newPass(s *plan.Skill, profile string) *Pass {
-	return &Pass{Skill: s, Profile: profile, js: map[*plan.CodeBlock]*jsBlock{}, nestings: map[*plan.Doc]*nesting{}, updates: map[*plan.Action][]update{}}
+// newPass starts a pass over s; read reads its files by skill-relative
+// path, nil reads them from s.Dir.
+func newPass(s *plan.Skill, profile string, read func(string) ([]byte, error)) *Pass {
+	if read == nil {
+		read = func(rel string) ([]byte, error) { return os.ReadFile(filepath.Join(s.Dir, filepath.FromSlash(rel))) }
+	}
+	return &Pass{
+		Skill: s, Profile: profile, js: map[*plan.CodeBlock]*jsBlock{}, nestings: map[*plan.Doc]*nesting{},
+		src: &sources{read: read, cache: map[string][]string{}},
+	}
+}
+
+// line returns line n of a skill file, "" when there is none.
+func (p *Pass) line(file string, n int) string {
+	l, _ := p.src.line(file, n)
+	return l
 }
 
 func (p *Pass) run(rules []Rule) []rawFinding {
@@ -58,7 +81,13 @@ func (p *Pass) Report(pos plan.Pos, format string, args ...any) {
 // ReportRange records a finding that spans from pos to endCol on pos's
 // line.
 func (p *Pass) ReportRange(pos plan.Pos, endCol int, format string, args ...any) {
-	p.findings = append(p.findings, rawFinding{rule: p.rule, pos: pos, endCol: endCol, msg: fmt.Sprintf(format, args...)})
+	p.ReportFix(pos, endCol, nil, format, args...)
+}
+
+// ReportFix records a finding with the edits that fix it (files relative
+// to the skill); nil edits is a finding with no safe fix.
+func (p *Pass) ReportFix(pos plan.Pos, endCol int, fix []Edit, format string, args ...any) {
+	p.findings = append(p.findings, rawFinding{rule: p.rule, pos: pos, endCol: endCol, msg: fmt.Sprintf(format, args...), fix: fix})
 }
 
 // Docs returns every markdown document of the skill once, in a stable

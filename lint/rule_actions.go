@@ -52,8 +52,9 @@ func checkActionMissing(p *Pass) {
 	}
 	if c := s.Catalog; c != nil {
 		for _, r := range c.Rows {
-			if plan.IsActionName(r.Action) && s.ResolveRow(r) == nil {
-				missing(r.Pos, 0, r.Action, "the action catalog")
+			if plan.IsActionName(r.Action) && s.ResolveRow(r) == nil && s.RowFile(c, r) == "" {
+				pos, end := p.tokenAt(r.Pos, r.Action)
+				missing(pos, end, r.Action, "the action catalog")
 			}
 		}
 		seen := map[string]bool{}
@@ -109,7 +110,7 @@ func checkActionUnreachable(p *Pass) {
 	}
 	for _, a := range p.Skill.Actions {
 		if !returned[a] {
-			p.Report(plan.Pos{File: a.Doc.File}, "selectNextAction (%s:%d) never returns %s: the action cannot run", d.block.Pos.File, d.block.Pos.Line, quoteJS(a.ID))
+			p.Report(declaration(a.Doc), "selectNextAction (%s:%d) never returns %s: the action cannot run", d.block.Pos.File, d.block.Pos.Line, quoteJS(a.ID))
 		}
 	}
 }
@@ -143,7 +144,13 @@ func checkCatalogPreconditions(p *Pass) {
 		if len(onlyFile) > 0 {
 			parts = append(parts, fmt.Sprintf("%s requires %s and the catalog does not", a.Doc.File, strings.Join(onlyFile, " && ")))
 		}
-		p.Report(r.Pos, "preconditions of %s disagree: %s", a.ID, strings.Join(parts, "; "))
+		// Point at what the row has too much, else at its preconditions.
+		culprit := r.Preconditions[0].Text
+		if len(onlyRow) > 0 {
+			culprit = onlyRow[0]
+		}
+		pos, end := p.tokenAt(r.Pos, culprit, r.Preconditions[0].Text)
+		p.ReportRange(pos, end, "preconditions of %s disagree: %s", a.ID, strings.Join(parts, "; "))
 	}
 }
 

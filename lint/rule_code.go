@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"mvdan.cc/sh/v3/syntax"
 
@@ -74,7 +75,8 @@ func checkJSSyntax(p *Pass) {
 		}
 		var se *jsstatic.SyntaxError
 		if errors.As(b.err, &se) {
-			p.Report(c.At(se.Line, se.Col), "JavaScript does not parse: %s", se.Msg)
+			pos := c.At(se.Line, se.Col)
+			p.Report(pos, "JavaScript does not parse: %s", jsMessage(se.Msg, p.line(pos.File, pos.Line), pos.Col))
 			continue
 		}
 		p.Report(c.Body, "JavaScript does not parse: %v", b.err)
@@ -96,11 +98,67 @@ func checkBashSyntax(p *Pass) {
 		}
 		var pe syntax.ParseError
 		if errors.As(err, &pe) {
-			p.Report(c.At(int(pe.Pos.Line()), int(pe.Pos.Col())), "shell does not parse as bash: %s", pe.Text)
+			pos := c.At(int(pe.Pos.Line()), int(pe.Pos.Col()))
+			p.Report(pos, "shell does not parse as bash: %s", bashMessage(pe.Text, p.line(pos.File, pos.Line), pos.Col))
 			continue
 		}
 		p.Report(c.Body, "shell does not parse as bash: %v", err)
 	}
+}
+
+// The parsers' messages name what they saw in their own terms: goja says
+// "ILLEGAL" for a character that starts no token, mvdan.cc/sh writes "foo"
+// for the name of a function declaration. Those words are placeholders to
+// a reader; the source line at the error has the real text.
+
+// jsMessage rewrites goja's message for the error at byte column col of
+// line.
+func jsMessage(msg, line string, col int) string {
+	at := line[min(max(col-1, 0), len(line)):]
+	switch msg {
+	case "Unexpected token ILLEGAL":
+		if r, _ := utf8.DecodeRuneInString(at); at != "" {
+			return fmt.Sprintf("unexpected character %s", codeSpan(string(r)))
+		}
+		return "unexpected character"
+	case "Unexpected identifier":
+		if id := leadingWord(at); id != "" {
+			return fmt.Sprintf("unexpected identifier %s", codeSpan(id))
+		}
+	}
+	return msg
+}
+
+// bashMessage rewrites mvdan.cc/sh's message for the error at byte column
+// col of line: its "foo" stands for the function name written there.
+func bashMessage(msg, line string, col int) string {
+	if !strings.Contains(msg, "foo(") {
+		return msg
+	}
+	at := strings.TrimPrefix(line[min(max(col-1, 0), len(line)):], "function ")
+	name := leadingWord(strings.TrimSpace(at))
+	if name == "" {
+		name = "name"
+	}
+	return strings.Replace(msg, "foo(", name+"(", 1)
+}
+
+// leadingWord is the identifier-like run that starts s.
+func leadingWord(s string) string {
+	i := 0
+	for i < len(s) && (identByte(s, i) || s[i] == '-' && i > 0) {
+		i++
+	}
+	return s[:i]
+}
+
+// codeSpan writes s as markdown inline code, fencing a backtick with
+// doubled backticks.
+func codeSpan(s string) string {
+	if strings.Contains(s, "`") {
+		return "`` " + s + " ``"
+	}
+	return "`" + s + "`"
 }
 
 func parseBash(src string) error {

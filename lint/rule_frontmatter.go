@@ -11,40 +11,11 @@ import (
 	"github.com/skillkit/skillkit/plan"
 )
 
-// agentSkillsKeys are the keys of the Agent Skills specification
-// (agentskills.io/specification).
-var agentSkillsKeys = []string{"name", "description", "license", "compatibility", "metadata", "allowed-tools"}
-
-// claudeCodeKeys are the keys Claude Code reads beyond the specification
-// (code.claude.com/docs/en/skills, frontmatter reference), plus version,
-// which Claude Code's own skill examples carry.
-var claudeCodeKeys = []string{
-	"when_to_use", "argument-hint", "arguments", "disable-model-invocation", "user-invocable",
-	"model", "effort", "context", "agent", "hooks", "paths", "shell", "version",
-}
-
-// skillkitKeys are skillkit's own keys: execution says how the skill's
-// code runs (DESIGN §1.5).
-var skillkitKeys = []string{plan.ExecutionKey}
-
-// allowedKeys returns the front matter keys a profile accepts. The
-// default profile accepts skillkit's own keys too; the portable one keeps
-// to the specification.
-func allowedKeys(profile string) []string {
-	if profile == ProfileAgentSkills {
-		return agentSkillsKeys
-	}
-	return slices.Concat(agentSkillsKeys, claudeCodeKeys, skillkitKeys)
-}
-
 // Limits of the Agent Skills specification.
 const (
 	maxNameLen          = 64
 	maxDescriptionLen   = 1024
 	maxCompatibilityLen = 500
-	// maxBodyLines is the specification's advice for SKILL.md: keep it
-	// under 500 lines and move detail into referenced files.
-	maxBodyLines = 500
 )
 
 // skillName is the specification's name syntax: lowercase letters, digits
@@ -52,7 +23,7 @@ const (
 var skillName = regexp.MustCompile(`^[a-z0-9]+(?:-[a-z0-9]+)*$`)
 
 var frontMatterRules = []Rule{
-	diagnosticRule("frontmatter-yaml", plan.SevError, "the front matter is not valid YAML or not a mapping"),
+	newRule("frontmatter-yaml", plan.SevError, "the front matter is not valid YAML or not a mapping", checkFrontMatterYAML),
 	diagnosticRule("frontmatter-unterminated", plan.SevError, "the front matter opened at line 1 has no closing --- line"),
 	diagnosticRule("execution-invalid", plan.SevWarning, "the skill's execution setting (front matter or skillkit.yaml) is not auto, native or agent, so auto applies"),
 	newRule("frontmatter-required", plan.SevError,
@@ -75,8 +46,6 @@ var frontMatterRules = []Rule{
 		"a known front matter key has a value of the wrong type", checkTypes),
 	newRule("frontmatter-unknown-key", plan.SevWarning,
 		"a front matter key is not one the profile knows; clients ignore it", checkUnknownKeys),
-	newRule("body-length", plan.SevWarning,
-		"SKILL.md is longer than the 500 lines the Agent Skills specification advises", checkBodyLength),
 }
 
 // frontMatter returns the entry's parsed front matter, nil when there is
@@ -88,6 +57,32 @@ func frontMatter(p *Pass) *plan.FrontMatter {
 	}
 	return fm
 }
+
+// checkFrontMatterYAML reports the parser's front matter errors, with a
+// fix when a description's unquoted ": " is the cause.
+func checkFrontMatterYAML(p *Pass) {
+	for _, d := range p.Skill.Diagnostics {
+		if d.Code != "frontmatter-yaml" {
+			continue
+		}
+		// The YAML parser counts lines from the block's start; the
+		// position already says where, in the file's lines.
+		msg := yamlBlockLine.ReplaceAllString(d.Message, "")
+		fix := p.quoteFix()
+		if len(fix) > 0 && fix[0].Line == d.Pos.Line {
+			line := p.line(p.Skill.Entry, d.Pos.Line)
+			key, value, _ := strings.Cut(line, ":")
+			at := d.Pos
+			at.Col = len(key) + 1 + strings.Index(value, ": ") + 1
+			p.ReportFix(at, at.Col+1, fix, "%s: %s's value holds \": \", which YAML reads as a nested key; quote the value", msg, key)
+			continue
+		}
+		p.ReportFix(d.Pos, 0, fix, "%s", msg)
+	}
+}
+
+// yamlBlockLine is the "line N: " the YAML parser puts in its messages.
+var yamlBlockLine = regexp.MustCompile(`line \d+: `)
 
 func checkRequired(p *Pass) {
 	s := p.Skill
@@ -143,8 +138,19 @@ func checkName(p *Pass) {
 	case len(name) > maxNameLen:
 		p.Report(f.ValuePos, "name is %d characters, over the limit of %d", len(name), maxNameLen)
 	case !skillName.MatchString(name):
-		p.ReportRange(f.ValuePos, f.ValuePos.Col+len(name), "name %q must be lowercase letters, digits and hyphens, with no hyphen at either end or twice in a row", name)
+		// A name that is not valid need not also be told it differs from
+		// the folder (frontmatter-name-folder keeps quiet): say it here.
+		fix := ""
+		if folder := skillFolderName(p.Skill); validName(folder) {
+			fix = fmt.Sprintf("; the folder's name %q would do", folder)
+		}
+		p.ReportFix(f.ValuePos, f.ValuePos.Col+len(name), p.nameFix(f), "name %q must be lowercase letters, digits and hyphens, with no hyphen at either end or twice in a row%s", name, fix)
 	}
+}
+
+// validName reports whether name is a valid skill name.
+func validName(name string) bool {
+	return name != "" && len(name) <= maxNameLen && skillName.MatchString(name)
 }
 
 func checkNameFolder(p *Pass) {
@@ -153,12 +159,12 @@ func checkNameFolder(p *Pass) {
 		return
 	}
 	name, ok := f.Value.(string)
-	if !ok || name == "" {
-		return
+	if !ok || !validName(name) {
+		return // frontmatter-name reports it
 	}
 	folder := skillFolderName(p.Skill)
 	if folder != "" && name != folder {
-		p.ReportRange(f.ValuePos, f.ValuePos.Col+len(name), "name %q does not match the skill's folder %q", name, folder)
+		p.ReportFix(f.ValuePos, f.ValuePos.Col+len(name), p.nameFix(f), "name %q does not match the skill's folder %q", name, folder)
 	}
 }
 
@@ -258,7 +264,7 @@ func checkTypes(p *Pass) {
 	if fm == nil {
 		return
 	}
-	allowed := allowedKeys(p.Profile)
+	allowed := p.profile().keys
 	for _, f := range fm.Fields {
 		want, known := keyTypes[f.Key]
 		if !known || !slices.Contains(allowed, f.Key) {
@@ -323,33 +329,16 @@ func checkUnknownKeys(p *Pass) {
 	if fm == nil || p.Skill.Entry != "SKILL.md" {
 		return
 	}
-	allowed := allowedKeys(p.Profile)
+	prof := p.profile()
 	for _, f := range fm.Fields {
-		if slices.Contains(allowed, f.Key) {
+		if slices.Contains(prof.keys, f.Key) {
 			continue
 		}
-		msg := fmt.Sprintf("key %q is neither an Agent Skills nor a Claude Code front matter key; Claude Code ignores it", f.Key)
-		switch {
-		case p.Profile == ProfileAgentSkills && slices.Contains(claudeCodeKeys, f.Key):
-			msg = fmt.Sprintf("key %q is Claude Code's own, not part of the Agent Skills specification", f.Key)
-		case p.Profile == ProfileAgentSkills:
-			msg = fmt.Sprintf("key %q is not part of the Agent Skills specification; custom keys belong under metadata", f.Key)
+		whose := "custom keys belong under metadata"
+		if others := p.otherProfiles(f.Key); len(others) > 0 {
+			whose = "it is a key of " + strings.Join(others, " and ") + "; custom keys belong under metadata"
 		}
-		p.ReportRange(f.Pos, f.Pos.Col+len(f.Key), "%s", msg)
-	}
-}
-
-func checkBodyLength(p *Pass) {
-	s := p.Skill
-	if s.Entry != "SKILL.md" || s.Body == nil {
-		return
-	}
-	body := s.Body.Lines
-	if fm := s.FrontMatter; fm != nil && fm.Closed {
-		body -= strings.Count(fm.Raw, "\n") + 3
-	}
-	if body > maxBodyLines {
-		p.Report(plan.Pos{File: s.Entry}, "SKILL.md body is %d lines; the Agent Skills specification advises under %d, with detail moved to referenced files", body, maxBodyLines)
+		p.ReportFix(f.Pos, f.Pos.Col+len(f.Key), p.metadataFix(f), "key %q is not one %s reads (profile %s, %s): %s", f.Key, prof.title, prof.name, prof.version, whose)
 	}
 }
 

@@ -3,6 +3,7 @@ package lint
 import (
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/skillkit/skillkit/plan"
@@ -15,7 +16,9 @@ var layoutRules = []Rule{
 	diagnosticRule("file-too-deep", plan.SevError, "a markdown file nests blocks more than 250 levels deep and is skipped"),
 	diagnosticRule("step-attribute", plan.SevError, "a step attribute (Timeout, Confirm, On error) has a value skillkit cannot read, or a retry count or backoff past its bounds"),
 	newRule("mode-unknown", plan.SevError,
-		"the skill has a phases/ folder but no numbered phase, orchestrator or action to run", checkModeUnknown),
+		"the skill has a phases/ folder but no numbered phase, orchestrator or action to run, and its entry routes to none of its files", checkModeUnknown(false)),
+	newRule("mode-router", plan.SevInfo,
+		"the skill is a router: its entry sends the agent to one of the phases/ files it names, with no numbered phase, orchestrator or action", checkModeUnknown(true)),
 	newRule("phase-number-duplicate", plan.SevError,
 		"two phase files have the same number, so their order is undefined", checkPhaseDuplicates),
 	newRule("phase-number-invalid", plan.SevError,
@@ -34,21 +37,72 @@ var layoutRules = []Rule{
 		"a fence inside a fence of the same length ends the outer block early", checkFenceNested),
 }
 
-func checkModeUnknown(p *Pass) {
+// checkModeUnknown reports a phases/ folder skillkit cannot run: as a
+// router (router set) when the entry names files in it, the mode real
+// router skills have, else as nothing to run.
+func checkModeUnknown(router bool) func(p *Pass) {
+	return func(p *Pass) {
+		s := p.Skill
+		if s.Mode != plan.ModeUnknown {
+			return
+		}
+		routes, at := p.routes()
+		if router {
+			if len(routes) > 0 {
+				p.Report(at, "%s routes to %s, with no numbered phase, orchestrator or action: an agent follows %s to pick one; skillkit run cannot order them", s.Entry, listSome(routes, 4), s.Entry)
+			}
+			return
+		}
+		if len(routes) > 0 {
+			return
+		}
+		for _, f := range s.Files {
+			if f == "phases" {
+				p.Report(plan.Pos{File: "phases"}, "phases is a file, not a folder: skillkit looks for phase files (01-name.md), orchestrator.md and actions/ inside a phases/ folder")
+				return
+			}
+			if strings.HasPrefix(f, "phases/") {
+				p.Report(plan.Pos{File: "phases"}, "phases/ holds no numbered phase file (01-name.md), no orchestrator.md and no actions/: skillkit cannot tell how to run this skill")
+				return
+			}
+		}
+	}
+}
+
+// phaseMention is a path into phases/ written in prose or code.
+var phaseMention = regexp.MustCompile(`phases/[\w.-]+\.md`)
+
+// routes returns the markdown files of phases/ that the entry document
+// links to or names, sorted, and where it first does.
+func (p *Pass) routes() (out []string, at plan.Pos) {
 	s := p.Skill
-	if s.Mode != plan.ModeUnknown {
-		return
+	if s.Body == nil {
+		return nil, at
 	}
-	for _, f := range s.Files {
-		if f == "phases" {
-			p.Report(plan.Pos{File: "phases"}, "phases is a file, not a folder: skillkit looks for phase files (01-name.md), orchestrator.md and actions/ inside a phases/ folder")
-			return
-		}
-		if strings.HasPrefix(f, "phases/") {
-			p.Report(plan.Pos{File: "phases"}, "phases/ holds no numbered phase file (01-name.md), no orchestrator.md and no actions/: skillkit cannot tell how to run this skill")
-			return
+	add := func(rel string, pos plan.Pos) {
+		if strings.HasPrefix(rel, "phases/") && slices.Contains(s.Files, rel) && !slices.Contains(out, rel) {
+			out = append(out, rel)
+			if at.File == "" || pos.Line < at.Line {
+				at = pos
+			}
 		}
 	}
+	for _, l := range s.Body.Links {
+		if rel, ok := resolveLink(s.Body.File, l.Target); ok {
+			add(rel, l.Pos)
+		}
+	}
+	for n := 1; ; n++ {
+		line, ok := p.src.line(s.Body.File, n)
+		if !ok {
+			break
+		}
+		for _, m := range phaseMention.FindAllStringIndex(line, -1) {
+			add(line[m[0]:m[1]], plan.Pos{File: s.Body.File, Line: n, Col: m[0] + 1})
+		}
+	}
+	slices.Sort(out)
+	return out, at
 }
 
 func checkPhaseDuplicates(p *Pass) {
@@ -56,7 +110,7 @@ func checkPhaseDuplicates(p *Pass) {
 	for i := 1; i < len(phases); i++ {
 		a, b := phases[i-1], phases[i]
 		if a.Number.Equal(b.Number) {
-			p.Report(plan.Pos{File: b.Doc.File}, "phase number %s is also %s: the two run in file-name order, which is likely not meant", b.Number, path.Base(a.Doc.File))
+			p.Report(declaration(b.Doc), "phase number %s is also %s: the two run in file-name order, which is likely not meant", b.Number, path.Base(a.Doc.File))
 		}
 	}
 }
@@ -120,14 +174,14 @@ func checkPhaseNoSteps(p *Pass) {
 		if len(ph.Steps) != 1 || !ph.Steps[0].Whole {
 			continue
 		}
-		p.Report(plan.Pos{File: ph.Doc.File}, "phase has no Execution section (## Execution) and no Step headings (### Step N: …): its whole body goes to the agent as one step")
+		p.ReportFix(declaration(ph.Doc), 0, p.executionHeadingFix(ph.Doc), "phase has no Execution section (## Execution) and no Step headings (### Step N: …): its whole body goes to the agent as one step")
 	}
 }
 
 func checkActionNoExecution(p *Pass) {
 	for _, a := range p.Skill.Actions {
 		if a.Execution.Whole {
-			p.Report(plan.Pos{File: a.Doc.File}, "action has no Execution section (## Execution): its whole body goes to the agent")
+			p.ReportFix(declaration(a.Doc), 0, p.executionHeadingFix(a.Doc), "action has no Execution section (## Execution): its whole body goes to the agent")
 		}
 	}
 }
@@ -158,12 +212,18 @@ func checkNextPhase(p *Pass) {
 		if !isPhase || j <= i+1 {
 			continue
 		}
-		p.Report(ph.Next.Pos, "Next Phase links to %s, but %s comes first", path.Base(target), path.Base(phases[i+1].Doc.File))
+		p.ReportFix(ph.Next.Pos, 0, p.nextPhaseFix(ph, phases[i+1]), "Next Phase links to %s, but %s comes first", path.Base(target), path.Base(phases[i+1].Doc.File))
 	}
 }
 
 func checkFenceUnclosed(p *Pass) {
 	for _, d := range p.Docs() {
+		if n := p.nesting(d); n != nil && n.ended > 0 {
+			c := n.outer
+			p.Report(plan.Pos{File: d.File, Line: n.ended, Col: 1},
+				"this line is indented less than the %s block opened at line %d, inside a list item: it ends the item and the block with it, and the fences after it pair up wrongly; indent it by %d spaces like the block, or close the block before it",
+				describeFence(c), c.Pos.Line, c.Pos.Col-1)
+		}
 		for _, c := range d.Code {
 			if c.Fence == "" || c.Closed || p.misread(d, c) {
 				continue
@@ -173,25 +233,39 @@ func checkFenceUnclosed(p *Pass) {
 	}
 }
 
-// nesting is the first misnested fence of a document.
+// nesting is the first fence of a document that is misread: written
+// inside a fenced block of the same length, or ended early by a line
+// that ends the list item the block is in.
 type nesting struct {
 	outer     *plan.CodeBlock
 	line, col int // of the inner opening line, in the file
 	run, info string
+	// ended is the line that ends the list item, and the outer block
+	// with it, when that is the cause; 0 for a nested fence.
+	ended int
 }
 
-// firstNesting finds the first fence written inside a fenced block with a
-// fence no longer than the outer one: CommonMark reads the inner opening
-// line as content (a closing fence has no info string) and the inner
-// closing fence as the end of the outer block, so the rest of the
-// intended block becomes markdown. The inner opening line is the mark: a
-// fence run at least as long as the outer fence, of the same character,
-// followed by an info string. Every fence after it in the file pairs up
-// wrongly, so only the first one is known to be a mistake of its own.
-func firstNesting(d *plan.Doc) *nesting {
+// firstNesting finds the first misread fence of a document. One kind is a
+// fence written inside a fenced block with a fence no longer than the
+// outer one: CommonMark reads the inner opening line as content (a closing
+// fence has no info string) and the inner closing fence as the end of the
+// outer block, so the rest of the intended block becomes markdown. The
+// inner opening line is the mark: a fence run at least as long as the
+// outer fence, of the same character, followed by an info string. The
+// other kind is a block in a list item that a line indented less than the
+// item ends before its closing fence: the parser reports the block open
+// to the end of its container, and that closing fence then opens a new
+// block. Every fence after either pairs up wrongly, so only the first one
+// is known to be a mistake of its own.
+func (p *Pass) firstNesting(d *plan.Doc) *nesting {
 	for _, c := range d.Code {
 		if c.Fence == "" {
 			continue
+		}
+		if !c.Closed {
+			if end := p.nextTextLine(d, lastLine(c)+1); end > 0 {
+				return &nesting{outer: c, ended: end}
+			}
 		}
 		rest := c.Text
 		for i := 0; rest != ""; i++ {
@@ -213,6 +287,26 @@ func firstNesting(d *plan.Doc) *nesting {
 	return nil
 }
 
+// lastLine is the last line of a fenced block's content, its opening line
+// when it has none.
+func lastLine(c *plan.CodeBlock) int {
+	if c.Text == "" {
+		return c.Pos.Line
+	}
+	return c.Body.Line + strings.Count(strings.TrimSuffix(c.Text, "\n"), "\n")
+}
+
+// nextTextLine returns the first line from n on that is not blank, 0 when
+// the document ends first.
+func (p *Pass) nextTextLine(d *plan.Doc, n int) int {
+	for ; n <= d.Lines; n++ {
+		if strings.TrimSpace(p.line(d.File, n)) != "" {
+			return n
+		}
+	}
+	return 0
+}
+
 // misread reports whether a block of d may be misread because of a
 // misnested fence before it (or is the misnested outer block itself):
 // what is wrong with it is that fence's fault.
@@ -225,7 +319,7 @@ func (p *Pass) misread(d *plan.Doc, c *plan.CodeBlock) bool {
 func (p *Pass) nesting(d *plan.Doc) *nesting {
 	n, ok := p.nestings[d]
 	if !ok {
-		n = firstNesting(d)
+		n = p.firstNesting(d)
 		p.nestings[d] = n
 	}
 	return n
@@ -234,11 +328,11 @@ func (p *Pass) nesting(d *plan.Doc) *nesting {
 func checkFenceNested(p *Pass) {
 	for _, d := range p.Docs() {
 		n := p.nesting(d)
-		if n == nil {
-			continue
+		if n == nil || n.ended > 0 {
+			continue // fence-unclosed reports a list item that ends a block
 		}
 		c := n.outer
-		p.ReportRange(plan.Pos{File: d.File, Line: n.line, Col: n.col}, n.col+len(n.run)+len(n.info),
+		p.ReportFix(plan.Pos{File: d.File, Line: n.line, Col: n.col}, n.col+len(n.run)+len(n.info), p.fenceFix(d, n),
 			"%s%s inside the %s block opened at line %d: its closing %s ends the outer block, and the fences after it pair up wrongly; open the outer block with a longer fence (%s)",
 			n.run, n.info, describeFence(c), c.Pos.Line, n.run, strings.Repeat(c.Fence[:1], len(n.run)+1))
 	}

@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"fmt"
 	"net/url"
 	"path"
 	"strings"
@@ -75,6 +76,15 @@ func checkLinks(assets bool) func(p *Pass) {
 				dirs[d] = true
 			}
 		}
+		// Links to one missing file have one cause: one finding at the
+		// first, counting the others.
+		type broken struct {
+			link  *plan.Link
+			where string
+			more  int
+		}
+		var order []string
+		byTarget := map[string]*broken{}
 		for _, d := range p.Docs() {
 			if isTemplateDoc(d.File) {
 				continue
@@ -84,12 +94,25 @@ func checkLinks(assets bool) func(p *Pass) {
 				if !ok || files[rel] || dirs[rel] || isDocTarget(rel) == assets {
 					continue
 				}
+				if b := byTarget[rel]; b != nil {
+					b.more++
+					continue
+				}
 				where := ""
 				if rel != strings.TrimPrefix(l.Target, "./") {
 					where = " (" + rel + " in the skill)"
 				}
-				p.Report(l.Pos, "link target %s does not exist%s", l.Target, where)
+				byTarget[rel] = &broken{link: l, where: where}
+				order = append(order, rel)
 			}
+		}
+		for _, rel := range order {
+			b := byTarget[rel]
+			more := ""
+			if b.more > 0 {
+				more = fmt.Sprintf("; %s to it", plural(b.more, "more link"))
+			}
+			p.Report(b.link.Pos, "link target %s does not exist%s%s", b.link.Target, b.where, more)
 		}
 	}
 }

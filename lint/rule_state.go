@@ -1,7 +1,9 @@
 package lint
 
 import (
+	"cmp"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -19,6 +21,8 @@ var stateRules = []Rule{
 		"the state schema is not a valid JSON Schema", checkSchemaCompiles),
 	newRule("state-initial-invalid", plan.SevError,
 		"the initial state does not satisfy the state schema", checkInitialState),
+	newRule("state-initial-status", plan.SevWarning,
+		"the initial state sets a status the runtime overwrites when a run starts", checkInitialStatus),
 	newRule("state-unknown-field", plan.SevWarning,
 		"code reads or writes a state field the state schema does not declare", checkStateFields),
 	newRule("state-update-type", plan.SevError,
@@ -86,9 +90,13 @@ func checkInitialState(p *Pass) {
 		return
 	}
 	var problems []string
-	for _, v := range violations {
-		// The runtime fills the base fields when a run starts.
-		if v.Field != "" && !strings.Contains(v.Field, ".") && plan.IsBaseField(v.Field) {
+	var first *stateschema.Violation
+	raw, _ := ss.Initial["status"].(string)
+	for i, v := range violations {
+		// The runtime maintains the base fields. Status is checked like any
+		// field, unless the runtime overwrites it when the run starts
+		// (state-initial-status says so).
+		if !strings.Contains(v.Field, ".") && plan.IsBaseField(v.Field) && (v.Field != "status" || p.overwritten(raw)) {
 			continue
 		}
 		where := v.Pointer
@@ -98,10 +106,120 @@ func checkInitialState(p *Pass) {
 		if msg := where + ": " + v.Message; !slices.Contains(problems, msg) {
 			problems = append(problems, msg)
 		}
+		if first == nil || v.Pointer < first.Pointer {
+			first = &violations[i]
+		}
 	}
 	if len(problems) > 0 {
 		slices.Sort(problems)
-		p.Report(ss.InitialPos, "initial state does not satisfy the state schema (%s): %s", plural(len(problems), "problem"), strings.Join(problems, "; "))
+		pos := ss.InitialPos
+		if c := initialBlock(ss); c != nil {
+			if line, col, ok := valueAt(c.Text, first.Pointer); ok {
+				pos = c.At(line, col)
+			}
+		}
+		p.Report(pos, "initial state does not satisfy the state schema (%s): %s", plural(len(problems), "problem"), strings.Join(problems, "; "))
+	}
+}
+
+// overwritten reports whether the runtime replaces an initial status:
+// it starts every run "running", but keeps "pending" in a skill with
+// actions (plan.Skill.InitialState).
+func (p *Pass) overwritten(status string) bool {
+	return status != "running" && (status != "pending" || len(p.Skill.Actions) == 0)
+}
+
+func checkInitialStatus(p *Pass) {
+	// The status is checked with or without a schema: the overwrite is
+	// the runtime's, whatever the schema allows.
+	ss := p.Skill.StateSchema
+	if ss == nil {
+		return
+	}
+	var status string
+	var pos plan.Pos
+	if v, ok := ss.Initial["status"].(string); ok {
+		status, pos = v, ss.InitialPos
+		if c := initialBlock(ss); c != nil {
+			if line, col, ok := valueAt(c.Text, "/status"); ok {
+				pos = c.At(line, col)
+			}
+		}
+	}
+	for _, u := range p.stateWrites() {
+		if v, ok := u.Value.(string); ok && u.owner == initialOwner && u.Key == "status" {
+			status, pos = v, u.valuePos
+		}
+	}
+	if pos.File == "" || !p.overwritten(status) {
+		return
+	}
+	keeps := ""
+	if len(p.Skill.Actions) > 0 {
+		keeps = " (it keeps only 'pending')"
+	}
+	p.Report(pos, "initial state sets status to %s, but the runtime starts every run with status 'running'%s: code that tests for %s never sees it", quoteJS(status), keeps, quoteJS(status))
+}
+
+// initialBlock is the Initial State code block of a schema file.
+func initialBlock(ss *plan.StateSchema) *plan.CodeBlock {
+	if ss.Doc == nil {
+		return nil
+	}
+	for _, c := range ss.Doc.Code {
+		if c.Pos == ss.InitialPos {
+			return c
+		}
+	}
+	return nil
+}
+
+// valueAt finds the value a JSON pointer names in the source of a JSON or
+// JavaScript object literal, by its keys in order: enough for the shallow
+// literals initial states are. It gives the 1-based line and byte column
+// of the value; ok is false when a key is not found or the pointer goes
+// through an array.
+func valueAt(src, pointer string) (line, col int, ok bool) {
+	if pointer == "" {
+		return 0, 0, false
+	}
+	off := 0
+	for _, seg := range strings.Split(strings.TrimPrefix(pointer, "/"), "/") {
+		seg = strings.NewReplacer("~1", "/", "~0", "~").Replace(seg)
+		at := -1
+		for _, key := range []string{`"` + seg + `"`, `'` + seg + `'`, seg} {
+			if i := keyIndex(src[off:], key); i >= 0 && (at < 0 || i < at) {
+				at = i
+			}
+		}
+		if at < 0 {
+			return 0, 0, false
+		}
+		off += at
+	}
+	// Past the key, the colon and blanks: the value.
+	off += strings.IndexByte(src[off:], ':') + 1
+	for off < len(src) && (src[off] == ' ' || src[off] == '\t') {
+		off++
+	}
+	line = 1 + strings.Count(src[:off], "\n")
+	return line, off - (strings.LastIndexByte(src[:off], '\n') + 1) + 1, true
+}
+
+// keyIndex finds key written as an object key (followed by a colon) in
+// src, -1 when it is not there.
+func keyIndex(src, key string) int {
+	for off := 0; ; {
+		i := strings.Index(src[off:], key)
+		if i < 0 {
+			return -1
+		}
+		i += off
+		rest := strings.TrimLeft(src[i+len(key):], " \t")
+		if strings.HasPrefix(rest, ":") && !identByte(src, i-1) {
+			return i
+		}
+		off = i + 1
 	}
 }
 
@@ -130,7 +248,9 @@ func (p *Pass) navFor() *stateschema.Nav {
 type stateUse struct {
 	fields []string
 	pos    plan.Pos
-	what   string // "reads" or "writes"
+	// end is the column just past the use, 0 when unknown.
+	end  int
+	what string // "reads" or "writes"
 	// nested marks a key inside an object literal written under another
 	// key: when that key is already unknown, the nested one is not news.
 	nested bool
@@ -151,8 +271,10 @@ func stateUses(p *Pass) []stateUse {
 		}
 		for _, r := range prog.StateReads(nil) {
 			// The expression may be rewritten from shorthand, so its
-			// columns are not the file's: point at the line.
-			out = append(out, stateUse{fields: r.Fields, pos: e.Pos, what: "reads"})
+			// columns are not the file's: find the field on the line.
+			path := strings.Join(r.Fields, ".")
+			pos, end := p.tokenAt(e.Pos, "state."+path, path, r.Fields[0])
+			out = append(out, stateUse{fields: r.Fields, pos: pos, end: end, what: "reads"})
 		}
 	}
 	var preconds func([]*plan.Precondition)
@@ -177,9 +299,9 @@ func stateUses(p *Pass) []stateUse {
 	for _, a := range p.Skill.Actions {
 		preconds(a.Preconditions)
 		blockReads(a.StateUpdates)
-		for _, u := range actionUpdates(p, a) {
-			out = append(out, stateUse{fields: strings.Split(u.Key, "."), pos: u.pos, what: "writes", nested: u.Nested})
-		}
+	}
+	for _, u := range p.stateWrites() {
+		out = append(out, stateUse{fields: strings.Split(u.Key, "."), pos: u.pos, what: "writes", nested: u.Nested})
 	}
 	if c := p.Skill.Catalog; c != nil {
 		for _, r := range c.Rows {
@@ -199,41 +321,134 @@ func stateUses(p *Pass) []stateUse {
 	return out
 }
 
-// update is a state update an action returns, placed in its file.
+// update is a state update some code makes, placed in its file.
 type update struct {
 	jsstatic.Update
-	pos plan.Pos
+	// owner says who writes: an action id, a phase file, "the initial
+	// state".
+	owner string
+	// pos is the key's position, valuePos the value's.
+	pos, valuePos plan.Pos
 	// template is set when the block parsed only with its placeholders
 	// replaced: the key is real, the value may be a stand-in.
 	template bool
 }
 
-// actionUpdates returns the updates an action's Execution block and State
-// Updates block return.
-func actionUpdates(p *Pass, a *plan.Action) []update {
-	if u, ok := p.updates[a]; ok {
-		return u
+// stateWrites returns every state update of the skill, once per pass:
+// what actions return (their Execution block's stateUpdates, their State
+// Updates block), what any runnable block writes the ways real skills
+// write state (updateState({...}), state = {...}, state.x = v), and the
+// keys of an Initial State block written as a JavaScript object.
+func (p *Pass) stateWrites() []update {
+	if p.updates != nil {
+		return *p.updates
 	}
 	var out []update
-	defer func() { p.updates[a] = out }()
-	for _, c := range []*plan.CodeBlock{a.Execution.Code, a.StateUpdates} {
-		if c == nil || c.Kind() != plan.LangJS {
-			continue
-		}
-		b := p.parseJS(c)
-		if b.prog == nil {
-			continue
-		}
-		// In the State Updates section a returned object can only be the
-		// updates; Execution code also returns control objects
-		// ({continue: false, message}), so there only stateUpdates counts.
-		for _, u := range b.prog.Updates(c == a.StateUpdates) {
-			out = append(out, update{Update: u, pos: c.At(u.Line, u.Col), template: b.template})
+	seen := map[plan.Pos]bool{}
+	add := func(owner string, c *plan.CodeBlock, b *jsBlock, us []jsstatic.Update) {
+		for _, u := range us {
+			pos := c.At(u.Line, u.Col)
+			if seen[pos] {
+				continue
+			}
+			seen[pos] = true
+			out = append(out, update{Update: u, owner: owner, pos: pos, valuePos: c.At(u.ValueLine, u.ValueCol), template: b.template})
 		}
 	}
+	js := func(c *plan.CodeBlock) *jsBlock {
+		if c == nil || c.Kind() != plan.LangJS {
+			return nil
+		}
+		if b := p.parseJS(c); b.prog != nil {
+			return b
+		}
+		return nil
+	}
+	for _, a := range p.Skill.Actions {
+		for _, c := range []*plan.CodeBlock{a.Execution.Code, a.StateUpdates} {
+			if b := js(c); b != nil {
+				// In the State Updates section a returned object can only be
+				// the updates; Execution code also returns control objects
+				// ({continue: false, message}), so there only stateUpdates
+				// counts.
+				add(a.ID, c, b, b.prog.Updates(c == a.StateUpdates))
+				add(a.ID, c, b, b.prog.StateWrites())
+			}
+		}
+	}
+	for _, ph := range p.Skill.Phases {
+		for _, st := range ph.Steps {
+			for _, c := range st.Code {
+				if b := js(c); b != nil && !p.misread(ph.Doc, c) {
+					add(ph.Doc.File, c, b, b.prog.StateWrites())
+				}
+			}
+		}
+	}
+	if c := p.initialJS(); c != nil {
+		b := p.parseJS(c)
+		if b.prog == nil {
+			// TypeScript: without the declaration's type the object parses
+			// as JavaScript, at the same columns past the name.
+			b = &jsBlock{}
+			b.prog, _ = jsstatic.Parse(untypeTS(c.Text))
+		}
+		if b.prog != nil {
+			if us, ok := b.prog.InitialObject(); ok {
+				add(initialOwner, c, b, us)
+			}
+		}
+	}
+	p.updates = &out
 	return out
 }
 
+// tsDeclType is a declaration with a type annotation: "export const
+// initial: State =", the export keyword and the type as groups 1 and 2.
+var tsDeclType = regexp.MustCompile(`(?m)^\s*(export\s+)?(?:const|let|var)\s+[\w$]+(\s*:[^=\n]+)=`)
+
+// untypeTS blanks the export keywords and declaration types of TypeScript
+// with spaces, so that it parses as JavaScript at the same positions.
+func untypeTS(src string) string {
+	b := []byte(src)
+	for _, m := range tsDeclType.FindAllStringSubmatchIndex(src, -1) {
+		for _, g := range [][2]int{{m[2], m[3]}, {m[4], m[5]}} {
+			for i := g[0]; i >= 0 && i < g[1]; i++ {
+				b[i] = ' '
+			}
+		}
+	}
+	return string(b)
+}
+
+// initialOwner is the owner of the updates an Initial State block written
+// in JavaScript makes.
+const initialOwner = "the initial state"
+
+// initialJS is the Initial State block of the state schema when it is
+// JavaScript (or TypeScript) rather than JSON: the parser reads only
+// JSON into the initial state, so lint reads the object's literal keys.
+func (p *Pass) initialJS() *plan.CodeBlock {
+	ss := p.Skill.StateSchema
+	if ss == nil || ss.Doc == nil || ss.Initial != nil {
+		return nil
+	}
+	for _, sec := range ss.Doc.Sections {
+		if sec.Key != plan.SecInitialState {
+			continue
+		}
+		for _, c := range ss.Doc.Code {
+			if c.Pos.Line > sec.Pos.Line && c.Pos.Line <= sec.EndLine && (c.Kind() == plan.LangJS || c.Lang == "typescript" || c.Lang == "ts") {
+				return c
+			}
+		}
+	}
+	return nil
+}
+
+// checkStateFields reports uses of fields the schema lacks. They have
+// one cause, a schema behind the code, so they are one finding: the first
+// use, and a count and the names of the others.
 func checkStateFields(p *Pass) {
 	nav := p.navFor()
 	if nav == nil {
@@ -243,7 +458,12 @@ func checkStateFields(p *Pass) {
 		pos  plan.Pos
 		path string
 	}
+	type unknown struct {
+		stateUse
+		path, where string
+	}
 	seen := map[key]bool{}
+	var found []unknown
 	for _, u := range stateUses(p) {
 		bad, _ := nav.Lookup(u.fields)
 		if bad < 0 || u.nested && bad < len(u.fields)-1 {
@@ -259,8 +479,37 @@ func checkStateFields(p *Pass) {
 		if bad > 0 {
 			where = "state." + strings.Join(u.fields[:bad], ".") + " in the state schema"
 		}
-		p.Report(u.pos, "%s state.%s, which %s (%s) does not declare", u.what, path, where, p.Skill.StateSchema.File)
+		found = append(found, unknown{u, path, where})
 	}
+	if len(found) == 0 {
+		return
+	}
+	slices.SortStableFunc(found, func(a, b unknown) int {
+		return cmp.Or(strings.Compare(a.pos.File, b.pos.File), cmp.Compare(a.pos.Line, b.pos.Line), cmp.Compare(a.pos.Col, b.pos.Col))
+	})
+	first := found[0]
+	more := ""
+	if len(found) > 1 {
+		var others []string
+		for _, u := range found[1:] {
+			if f := "state." + u.path; f != "state."+first.path && !slices.Contains(others, f) {
+				others = append(others, f)
+			}
+		}
+		more = fmt.Sprintf("; and %s of fields the schema lacks", plural(len(found)-1, "more use"))
+		if len(others) > 0 {
+			more += ": " + listSome(others, 5)
+		}
+	}
+	p.ReportRange(first.pos, first.end, "%s state.%s, which %s (%s) does not declare%s", first.what, first.path, first.where, p.Skill.StateSchema.File, more)
+}
+
+// listSome joins the first n items and says how many it left out.
+func listSome(items []string, n int) string {
+	if len(items) <= n {
+		return strings.Join(items, ", ")
+	}
+	return strings.Join(items[:n], ", ") + fmt.Sprintf(" and %d more", len(items)-n)
 }
 
 func checkUpdateTypes(p *Pass) {
@@ -268,21 +517,19 @@ func checkUpdateTypes(p *Pass) {
 	if nav == nil {
 		return
 	}
-	for _, a := range p.Skill.Actions {
-		for _, u := range actionUpdates(p, a) {
-			if u.template || u.Kind == "" {
-				continue
-			}
-			if s, ok := u.Value.(string); ok && isPlaceholder(s) {
-				continue
-			}
-			bad, sub := nav.Lookup(strings.Split(u.Key, "."))
-			if bad >= 0 || sub == nil {
-				continue
-			}
-			if why := misfit(nav, sub, u.Kind, u.Value); why != "" {
-				p.Report(u.pos, "%s sets state.%s to %s, but %s", a.ID, u.Key, describeValue(u.Kind, u.Value), why)
-			}
+	for _, u := range p.stateWrites() {
+		if u.template || u.Kind == "" {
+			continue
+		}
+		if s, ok := u.Value.(string); ok && (isPlaceholder(s) || u.owner == initialOwner && u.Key == "status" && p.overwritten(s)) {
+			continue // a slot, or a status state-initial-status reports
+		}
+		bad, sub := nav.Lookup(strings.Split(u.Key, "."))
+		if bad >= 0 || sub == nil {
+			continue
+		}
+		if why := misfit(nav, sub, u.Kind, u.Value); why != "" {
+			p.Report(u.valuePos, "%s sets state.%s to %s, but %s", u.owner, u.Key, describeValue(u.Kind, u.Value), why)
 		}
 	}
 }

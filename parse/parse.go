@@ -35,6 +35,10 @@ type Options struct {
 	// not markdown: a linter has no use for the content hash that a run
 	// checks on resume, and reading every data file costs time.
 	NoHash bool
+	// FS, when set, is read instead of the folder dir on disk (dir still
+	// names the skill): an editor's unsaved buffers, or fixes not yet
+	// written, laid over the folder.
+	FS fs.FS
 }
 
 // Dir parses the skill folder dir.
@@ -53,7 +57,11 @@ func DirWith(dir string, opts Options) (*plan.Skill, error) {
 	if abs, err := filepath.Abs(dir); err == nil {
 		s.Name = filepath.Base(abs)
 	}
-	r := &reader{skill: s, fsys: os.DirFS(dir), noHash: opts.NoHash}
+	fsys := opts.FS
+	if fsys == nil {
+		fsys = os.DirFS(dir)
+	}
+	r := &reader{skill: s, fsys: fsys, noHash: opts.NoHash}
 	if err := r.walk(); err != nil {
 		return nil, fmt.Errorf("reading skill %s: %w", dir, err)
 	}

@@ -33,6 +33,16 @@ type Class struct {
 	Reason string    `json:"reason"`
 	// Pos is what the reason is about: the name, the block or the step.
 	Pos Pos `json:"pos"`
+	// From is set when the code would be native but reads a name an
+	// earlier step binds and that step goes to the agent: the name and
+	// that step, as "name" and "step 2".
+	From *Binding `json:"from,omitempty"`
+}
+
+// Binding is a name a step binds, and the step.
+type Binding struct {
+	Name string `json:"name"`
+	Step string `json:"step"`
 }
 
 // Skill-wide execution settings: the front matter key (or skillkit.yaml
@@ -52,6 +62,12 @@ var HostGlobals = []string{
 	"ExecuteScript", "console",
 	"state", "inputs", "workDir", "skillDir", "projectDir", "ARGUMENTS", "args",
 }
+
+// PureGlobals are the names pure code sees beside the JS built-ins and the
+// orchestrator's declarations: preconditions, step conditions and
+// selectNextAction run with state and inputs, and no host API
+// (internal/script.PureEnv).
+var PureGlobals = []string{"state", "inputs"}
 
 // Reasons that are the same wherever they apply.
 const (
@@ -247,7 +263,8 @@ func jsClass(b *CodeBlock, sc *scope) (Class, []string) {
 		}
 		return Class{Kind: ClassAgent, Reason: "JavaScript does not parse: " + msg, Pos: pos}, nil
 	}
-	for _, r := range p.FreeNames() {
+	free := p.FreeNames()
+	for i, r := range free {
 		step, ok := sc.lookup(r.Name)
 		if ok && step == "" {
 			continue
@@ -255,7 +272,13 @@ func jsClass(b *CodeBlock, sc *scope) (Class, []string) {
 		pos := b.At(r.Line, r.Col)
 		switch {
 		case ok:
-			return Class{Kind: ClassAgent, Reason: fmt.Sprintf("reads `%s`, which %s binds, but that step goes to the agent", r.Name, step), Pos: pos}, nil
+			cl := Class{Kind: ClassAgent, Reason: fmt.Sprintf("reads `%s`, which %s binds, but that step goes to the agent", r.Name, step), Pos: pos}
+			// From is kept for code whose only fault is such names: were
+			// that step native, this one would be too.
+			if !slices.ContainsFunc(free[i+1:], func(r jsstatic.Ref) bool { _, ok := sc.lookup(r.Name); return !ok }) {
+				cl.From = &Binding{Name: r.Name, Step: step}
+			}
+			return cl, nil
 		case r.Called:
 			return Class{Kind: ClassAgent, Reason: fmt.Sprintf("calls `%s`, which no block declares", r.Name), Pos: pos}, nil
 		}

@@ -3,6 +3,7 @@ package plan
 import (
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -79,4 +80,32 @@ func (n GraphNode) Action() string {
 		return n.ID
 	}
 	return ""
+}
+
+// RowFile returns the file of the skill a catalog row of c names when
+// the row is no action file: real catalogs also list workers or agents
+// kept as their own documents (workers/worker-a.md). It is the file the
+// Action cell links to, else the one markdown file named after the cell
+// (worker-a.md anywhere in the skill); "" when there is none.
+func (s *Skill) RowFile(c *Catalog, r *CatalogRow) string {
+	if r.Link != "" {
+		target, _, _ := strings.Cut(r.Link, "#")
+		rel := path.Clean(path.Join(path.Dir(c.File), target))
+		if slices.Contains(s.Files, rel) {
+			return rel
+		}
+	}
+	if !IsActionName(r.Action) {
+		return ""
+	}
+	found := ""
+	for _, f := range s.Files {
+		if strings.EqualFold(path.Base(f), r.Action+".md") {
+			if found != "" {
+				return "" // two candidates: the name does not say which
+			}
+			found = f
+		}
+	}
+	return found
 }

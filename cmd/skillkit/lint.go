@@ -19,6 +19,8 @@ type lintOptions struct {
 	profile string
 	config  string
 	noColor bool
+	fix     bool
+	dryRun  bool
 }
 
 func newLintCmd(s Streams) *cobra.Command {
@@ -38,10 +40,15 @@ matter profile. Inline <!-- skillkit-disable-next-line rule-id --> and
 documented in docs/lint-rules.md.
 
 Exit codes: 0 no error-level finding, 1 error-level findings, 2 usage error,
-3 internal failure.`,
+3 internal failure.
+
+--fix applies the safe fixes (docs/lint-rules.md, "Fixes"), then reports
+what is left; with --dry-run it prints them as a unified diff and changes
+nothing.`,
 		Example: `  skillkit lint .claude/skills
   skillkit lint my-skill --format sarif > lint.sarif
-  skillkit lint . --format github --profile agentskills`,
+  skillkit lint . --format github --profile agentskills
+  skillkit lint my-skill --fix --dry-run`,
 		RunE: runE(func(c *cobra.Command, args []string) error {
 			if os.Getenv("GOGC") == "" {
 				// Lint allocates a markdown tree per file and keeps little:
@@ -56,9 +63,11 @@ Exit codes: 0 no error-level finding, 1 error-level findings, 2 usage error,
 	}
 	f := c.Flags()
 	f.StringVar(&o.format, "format", "text", "output format: text, json, sarif or github")
-	f.StringVar(&o.profile, "profile", "", "front matter profile: claude-code (default) or agentskills")
+	f.StringVar(&o.profile, "profile", "", "front matter profile: auto (default: from the host folder, .claude/skills, .codex/skills, .pi/skills, else agentskills), claude-code, codex, pi or agentskills")
 	f.StringVar(&o.config, "config", "", "configuration file to use instead of each folder's skillkit.yaml")
 	f.BoolVar(&o.noColor, "no-color", false, "never colour the text output")
+	f.BoolVar(&o.fix, "fix", false, "apply the safe fixes, then report what is left")
+	f.BoolVar(&o.dryRun, "dry-run", false, "with --fix, print the fixes as a unified diff and change nothing")
 	return c
 }
 
@@ -70,10 +79,20 @@ func lintRun(o lintOptions, paths []string, s Streams, color bool) error {
 	default:
 		return usageErr(fmt.Errorf("--format %q is not text, json, sarif or github", o.format))
 	}
+	if o.dryRun && !o.fix {
+		return usageErr(fmt.Errorf("--dry-run goes with --fix"))
+	}
 	if len(paths) == 0 {
 		paths = []string{"."}
 	}
-	res, err := lint.Lint(paths, lint.Options{Profile: o.profile, ConfigFile: o.config})
+	opts := lint.Options{Profile: o.profile, ConfigFile: o.config}
+	if o.fix {
+		done, err := lintFix(paths, opts, o.dryRun, s)
+		if done || err != nil {
+			return err
+		}
+	}
+	res, err := lint.Lint(paths, opts)
 	if lint.IsUsageError(err) {
 		return usageErr(err)
 	}
@@ -87,6 +106,31 @@ func lintRun(o lintOptions, paths []string, s Streams, color bool) error {
 		return failed(nil)
 	}
 	return nil
+}
+
+// lintFix applies (or, dry, prints) the safe fixes; done is set when
+// nothing more is to be done (a dry run).
+func lintFix(paths []string, opts lint.Options, dry bool, s Streams) (done bool, err error) {
+	fixed, err := lint.Fix(paths, opts)
+	if lint.IsUsageError(err) {
+		return true, usageErr(err)
+	}
+	if err != nil {
+		return true, err
+	}
+	if dry {
+		for _, f := range fixed {
+			fmt.Fprint(s.Out, lint.UnifiedDiff(f.Path, f.Before, f.After))
+		}
+		return true, nil
+	}
+	if err := lint.WriteFixes(fixed); err != nil {
+		return true, err
+	}
+	for _, f := range fixed {
+		fmt.Fprintf(s.Err, "fixed %s\n", f.Path)
+	}
+	return false, nil
 }
 
 func writeLint(w io.Writer, res *lint.Result, o lintOptions, color bool) error {

@@ -203,6 +203,7 @@ durable state, resume, retries and an embedded JavaScript engine.`,
 		newReviewCmd(),
 		newRecoverCmd(),
 		newTasksCmd(),
+		newLSPCmd(s),
 	)
 	withUsageLine(root)
 	addDBFlag(root)

@@ -97,7 +97,7 @@ func TestSchemasAcceptRealFiles(t *testing.T) {
 	if err := compileSchema(t, "config").Validate(cfg); err != nil {
 		t.Errorf("a valid skillkit.yaml is refused: %v", err)
 	}
-	must(t, yaml.Unmarshal([]byte("profile: codex\n"), &cfg))
+	must(t, yaml.Unmarshal([]byte("profile: vscode\n"), &cfg))
 	if compileSchema(t, "config").Validate(cfg) == nil {
 		t.Error("an unknown profile is accepted")
 	}

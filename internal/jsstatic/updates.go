@@ -29,8 +29,10 @@ type Update struct {
 	// Nested is set for a key of an object literal written under another
 	// key ({ctx: {mode: 'x'}} gives ctx and the nested ctx.mode).
 	Nested bool
-	// Line and Col are where the key is written.
-	Line, Col int
+	// Line and Col are where the key is written; ValueLine and ValueCol
+	// where its value is (the key's position for a shorthand {a}).
+	Line, Col           int
+	ValueLine, ValueCol int
 }
 
 // Updates returns the state updates the program returns. An action's
@@ -129,6 +131,10 @@ func (p *Program) objectUpdates(out *[]Update, prefix string, obj *ast.ObjectLit
 		}
 		u := Update{Key: full, Nested: prefix != ""}
 		u.Line, u.Col = p.Position(idx)
+		u.ValueLine, u.ValueCol = u.Line, u.Col
+		if val != nil {
+			u.ValueLine, u.ValueCol = p.Position(val.Idx0())
+		}
 		u.Kind, u.Value = literal(val)
 		*out = append(*out, u)
 		if o, ok := val.(*ast.ObjectLiteral); ok {

@@ -1,0 +1,199 @@
+package lsp
+
+import (
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/skillkit/skillkit/lint"
+	"github.com/skillkit/skillkit/plan"
+)
+
+// stateOf returns the skill folder and the last lint of the skill that
+// holds path, and path relative to it; nil when the skill was not linted.
+func (s *server) stateOf(path string) (string, *skillState, string) {
+	for dir, st := range s.skills {
+		if rel, ok := within(dir, path); ok {
+			return dir, st, rel
+		}
+	}
+	return "", nil, ""
+}
+
+// codeActions offers the fixes of the findings on the requested lines.
+func (s *server) codeActions(p codeActionParams) []codeAction {
+	doc := pathOf(p.TextDocument.URI)
+	dir, st, rel := s.stateOf(doc)
+	out := []codeAction{}
+	if st == nil {
+		return out
+	}
+	lines := s.lineSource()
+	for _, f := range st.findings {
+		if f.File != rel || len(f.Fix) == 0 || f.Line-1 < p.Range.Start.Line || f.Line-1 > p.Range.End.Line {
+			continue
+		}
+		changes := map[string][]textEdit{}
+		for _, e := range f.Fix {
+			abs := filepath.Join(dir, filepath.FromSlash(e.File))
+			uri := uriOf(abs)
+			if d := s.docs[abs]; d != nil {
+				uri = d.uri
+			}
+			changes[uri] = append(changes[uri], toTextEdit(e))
+		}
+		out = append(out, codeAction{
+			Title: "Fix: " + f.Message, Kind: "quickfix", IsPreferred: true,
+			Diagnostics: []diagnostic{toDiagnostic(f, lines(doc, f.Line))},
+			Edit:        workspaceEdit{Changes: changes},
+		})
+	}
+	return out
+}
+
+// toTextEdit turns a whole-line edit into an LSP edit: from the start of
+// its first line to the start of the line after its last.
+func toTextEdit(e lint.Edit) textEdit {
+	text := ""
+	if len(e.Lines) > 0 {
+		text = strings.Join(e.Lines, "\n") + "\n"
+	}
+	return textEdit{
+		Range:   lspRange{Start: position{e.Line - 1, 0}, End: position{max(e.EndLine, e.Line-1), 0}},
+		NewText: text,
+	}
+}
+
+var (
+	// linkAt is a markdown link, label and target (the group).
+	linkAt = regexp.MustCompile(`\[[^\]]*\]\(([^)\s]+)\)`)
+	// stateRef is state.field.
+	stateRef = regexp.MustCompile(`\bstate\.([A-Za-z_$][\w$]*)`)
+	// wordAt is an identifier or action id.
+	wordAt = regexp.MustCompile(`[A-Za-z_][\w-]*`)
+)
+
+// spanAt returns the submatch group of the match of re that covers the
+// UTF-16 column col of line, "" when none does.
+func spanAt(re *regexp.Regexp, line string, col, group int) string {
+	for _, m := range re.FindAllStringSubmatchIndex(line, -1) {
+		if utf16Len(line[:m[0]]) <= col && col <= utf16Len(line[:m[1]]) {
+			return line[m[2*group]:m[2*group+1]]
+		}
+	}
+	return ""
+}
+
+func utf16Len(s string) int { return utf16Col(s, len([]rune(s))+1) }
+
+// definition finds what the word under the cursor names: a link's file,
+// a state field's declaration in the state schema, an action's file.
+func (s *server) definition(p textDocumentPositionParams) any {
+	doc := pathOf(p.TextDocument.URI)
+	dir, st, rel := s.stateOf(doc)
+	if st == nil {
+		return nil
+	}
+	line := s.lineSource()(doc, p.Position.Line+1)
+	col := p.Position.Character
+	at := func(file string, n int) any {
+		return location{URI: uriOf(filepath.Join(dir, filepath.FromSlash(file))), Range: lspRange{Start: position{n, 0}, End: position{n, 0}}}
+	}
+	if target := spanAt(linkAt, line, col, 1); target != "" {
+		t, _, _ := strings.Cut(target, "#")
+		file := path.Clean(path.Join(path.Dir(rel), t))
+		if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(file))); err == nil {
+			return at(file, 0)
+		}
+	}
+	if field := spanAt(stateRef, line, col, 1); field != "" {
+		if ss := st.skill.StateSchema; ss != nil {
+			if n := s.declarationLine(filepath.Join(dir, filepath.FromSlash(ss.File)), field); n >= 0 {
+				return at(ss.File, n)
+			}
+		}
+	}
+	if word := spanAt(wordAt, line, col, 0); word != "" {
+		if a := st.skill.ResolveAction(word); a != nil {
+			return at(a.Doc.File, max(a.Doc.TitlePos.Line-1, 0))
+		}
+		if c := st.skill.Catalog; c != nil {
+			for _, r := range c.Rows {
+				if r.Action == word {
+					if f := st.skill.RowFile(c, r); f != "" {
+						return at(f, 0)
+					}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// declarationLine is the 0-based line of the state schema file where a
+// field is declared (name: or "name": at the start of a line), -1 when
+// there is none.
+func (s *server) declarationLine(file, field string) int {
+	decl := regexp.MustCompile(`^\s*["']?` + regexp.QuoteMeta(field) + `["']?\??\s*:`)
+	for i, l := range s.linesOf(file) {
+		if decl.MatchString(l) {
+			return i
+		}
+	}
+	return -1
+}
+
+// hover shows the class of the step, action or decision logic under the
+// cursor: whether it runs natively or goes to the agent, and why.
+func (s *server) hover(p textDocumentPositionParams) any {
+	_, st, rel := s.stateOf(pathOf(p.TextDocument.URI))
+	if st == nil {
+		return nil
+	}
+	line := p.Position.Line + 1
+	sk := st.skill
+	for _, ph := range sk.Phases {
+		if ph.Doc.File != rel {
+			continue
+		}
+		var at *plan.Step
+		for _, step := range ph.Steps {
+			if step.Pos.Line <= line || step.Whole {
+				at = step
+			}
+		}
+		if at != nil {
+			return classHover("Step "+stepName(at), at.Class)
+		}
+	}
+	for _, a := range sk.Actions {
+		if a.Doc.File == rel {
+			return classHover("Action "+a.ID, a.Execution.Class)
+		}
+	}
+	if o := sk.Orchestrator; o != nil && o.Doc.File == rel && o.Decision != nil {
+		return classHover("selectNextAction", o.Class)
+	}
+	return nil
+}
+
+func stepName(st *plan.Step) string {
+	if st.Number != "" {
+		return st.Number + ": " + st.Title
+	}
+	return st.Title
+}
+
+func classHover(what string, c plan.Class) any {
+	if c.Kind == "" {
+		return nil
+	}
+	runs := "runs natively (skillkit runs its code)"
+	if c.Kind == plan.ClassAgent {
+		runs = "goes to the agent (its text and code are instructions)"
+	}
+	return hover{Contents: markupContent{Kind: "markdown", Value: fmt.Sprintf("**%s** %s: %s", what, runs, c.Reason)}}
+}

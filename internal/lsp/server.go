@@ -1,0 +1,379 @@
+// Package lsp is skillkit's language server: lint findings as diagnostics
+// while a skill is edited, its safe fixes as code actions, go to
+// definition for action ids, links and state fields, and a step's class
+// on hover. It speaks JSON-RPC 2.0 over one stream pair (stdio), with the
+// Content-Length framing of the LSP base protocol.
+package lsp
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"maps"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/skillkit/skillkit/lint"
+	"github.com/skillkit/skillkit/plan"
+)
+
+// Options tune a server.
+type Options struct {
+	// Profile is the lint profile; empty is auto (from the host folder).
+	Profile string
+	// Version is written as the server's version.
+	Version string
+}
+
+// server is the state of one session: the open documents and, per skill,
+// its last lint.
+type server struct {
+	conn *conn
+	opts Options
+	// docs are the open documents by absolute path.
+	docs map[string]*document
+	// skills is the last lint of each skill with an open document, by
+	// skill folder.
+	skills      map[string]*skillState
+	initialized bool
+	// shutdown is set by the shutdown request: exit is clean after it.
+	shutdown bool
+}
+
+type document struct {
+	uri     string
+	version int
+	text    string
+}
+
+type skillState struct {
+	skill    *plan.Skill
+	findings []lint.Finding
+	// published are the files (absolute) that have diagnostics on the
+	// client, to clear when they have none.
+	published map[string]bool
+}
+
+// errExit ends Serve after the exit notification.
+var errExit = errors.New("exit")
+
+// Serve runs a language server reading requests from r and writing to w
+// until the client sends exit or r ends.
+func Serve(r io.Reader, w io.Writer, opts Options) error {
+	s := &server{conn: newConn(r, w), opts: opts, docs: map[string]*document{}, skills: map[string]*skillState{}}
+	for {
+		m, err := s.conn.read()
+		if err == io.EOF {
+			return nil
+		}
+		var rerr *rpcError
+		if errors.As(err, &rerr) {
+			if werr := s.conn.reply(json.RawMessage("null"), nil, rerr); werr != nil {
+				return werr
+			}
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if err := s.handle(m); err != nil {
+			if err == errExit {
+				return nil
+			}
+			return err
+		}
+	}
+}
+
+// handle answers one message; only a failure to write is an error.
+func (s *server) handle(m *message) error {
+	isRequest := len(m.ID) > 0
+	if m.Method == "" {
+		return nil // a response to nothing we asked
+	}
+	result, rerr := s.dispatch(m)
+	if rerr == errExitRPC {
+		if !s.shutdown {
+			// LSP: exit without shutdown ends the server with code 1.
+			return errors.New("exit before shutdown")
+		}
+		return errExit
+	}
+	if !isRequest {
+		return nil // notifications have no answer, errors included
+	}
+	return s.conn.reply(m.ID, result, rerr)
+}
+
+// errExitRPC is dispatch's signal that the client sent exit.
+var errExitRPC = &rpcError{Code: 0, Message: "exit"}
+
+func (s *server) dispatch(m *message) (any, *rpcError) {
+	switch m.Method {
+	case "initialize":
+		s.initialized = true
+		return s.capabilities(), nil
+	case "exit":
+		return nil, errExitRPC
+	}
+	if !s.initialized {
+		return nil, &rpcError{Code: codeNotInitialized, Message: "initialize first"}
+	}
+	switch m.Method {
+	case "initialized", "$/cancelRequest", "$/setTrace", "workspace/didChangeConfiguration":
+		return nil, nil
+	case "shutdown":
+		s.shutdown = true
+		return nil, nil
+	case "textDocument/didOpen":
+		var p didOpenParams
+		if err := decode(m.Params, &p); err != nil {
+			return nil, err
+		}
+		return nil, s.open(p.TextDocument.URI, p.TextDocument.Version, p.TextDocument.Text)
+	case "textDocument/didChange":
+		var p didChangeParams
+		if err := decode(m.Params, &p); err != nil {
+			return nil, err
+		}
+		if n := len(p.ContentChanges); n > 0 && p.ContentChanges[n-1].Range == nil {
+			return nil, s.open(p.TextDocument.URI, 0, p.ContentChanges[n-1].Text)
+		}
+		return nil, nil
+	case "textDocument/didSave":
+		var p didSaveParams
+		if err := decode(m.Params, &p); err != nil {
+			return nil, err
+		}
+		if d := s.docs[pathOf(p.TextDocument.URI)]; d != nil {
+			text := d.text
+			if p.Text != nil {
+				text = *p.Text
+			}
+			return nil, s.open(p.TextDocument.URI, d.version, text)
+		}
+		return nil, nil
+	case "textDocument/didClose":
+		var p struct {
+			TextDocument textDocumentIdentifier `json:"textDocument"`
+		}
+		if err := decode(m.Params, &p); err != nil {
+			return nil, err
+		}
+		return nil, s.close(p.TextDocument.URI)
+	case "textDocument/codeAction":
+		var p codeActionParams
+		if err := decode(m.Params, &p); err != nil {
+			return nil, err
+		}
+		return s.codeActions(p), nil
+	case "textDocument/definition":
+		var p textDocumentPositionParams
+		if err := decode(m.Params, &p); err != nil {
+			return nil, err
+		}
+		return s.definition(p), nil
+	case "textDocument/hover":
+		var p textDocumentPositionParams
+		if err := decode(m.Params, &p); err != nil {
+			return nil, err
+		}
+		return s.hover(p), nil
+	}
+	return nil, &rpcError{Code: codeMethodNotFound, Message: "method not supported: " + m.Method}
+}
+
+func decode(raw json.RawMessage, v any) *rpcError {
+	if err := json.Unmarshal(raw, v); err != nil {
+		return &rpcError{Code: codeInvalidParams, Message: err.Error()}
+	}
+	return nil
+}
+
+func (s *server) capabilities() any {
+	return map[string]any{
+		"capabilities": map[string]any{
+			// Full text on every change: skill files are small, and lint
+			// reads whole files anyway.
+			"textDocumentSync":   map[string]any{"openClose": true, "change": 1, "save": map[string]any{"includeText": true}},
+			"codeActionProvider": map[string]any{"codeActionKinds": []string{"quickfix"}},
+			"definitionProvider": true,
+			"hoverProvider":      true,
+		},
+		"serverInfo": map[string]any{"name": "skillkit", "version": s.opts.Version},
+	}
+}
+
+// pathOf turns a file URI into a path, "" for another scheme.
+func pathOf(uri string) string {
+	u, err := url.Parse(uri)
+	if err != nil || u.Scheme != "file" {
+		return ""
+	}
+	return filepath.FromSlash(u.Path)
+}
+
+// uriOf turns a path into a file URI.
+func uriOf(path string) string {
+	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(path)}).String()
+}
+
+// open records a document's text and lints its skill.
+func (s *server) open(uri string, version int, text string) *rpcError {
+	path := pathOf(uri)
+	if path == "" {
+		return nil
+	}
+	s.docs[path] = &document{uri: uri, version: version, text: text}
+	return s.lintAndPublish(path)
+}
+
+// close forgets a document and lints its skill from disk.
+func (s *server) close(uri string) *rpcError {
+	path := pathOf(uri)
+	if _, ok := s.docs[path]; !ok {
+		return nil
+	}
+	delete(s.docs, path)
+	return s.lintAndPublish(path)
+}
+
+// lintAndPublish lints the skill that holds path, with the open
+// documents' texts, and publishes diagnostics for each of its files that
+// has findings or had some.
+func (s *server) lintAndPublish(path string) *rpcError {
+	dir, err := lint.SkillOf(filepath.Dir(path))
+	if err != nil || dir == "" {
+		return nil // not in a skill: nothing to say
+	}
+	files := map[string][]byte{}
+	for p, d := range s.docs {
+		if rel, ok := within(dir, p); ok {
+			files[rel] = []byte(d.text)
+		}
+	}
+	skill, findings, err := lint.LintSkill(dir, files, s.opts.Profile)
+	if err != nil {
+		return &rpcError{Code: codeInvalidRequest, Message: err.Error()}
+	}
+	st := s.skills[dir]
+	if st == nil {
+		st = &skillState{published: map[string]bool{}}
+		s.skills[dir] = st
+	}
+	st.skill, st.findings = skill, findings
+	byFile := map[string][]diagnostic{}
+	lines := s.lineSource()
+	for _, f := range findings {
+		if f.Line == 0 {
+			continue // about the skill folder, not a file
+		}
+		abs := filepath.Join(dir, filepath.FromSlash(f.File))
+		byFile[abs] = append(byFile[abs], toDiagnostic(f, lines(abs, f.Line)))
+	}
+	for abs := range st.published {
+		if _, ok := byFile[abs]; !ok {
+			byFile[abs] = []diagnostic{}
+		}
+	}
+	st.published = map[string]bool{}
+	for _, abs := range slices.Sorted(maps.Keys(byFile)) {
+		diags := byFile[abs]
+		if len(diags) > 0 {
+			st.published[abs] = true
+		}
+		p := publishDiagnosticsParams{URI: uriOf(abs), Diagnostics: diags}
+		if d := s.docs[abs]; d != nil {
+			p.URI = d.uri
+		}
+		if err := s.conn.notify("textDocument/publishDiagnostics", p); err != nil {
+			return &rpcError{Code: codeInvalidRequest, Message: err.Error()}
+		}
+	}
+	return nil
+}
+
+// within returns path relative to dir with forward slashes, and whether
+// it is inside dir.
+func within(dir, path string) (string, bool) {
+	rel, err := filepath.Rel(dir, path)
+	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
+		return "", false
+	}
+	return filepath.ToSlash(rel), true
+}
+
+// linesOf returns the lines of a file: its open document's, else the
+// file's on disk.
+func (s *server) linesOf(path string) []string {
+	text := ""
+	if d := s.docs[path]; d != nil {
+		text = d.text
+	} else if data, err := os.ReadFile(path); err == nil {
+		text = string(data)
+	}
+	return strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
+}
+
+// lineSource returns a function that reads line n (1-based) of a file
+// through linesOf, each file once; "" past the end.
+func (s *server) lineSource() func(path string, n int) string {
+	cache := map[string][]string{}
+	return func(path string, n int) string {
+		lines, ok := cache[path]
+		if !ok {
+			lines = s.linesOf(path)
+			cache[path] = lines
+		}
+		if n < 1 || n > len(lines) {
+			return ""
+		}
+		return lines[n-1]
+	}
+}
+
+// toDiagnostic turns a finding into a diagnostic on its line: from its
+// column to its end column, or to the end of the line.
+func toDiagnostic(f lint.Finding, line string) diagnostic {
+	start := utf16Col(line, f.Col)
+	end := utf16Col(line, f.EndCol)
+	if f.EndCol <= f.Col {
+		end = utf16Col(line, len([]rune(line))+1)
+	}
+	sev := severityInformation
+	switch f.Severity {
+	case plan.SevError:
+		sev = severityError
+	case plan.SevWarning:
+		sev = severityWarning
+	}
+	d := diagnostic{
+		Range:    lspRange{Start: position{f.Line - 1, start}, End: position{f.Line - 1, max(end, start)}},
+		Severity: sev, Code: f.Rule, Source: "skillkit", Message: f.Message,
+	}
+	if r := lint.RuleByID(f.Rule); r != nil {
+		d.CodeDescription = &codeDescripton{Href: r.DocsURL()}
+	}
+	return d
+}
+
+// utf16Col turns a 1-based code-point column of line into the 0-based
+// UTF-16 offset LSP counts in; 0 (unknown) is the line's start.
+func utf16Col(line string, col int) int {
+	n, i := 0, 1
+	for _, r := range line {
+		if i >= col {
+			break
+		}
+		if r >= 0x10000 {
+			n += 2
+		} else {
+			n++
+		}
+		i++
+	}
+	return n + max(0, col-i)
+}
