@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/skillkit/skillkit/internal/agent"
+	"github.com/skillkit/skillkit/internal/cassette"
 	"github.com/skillkit/skillkit/internal/engine"
 	"github.com/skillkit/skillkit/internal/orchestrator"
 	skrun "github.com/skillkit/skillkit/internal/run"
@@ -44,6 +45,7 @@ type runOptions struct {
 	maxCost  float64
 	maxSame  int
 	progress string
+	record   string
 }
 
 func newRunCmd(s Streams) *cobra.Command {
@@ -112,6 +114,7 @@ Exit codes: 0 completed, 1 failed or aborted, 2 invalid skill or usage,
 	f.IntVar(&o.maxCalls, "max-agent-calls", 0, "agent calls the run may make, resumes included; then it stops, resumable (default no limit)")
 	f.Float64Var(&o.maxCost, "max-cost-usd", 0, "agent cost in US dollars, as the agent reports it, the run may spend; then it stops, resumable (default no limit)")
 	f.StringVar(&o.progress, "progress", progressAuto, "how to show progress on stderr: auto (a live line on a terminal, else plain), plain (a line per event) or json (every event as a line of JSON on stdout; the log lines go to stderr)")
+	f.StringVar(&o.record, "record", "", "write every agent exchange to this cassette file (JSON Lines, secrets scrubbed), for skillkit test to replay")
 	f.StringArrayVar(&o.allow, "allow-path", nil, "a folder JS code may read and write besides the project, the skill and the work dir (repeatable)")
 	return c
 }
@@ -205,7 +208,20 @@ func runSkill(c *cobra.Command, s Streams, o *runOptions, dir string, args []str
 	}
 	ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	var rec *cassette.Recorder
+	if o.record != "" {
+		if rec, err = startRecording(o.record, skill, opts.Agent); err != nil {
+			return usageErr(err)
+		}
+	}
 	res, err := skrun.Run(ctx, opts)
+	if rec != nil {
+		if rerr := rec.Close(); rerr != nil {
+			err = errors.Join(err, rerr)
+		} else {
+			fmt.Fprintf(c.ErrOrStderr(), "recorded %d agent exchange(s) to %s\n", rec.Exchanges(), o.record)
+		}
+	}
 	if err != nil {
 		code := runExit(err)
 		err = stopped(ctx, err, res, dir)
@@ -215,6 +231,32 @@ func runSkill(c *cobra.Command, s Streams, o *runOptions, dir string, args []str
 		return &exitError{code: code, err: err}
 	}
 	return nil
+}
+
+// startRecording makes the run's agent record its exchanges to file,
+// scrubbed of the environment's secrets and the skill's record.scrub
+// patterns. A run without an agent records an empty cassette.
+func startRecording(file string, skill *plan.Skill, a *agent.Agent) (*cassette.Recorder, error) {
+	patterns, err := cassette.ConfigScrub(skill.Dir)
+	if err != nil {
+		return nil, err
+	}
+	scrub, err := cassette.NewScrubber(os.Environ(), patterns)
+	if err != nil {
+		return nil, err
+	}
+	h := cassette.Header{Skill: skill.Name, Agent: agent.AdapterCommand}
+	if a != nil {
+		h.Agent = agent.Adapter(a.Command)
+	}
+	rec, err := cassette.Create(file, h, scrub)
+	if err != nil {
+		return nil, err
+	}
+	if a != nil {
+		a.Tape = rec
+	}
+	return rec, nil
 }
 
 // absCommand makes a command that starts with a relative path to a file

@@ -88,7 +88,7 @@ func (r *Runner) RunStep(ctx context.Context, unit, id string, step *plan.Step) 
 		if err := s.to(StepConfirm, c.Question); err != nil {
 			return "", err
 		}
-		answer, how, err := r.confirm(ctx, unit, step)
+		answer, how, err := r.confirm(ctx, unit, id, step)
 		if err != nil {
 			return "", &StepError{Step: id, Pos: c.Pos, Err: err}
 		}
@@ -196,7 +196,7 @@ func (s *stepRun) finish(status runstore.StepResult, to StepState, detail string
 // confirm answers a step's confirmation: --yes, else the Confirmer, else
 // the question's default; "agent" (as an answer or a default) lets the
 // agent decide between yes and skip. how says where the answer came from.
-func (r *Runner) confirm(ctx context.Context, unit string, step *plan.Step) (answer, how string, err error) {
+func (r *Runner) confirm(ctx context.Context, unit, id string, step *plan.Step) (answer, how string, err error) {
 	c := step.Attrs.Confirm
 	switch {
 	case r.Yes:
@@ -234,6 +234,7 @@ func (r *Runner) confirm(ctx context.Context, unit string, step *plan.Step) (ans
 	if err != nil {
 		return "", "", err
 	}
+	prompt.ID = id
 	reply, err := r.Agent.Ask(ctx, prompt)
 	if err != nil {
 		return "", "", fmt.Errorf("asking the agent to confirm: %w", err)
@@ -350,6 +351,7 @@ func (r *Runner) askStep(ctx context.Context, s *stepRun, res *execResult, logNa
 	if err != nil {
 		return err
 	}
+	prompt.ID = s.id
 	if s.takeover != "" {
 		prompt.Note("STEP", s.takeover)
 	}
