@@ -196,6 +196,7 @@ durable state, resume, retries and an embedded JavaScript engine.`,
 		newNewCmd(),
 		newAddCmd(),
 		newLintCmd(s),
+		newTestCmd(),
 	)
 	withUsageLine(root)
 	return root

@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/skillkit/skillkit/internal/agent"
 	"github.com/skillkit/skillkit/internal/cassette"
@@ -21,6 +22,7 @@ import (
 	"github.com/skillkit/skillkit/internal/runstore"
 	"github.com/skillkit/skillkit/internal/runstore/fs"
 	"github.com/skillkit/skillkit/internal/script"
+	"github.com/skillkit/skillkit/internal/skilltest"
 	"github.com/skillkit/skillkit/lint"
 	"github.com/skillkit/skillkit/plan"
 )
@@ -46,6 +48,8 @@ type runOptions struct {
 	maxSame  int
 	progress string
 	record   string
+	// recordTest names the test --record-test writes.
+	recordTest string
 }
 
 func newRunCmd(s Streams) *cobra.Command {
@@ -115,6 +119,7 @@ Exit codes: 0 completed, 1 failed or aborted, 2 invalid skill or usage,
 	f.Float64Var(&o.maxCost, "max-cost-usd", 0, "agent cost in US dollars, as the agent reports it, the run may spend; then it stops, resumable (default no limit)")
 	f.StringVar(&o.progress, "progress", progressAuto, "how to show progress on stderr: auto (a live line on a terminal, else plain), plain (a line per event) or json (every event as a line of JSON on stdout; the log lines go to stderr)")
 	f.StringVar(&o.record, "record", "", "write every agent exchange to this cassette file (JSON Lines, secrets scrubbed), for skillkit test to replay")
+	f.StringVar(&o.recordTest, "record-test", "", "record the run as the test tests/NAME.yaml of the skill, with its cassette tests/NAME.cassette.jsonl and expectations taken from the run (see skillkit test)")
 	f.StringArrayVar(&o.allow, "allow-path", nil, "a folder JS code may read and write besides the project, the skill and the work dir (repeatable)")
 	return c
 }
@@ -209,6 +214,15 @@ func runSkill(c *cobra.Command, s Streams, o *runOptions, dir string, args []str
 	ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	var rec *cassette.Recorder
+	if o.recordTest != "" {
+		if o.record != "" || o.resume != "" {
+			return usageErr(errors.New("--record-test records a new run into its own cassette: leave out --record and --resume"))
+		}
+		o.record = skilltest.CassettePath(skill.Dir, o.recordTest)
+		if err := os.MkdirAll(filepath.Dir(o.record), 0o755); err != nil {
+			return err
+		}
+	}
 	if o.record != "" {
 		if rec, err = startRecording(o.record, skill, opts.Agent); err != nil {
 			return usageErr(err)
@@ -220,6 +234,11 @@ func runSkill(c *cobra.Command, s Streams, o *runOptions, dir string, args []str
 			err = errors.Join(err, rerr)
 		} else {
 			fmt.Fprintf(c.ErrOrStderr(), "recorded %d agent exchange(s) to %s\n", rec.Exchanges(), o.record)
+		}
+	}
+	if o.recordTest != "" && res != nil {
+		if werr := writeRecordedTest(c, o, skill, args, inputs, res, err, rec); werr != nil {
+			return werr
 		}
 	}
 	if err != nil {
@@ -245,7 +264,7 @@ func startRecording(file string, skill *plan.Skill, a *agent.Agent) (*cassette.R
 	if err != nil {
 		return nil, err
 	}
-	h := cassette.Header{Skill: skill.Name, Agent: agent.AdapterCommand}
+	h := cassette.Header{Skill: skill.Name, Agent: cassette.NoAgent}
 	if a != nil {
 		h.Agent = agent.Adapter(a.Command)
 	}
@@ -257,6 +276,29 @@ func startRecording(file string, skill *plan.Skill, a *agent.Agent) (*cassette.R
 		a.Tape = rec
 	}
 	return rec, nil
+}
+
+// writeRecordedTest writes the test of --record-test from the run.
+func writeRecordedTest(c *cobra.Command, o *runOptions, skill *plan.Skill, args []string, inputs map[string]string, res *skrun.Result, runErr error, rec *cassette.Recorder) error {
+	r := skilltest.Recording{Name: o.recordTest, Args: args, Inputs: inputs, Yes: o.yes, Result: res, Err: runErr, ExitCode: runExit(runErr)}
+	if rec != nil {
+		r.AgentCalls = rec.Exchanges()
+	}
+	if o.answers != "" {
+		data, err := os.ReadFile(o.answers)
+		if err == nil {
+			err = yaml.Unmarshal(data, &r.Answers)
+		}
+		if err != nil {
+			return usageErr(fmt.Errorf("--record-test: reading the answers: %w", err))
+		}
+	}
+	file, err := skilltest.WriteRecorded(skill, r)
+	if err != nil {
+		return fmt.Errorf("--record-test: %w", err)
+	}
+	fmt.Fprintf(c.ErrOrStderr(), "wrote the test %s; run it with: skillkit test %s\n", file, skill.Dir)
+	return nil
 }
 
 // absCommand makes a command that starts with a relative path to a file

@@ -28,6 +28,11 @@ import (
 // cassette of another version is refused with a word on re-recording it.
 const Version = 1
 
+// NoAgent is the Header.Agent of a run that had no agent: its replay
+// has none either, as an agent changes what a run does (it takes over
+// native code that fails).
+const NoAgent = "none"
+
 // Header is a cassette's first line.
 type Header struct {
 	// Cassette is the format's version.
@@ -37,7 +42,8 @@ type Header struct {
 	Skill string `json:"skill"`
 	// Agent is the adapter that was recorded (agent.Adapter): claude and
 	// codex keep a conversation, so their prompts leave [CONTEXT] out
-	// after the first call, and a replay must render prompts the same way.
+	// after the first call, and a replay must render prompts the same way;
+	// NoAgent for a run without one.
 	Agent string `json:"agent"`
 }
 
