@@ -71,15 +71,20 @@ const retryWait = time.Millisecond
 
 // Run runs one case of skill s in a fresh temporary work dir.
 func Run(ctx context.Context, s *plan.Skill, c *Case, o Options) *Result {
+	tmp, err := os.MkdirTemp("", "skillkit-test-")
+	if err != nil {
+		return &Result{Skill: s.Name, Case: c.Name, File: c.File, Failures: []string{err.Error()}}
+	}
+	defer os.RemoveAll(tmp)
+	return runIn(ctx, s, c, o, tmp)
+}
+
+// runIn runs a case with tmp as its folder: the run's record and work
+// dir are tmp/work.
+func runIn(ctx context.Context, s *plan.Skill, c *Case, o Options, tmp string) *Result {
 	start := time.Now()
 	res := &Result{Skill: s.Name, Case: c.Name, File: c.File}
 	defer func() { res.Duration = time.Since(start) }()
-	tmp, err := os.MkdirTemp("", "skillkit-test-")
-	if err != nil {
-		res.fail("%v", err)
-		return res
-	}
-	defer os.RemoveAll(tmp)
 	work := filepath.Join(tmp, "work")
 	if err := c.copyFixtures(s.Dir, work); err != nil {
 		res.fail("fixtures: %v", err)
