@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/skillkit/skillkit/internal/agent"
-	"github.com/skillkit/skillkit/internal/cassette"
 	"github.com/skillkit/skillkit/internal/skilltest"
 )
 
@@ -85,11 +84,7 @@ func runTests(c *cobra.Command, o *testOptions, paths []string) error {
 	if err != nil {
 		return usageErr(err)
 	}
-	scrub, err := cassette.NewScrubber(os.Environ(), nil)
-	if err != nil {
-		return err
-	}
-	opts := skilltest.Options{ExitCode: runExit, Update: o.update, Scrub: scrub}
+	opts := skilltest.Options{ExitCode: runExit, Update: o.update, Env: os.Environ()}
 	if o.update {
 		cwd, err := os.Getwd()
 		if err != nil {

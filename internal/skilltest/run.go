@@ -38,9 +38,10 @@ type Options struct {
 	// golden files a case's run no longer matches.
 	Update bool
 	Agent  *agent.Agent
-	// Scrub are the environment and patterns a recording scrubs, and a
-	// replay scrubs its prompts with to hash them alike.
-	Scrub *cassette.Scrubber
+	// Env is the environment whose secrets a recording scrubs, and a
+	// replay scrubs from its prompts to hash them alike (with the skill's
+	// record.scrub patterns).
+	Env []string
 }
 
 // Result is how one case went.
@@ -213,6 +214,14 @@ func (c *Case) cassettePath() string {
 // test file, at the cassette's line.
 func (c *Case) tape(s *plan.Skill, o Options, tmp string) (*caseTape, error) {
 	t := &caseTape{}
+	patterns, err := cassette.ConfigScrub(s.Dir)
+	if err != nil {
+		return nil, &BadFileError{File: c.File, Err: err}
+	}
+	scrub, err := cassette.NewScrubber(o.Env, patterns)
+	if err != nil {
+		return nil, &BadFileError{File: c.File, Err: err}
+	}
 	var exchanges []cassette.Exchange
 	command := agent.AdapterCommand
 	if c.Agent.Cassette != "" {
@@ -232,7 +241,7 @@ func (c *Case) tape(s *plan.Skill, o Options, tmp string) (*caseTape, error) {
 			return nil, fmt.Errorf("--update re-records the cassette with the agent: pass --agent CMD or set SKILLKIT_AGENT")
 		}
 		t.next = filepath.Join(tmp, "cassette.jsonl")
-		rec, err := cassette.Create(t.next, cassette.Header{Skill: s.Name, Agent: agent.Adapter(o.Agent.Command)}, o.Scrub)
+		rec, err := cassette.Create(t.next, cassette.Header{Skill: s.Name, Agent: agent.Adapter(o.Agent.Command)}, scrub)
 		if err != nil {
 			return nil, err
 		}
@@ -249,7 +258,7 @@ func (c *Case) tape(s *plan.Skill, o Options, tmp string) (*caseTape, error) {
 	if command == cassette.NoAgent || c.Agent.Cassette == "" && len(c.Agent.Replies) == 0 {
 		return t, nil
 	}
-	t.player = cassette.NewPlayer(exchanges, o.Scrub)
+	t.player = cassette.NewPlayer(exchanges, scrub)
 	// The command never runs: only its adapter matters, which renders the
 	// prompts as the recorded run's did.
 	t.agent = &agent.Agent{Command: command, Tape: t.player}
