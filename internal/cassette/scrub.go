@@ -115,11 +115,19 @@ func placeholdersOf(a *agent.Agent) placeholders {
 	var ps []pair
 	for _, kv := range a.Env {
 		name, value, _ := strings.Cut(kv, "=")
+		if value == "" {
+			continue
+		}
 		switch name {
-		case "SKILL_WORKDIR", "SKILL_DIR", "SKILL_RUN_ID":
-			if value != "" {
-				ps = append(ps, pair{value, "${" + name + "}"})
+		case "SKILL_WORKDIR", "SKILL_DIR":
+			// The variable may hold the folder as the user named it,
+			// relative; prompts say it absolute.
+			if abs, err := filepath.Abs(value); err == nil && abs != value {
+				ps = append(ps, pair{abs, "${" + name + "}"})
 			}
+			fallthrough
+		case "SKILL_RUN_ID":
+			ps = append(ps, pair{value, "${" + name + "}"})
 		}
 	}
 	if a.Session != nil && a.Session.ID != "" {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -321,6 +322,36 @@ expect:
 		"events.skipped: 01-collect#1 was not skipped", "events.actionRuns.count"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("failures lack %q:\n%s", want, all)
+		}
+	}
+}
+
+// BenchmarkSuite runs 200 cases: the examples' and the scaffolds' tests,
+// ten times over, as many at once as there are cores. The figure to keep
+// is under 5 s per op on 2 cores.
+func BenchmarkSuite(b *testing.B) {
+	found, err := Find([]string{examples, filepath.Join("..", "..", "scaffold", "testdata", "golden")}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var suite []*Found
+	n := 0
+	for len(suite) == 0 || n < 200 {
+		for _, f := range found {
+			if n >= 200 {
+				break
+			}
+			cases := f.Cases[:min(len(f.Cases), 200-n)]
+			suite = append(suite, &Found{Skill: f.Skill, Cases: cases})
+			n += len(cases)
+		}
+	}
+	b.ReportMetric(float64(n), "cases/op")
+	for b.Loop() {
+		for _, r := range RunAll(context.Background(), suite, Options{}, runtime.GOMAXPROCS(0)) {
+			if !r.Passed() {
+				b.Fatalf("%s/%s: %s %v", r.Skill, r.Case, r.Bad, r.Failures)
+			}
 		}
 	}
 }
