@@ -224,7 +224,7 @@ func runSkill(c *cobra.Command, s Streams, o *runOptions, dir string, args []str
 		}
 	}
 	if o.record != "" {
-		if rec, err = startRecording(o.record, skill, opts.Agent); err != nil {
+		if rec, err = startRecording(o.record, skill, opts.Agent, o.resume != ""); err != nil {
 			return usageErr(err)
 		}
 	}
@@ -254,8 +254,9 @@ func runSkill(c *cobra.Command, s Streams, o *runOptions, dir string, args []str
 
 // startRecording makes the run's agent record its exchanges to file,
 // scrubbed of the environment's secrets and the skill's record.scrub
-// patterns. A run without an agent records an empty cassette.
-func startRecording(file string, skill *plan.Skill, a *agent.Agent) (*cassette.Recorder, error) {
+// patterns. A run without an agent records an empty cassette; a resumed
+// one goes on recording after the exchanges the file holds.
+func startRecording(file string, skill *plan.Skill, a *agent.Agent, resumed bool) (*cassette.Recorder, error) {
 	patterns, err := cassette.ConfigScrub(skill.Dir)
 	if err != nil {
 		return nil, err
@@ -268,7 +269,11 @@ func startRecording(file string, skill *plan.Skill, a *agent.Agent) (*cassette.R
 	if a != nil {
 		h.Agent = agent.Adapter(a.Command)
 	}
-	rec, err := cassette.Create(file, h, scrub)
+	start := cassette.Create
+	if resumed {
+		start = cassette.Continue
+	}
+	rec, err := start(file, h, scrub)
 	if err != nil {
 		return nil, err
 	}

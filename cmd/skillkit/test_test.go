@@ -96,3 +96,22 @@ func TestRecordTestThenUpdate(t *testing.T) {
 		t.Errorf("--update did not record the new reply")
 	}
 }
+
+// TestRecordAcrossResume: a run that stopped for want of an agent and was
+// resumed with one records into one cassette, which replays as one run.
+func TestRecordAcrossResume(t *testing.T) {
+	dir := copyExample(t, "agent-driven")
+	t.Chdir(t.TempDir())
+	tape := filepath.Join(dir, "tests", "resumed.cassette.jsonl")
+	if code, _, stderr := run("run", dir, "--record", tape); code == ExitOK || !strings.Contains(stderr, "this needs an agent") {
+		t.Fatalf("the run without an agent: exit %d: %s", code, stderr)
+	}
+	code, _, stderr := run("run", dir, "--resume", "last", "--agent", filepath.Join(dir, "fake-agent.sh"), "--record", tape)
+	if code != ExitOK {
+		t.Fatalf("the resume: exit %d: %s", code, stderr)
+	}
+	must(t, os.WriteFile(filepath.Join(dir, "tests", "resumed.yaml"), []byte("agent: {cassette: resumed.cassette.jsonl}\nexpect: {status: completed, maxAgentCalls: 3}\n"), 0o644))
+	if code, out, _ := run("test", dir, "--run", "resumed"); code != ExitOK {
+		t.Errorf("the replay of the resumed run: exit %d\n%s", code, out)
+	}
+}

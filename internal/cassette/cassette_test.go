@@ -138,3 +138,32 @@ func TestLoadRefuses(t *testing.T) {
 		t.Errorf("a truncated cassette: %v, %+v", err, c)
 	}
 }
+
+// TestContinue: a resumed run's recording keeps the exchanges before it
+// and counts attempts on from them.
+func TestContinue(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "c.jsonl")
+	a := runAgent(t.TempDir())
+	x := agent.Exchange{Request: agent.RequestAction, ID: "triage", Prompt: "p", Reply: "r"}
+	for i, h := range []Header{{Skill: "demo", Agent: NoAgent}, {Skill: "demo", Agent: agent.AdapterClaude}} {
+		start := Create
+		if i > 0 {
+			start = Continue
+		}
+		rec, err := start(file, h, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		call(t, rec, a, x, func() {})
+		if err := rec.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, err := Load(file, "demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Agent != agent.AdapterClaude || len(c.Exchanges) != 2 || c.Exchanges[1].Attempt != 2 {
+		t.Errorf("continued cassette: agent %s, %+v", c.Agent, c.Exchanges)
+	}
+}

@@ -3,7 +3,9 @@ package cassette
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"sync"
 
@@ -40,6 +42,29 @@ func Create(path string, h Header, s *Scrubber) (*Recorder, error) {
 		return nil, fmt.Errorf("recording: %w", err)
 	}
 	return &Recorder{scrub: s, f: f, attempts: map[string]int{}}, nil
+}
+
+// Continue goes on recording into the cassette at path, for a resumed
+// run: its exchanges so far stay, and attempts count on from them. The
+// header becomes h: a run that stopped for want of an agent and resumed
+// with one replays with that agent. A missing file is created.
+func Continue(path string, h Header, s *Scrubber) (*Recorder, error) {
+	c, err := Load(path, h.Skill)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Create(path, h, s)
+	}
+	if err != nil {
+		return nil, err
+	}
+	r, err := Create(path, h, s)
+	if err != nil {
+		return nil, err
+	}
+	for _, x := range c.Exchanges {
+		r.attempts[key(x.Request, x.ID)]++
+		r.write(x, nil)
+	}
+	return r, nil
 }
 
 // key is what attempts are counted by.
