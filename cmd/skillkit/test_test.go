@@ -115,3 +115,14 @@ func TestRecordAcrossResume(t *testing.T) {
 		t.Errorf("the replay of the resumed run: exit %d\n%s", code, out)
 	}
 }
+
+// TestExamplesPass runs the examples' tests as CI does, from the
+// repository with a relative path: the prompts say the skill's folder
+// absolute, its prose may name it relative, and only the first is the
+// run's own.
+func TestExamplesPass(t *testing.T) {
+	t.Chdir(repoRoot(t))
+	if code, out, stderr := run("test", "examples"); code != ExitOK || !strings.Contains(out, "5 passed, 0 failed") {
+		t.Errorf("skillkit test examples: exit %d\n%s%s", code, out, stderr)
+	}
+}

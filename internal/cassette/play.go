@@ -117,6 +117,10 @@ func (p *Player) closest(request, id, prompt string) string {
 			break
 		}
 	}
+	// The diff's own first line ("diff recorded now") says nothing.
+	if first, rest, ok := strings.Cut(best, "\n"); ok && strings.HasPrefix(first, "diff ") {
+		best = rest
+	}
 	return strings.TrimRight(best, "\n")
 }
 

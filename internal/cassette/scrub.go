@@ -121,11 +121,11 @@ func placeholdersOf(a *agent.Agent) placeholders {
 		switch name {
 		case "SKILL_WORKDIR", "SKILL_DIR":
 			// The variable may hold the folder as the user named it,
-			// relative; prompts say it absolute.
-			if abs, err := filepath.Abs(value); err == nil && abs != value {
+			// relative, which prose may say too ("run examples/x"):
+			// prompts say it absolute, and only that is replaced.
+			if abs, err := filepath.Abs(value); err == nil {
 				ps = append(ps, pair{abs, "${" + name + "}"})
 			}
-			fallthrough
 		case "SKILL_RUN_ID":
 			ps = append(ps, pair{value, "${" + name + "}"})
 		}
