@@ -371,3 +371,36 @@ func TestStepsOutsideAnExecutionOverview(t *testing.T) {
 		t.Fatalf("steps = %+v, want the 执行流程 section as one bash step", st)
 	}
 }
+
+// TestHashLeavesTestsOut: a skill's tests/ (recorded by a run of it) do
+// not change its hash, which a resume compares; its other files do.
+func TestHashLeavesTestsOut(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hash := func() string {
+		t.Helper()
+		s, err := Dir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.Hash
+	}
+	write("SKILL.md", "---\nname: demo\ndescription: d\n---\n# Demo\n")
+	before := hash()
+	write("tests/basic.yaml", "expect: {status: completed}\n")
+	if hash() != before {
+		t.Error("a test file changed the skill's hash")
+	}
+	write("scripts/x.sh", "echo\n")
+	if hash() == before {
+		t.Error("a script did not change the skill's hash")
+	}
+}

@@ -158,6 +158,12 @@ func generate(opts *Options) ([]file, error) {
 	case plan.ModeHybrid:
 		g.hybrid()
 	}
+	// The skill runs as generated with no agent: its one test says so,
+	// and shows where the tests of its runs with an agent go.
+	g.add("tests/basic.yaml", "test.yaml.tmpl", struct {
+		Name    string
+		Outputs []string
+	}{opts.Name, g.outputs})
 	if err := g.skillMD(); err != nil {
 		return nil, err
 	}
@@ -193,6 +199,9 @@ type generator struct {
 	err   error
 	// phaseList names the numbered phases for SKILL.md.
 	phaseList []string
+	// outputs are the files the numbered phases declare, which the
+	// skill's test expects.
+	outputs []string
 }
 
 func (g *generator) add(path, tmpl string, data any) {
@@ -260,6 +269,7 @@ func (g *generator) numbered(loop *loopData) {
 			s.outpt = "summary.json"
 		}
 		g.phaseList = append(g.phaseList, strings.TrimSuffix(s.file, ".md"))
+		g.outputs = append(g.outputs, s.outpt)
 	}
 	for i, s := range slots {
 		var next *link

@@ -53,13 +53,12 @@ func TestProblemMatcher(t *testing.T) {
 }
 
 // TestActionAndHookFiles checks that action.yml and .pre-commit-hooks.yaml
-// parse and only use lint flags that exist.
+// parse and only use flags of skillkit lint and skillkit test that exist.
 func TestActionAndHookFiles(t *testing.T) {
-	flags := newRootCmd(Streams{}).Commands()
-	var lintFlags []string
-	for _, c := range flags {
-		if c.Name() == "lint" {
-			c.Flags().VisitAll(func(f *pflag.Flag) { lintFlags = append(lintFlags, "--"+f.Name) })
+	flags := map[string][]string{}
+	for _, c := range newRootCmd(Streams{}).Commands() {
+		if c.Name() == "lint" || c.Name() == "test" {
+			c.Flags().VisitAll(func(f *pflag.Flag) { flags[c.Name()] = append(flags[c.Name()], "--"+f.Name) })
 		}
 	}
 	for _, file := range []string{"../../action.yml", "../../.pre-commit-hooks.yaml"} {
@@ -71,10 +70,10 @@ func TestActionAndHookFiles(t *testing.T) {
 		if err := yaml.Unmarshal(data, &v); err != nil {
 			t.Errorf("%s: %v", file, err)
 		}
-		for _, used := range regexp.MustCompile(`skillkit lint((?: --[a-z-]+(?: "[^"]*"| [a-z$"{}A-Z_]+)?)*)`).FindAllStringSubmatch(string(data), -1) {
-			for _, f := range regexp.MustCompile(`--[a-z-]+`).FindAllString(used[1], -1) {
-				if !slices.Contains(lintFlags, f) {
-					t.Errorf("%s uses %s, which skillkit lint does not have (it has %v)", file, f, lintFlags)
+		for _, used := range regexp.MustCompile(`skillkit (lint|test)((?: --[a-z-]+(?: "[^"]*"| [a-z$"{}A-Z_]+)?)*)`).FindAllStringSubmatch(string(data), -1) {
+			for _, f := range regexp.MustCompile(`--[a-z-]+`).FindAllString(used[2], -1) {
+				if !slices.Contains(flags[used[1]], f) {
+					t.Errorf("%s uses %s, which skillkit %s does not have (it has %v)", file, f, used[1], flags[used[1]])
 				}
 			}
 		}

@@ -49,7 +49,7 @@ hyphens. new refuses an existing folder.`,
 			w := c.OutOrStdout()
 			fmt.Fprintf(w, "created %s skill %s:\n", opts.Mode, root)
 			printFiles(w, files)
-			fmt.Fprintf(w, "\nnext:\n  skillkit lint %s\n  skillkit run %s\n", root, root)
+			fmt.Fprintf(w, "\nnext:\n  skillkit lint %s\n  skillkit run %s\n  skillkit test %s\n", root, root, root)
 			return nil
 		}),
 	}

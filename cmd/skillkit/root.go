@@ -204,6 +204,7 @@ durable state, resume, retries and an embedded JavaScript engine.`,
 		newRecoverCmd(),
 		newTasksCmd(),
 		newLSPCmd(s),
+		newTestCmd(),
 	)
 	withUsageLine(root)
 	addDBFlag(root)

@@ -12,8 +12,10 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/skillkit/skillkit/internal/agent"
+	"github.com/skillkit/skillkit/internal/cassette"
 	"github.com/skillkit/skillkit/internal/engine"
 	"github.com/skillkit/skillkit/internal/orchestrator"
 	"github.com/skillkit/skillkit/internal/proc"
@@ -21,6 +23,7 @@ import (
 	"github.com/skillkit/skillkit/internal/runstore"
 	"github.com/skillkit/skillkit/internal/runstore/fs"
 	"github.com/skillkit/skillkit/internal/script"
+	"github.com/skillkit/skillkit/internal/skilltest"
 	"github.com/skillkit/skillkit/lint"
 	"github.com/skillkit/skillkit/plan"
 )
@@ -47,6 +50,9 @@ type runOptions struct {
 	progress string
 	tail     int
 	jsMemory int64
+	record   string
+	// recordTest names the test --record-test writes.
+	recordTest string
 }
 
 func newRunCmd(s Streams) *cobra.Command {
@@ -117,6 +123,8 @@ Exit codes: 0 completed, 1 failed or aborted, 2 invalid skill or usage,
 	f.StringVar(&o.progress, "progress", progressAuto, "how to show progress on stderr: auto (a live line on a terminal, else plain), plain (a line per event) or json (every event as a line of JSON on stdout; the log lines go to stderr)")
 	f.IntVar(&o.tail, "output-tail", proc.DefaultTail, "bytes of each command's output and of the agent's reply kept in memory (the logs get all of it)")
 	f.Int64Var(&o.jsMemory, "js-memory", script.DefaultJSMemory>>20, "MiB of heap JS code may grow the run to before it is stopped")
+	f.StringVar(&o.record, "record", "", "write every agent exchange to this cassette file (JSON Lines, secrets scrubbed), for skillkit test to replay")
+	f.StringVar(&o.recordTest, "record-test", "", "record the run as the test tests/NAME.yaml of the skill, with its cassette tests/NAME.cassette.jsonl and expectations taken from the run (see skillkit test)")
 	f.StringArrayVar(&o.allow, "allow-path", nil, "a folder JS code may read and write besides the project, the skill and the work dir (repeatable)")
 	return c
 }
@@ -213,7 +221,34 @@ func runSkill(c *cobra.Command, s Streams, o *runOptions, dir string, args []str
 	// its commands are killed and it stays resumable.
 	ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
+	var rec *cassette.Recorder
+	if o.recordTest != "" {
+		if o.record != "" || o.resume != "" {
+			return usageErr(errors.New("--record-test records a new run into its own cassette: leave out --record and --resume"))
+		}
+		o.record = skilltest.CassettePath(skill.Dir, o.recordTest)
+		if err := os.MkdirAll(filepath.Dir(o.record), 0o755); err != nil {
+			return err
+		}
+	}
+	if o.record != "" {
+		if rec, err = startRecording(o.record, skill, opts.Agent, o.resume != ""); err != nil {
+			return usageErr(err)
+		}
+	}
 	res, err := skrun.Run(ctx, opts)
+	if rec != nil {
+		if rerr := rec.Close(); rerr != nil {
+			err = errors.Join(err, rerr)
+		} else {
+			fmt.Fprintf(c.ErrOrStderr(), "recorded %d agent exchange(s) to %s\n", rec.Exchanges(), o.record)
+		}
+	}
+	if o.recordTest != "" && res != nil {
+		if werr := writeRecordedTest(c, o, skill, args, inputs, res, err, rec); werr != nil {
+			return werr
+		}
+	}
 	if err != nil {
 		code := runExit(err)
 		err = stopped(ctx, err, res, dir)
@@ -222,6 +257,60 @@ func runSkill(c *cobra.Command, s Streams, o *runOptions, dir string, args []str
 		}
 		return &exitError{code: code, err: err}
 	}
+	return nil
+}
+
+// startRecording makes the run's agent record its exchanges to file,
+// scrubbed of the environment's secrets and the skill's record.scrub
+// patterns. A run without an agent records an empty cassette; a resumed
+// one goes on recording after the exchanges the file holds.
+func startRecording(file string, skill *plan.Skill, a *agent.Agent, resumed bool) (*cassette.Recorder, error) {
+	patterns, err := cassette.ConfigScrub(skill.Dir)
+	if err != nil {
+		return nil, err
+	}
+	scrub, err := cassette.NewScrubber(os.Environ(), patterns)
+	if err != nil {
+		return nil, err
+	}
+	h := cassette.Header{Skill: skill.Name, Agent: cassette.NoAgent}
+	if a != nil {
+		h.Agent = agent.Adapter(a.Command)
+	}
+	start := cassette.Create
+	if resumed {
+		start = cassette.Continue
+	}
+	rec, err := start(file, h, scrub)
+	if err != nil {
+		return nil, err
+	}
+	if a != nil {
+		a.Tape = rec
+	}
+	return rec, nil
+}
+
+// writeRecordedTest writes the test of --record-test from the run.
+func writeRecordedTest(c *cobra.Command, o *runOptions, skill *plan.Skill, args []string, inputs map[string]string, res *skrun.Result, runErr error, rec *cassette.Recorder) error {
+	r := skilltest.Recording{Name: o.recordTest, Args: args, Inputs: inputs, Yes: o.yes, Result: res, Err: runErr, ExitCode: runExit(runErr)}
+	if rec != nil {
+		r.AgentCalls = rec.Exchanges()
+	}
+	if o.answers != "" {
+		data, err := os.ReadFile(o.answers)
+		if err == nil {
+			err = yaml.Unmarshal(data, &r.Answers)
+		}
+		if err != nil {
+			return usageErr(fmt.Errorf("--record-test: reading the answers: %w", err))
+		}
+	}
+	file, err := skilltest.WriteRecorded(skill, r)
+	if err != nil {
+		return fmt.Errorf("--record-test: %w", err)
+	}
+	fmt.Fprintf(c.ErrOrStderr(), "wrote the test %s; run it with: skillkit test %s\n", file, skill.Dir)
 	return nil
 }
 

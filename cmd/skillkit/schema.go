@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/skillkit/skillkit/internal/runstore"
+	"github.com/skillkit/skillkit/internal/skilltest"
 	"github.com/skillkit/skillkit/lint"
 	"github.com/skillkit/skillkit/plan"
 )
@@ -27,6 +28,9 @@ var schemas = map[string]func() *jsonschema.Schema{
 	},
 	"config": func() *jsonschema.Schema {
 		return reflectSchema(&lint.Config{}, "config", "yaml", false, "skillkit.yaml: lint rule severities, ignore globs, profile.")
+	},
+	"test": func() *jsonschema.Schema {
+		return reflectSchema(&skilltest.Case{}, "test", "yaml", false, "A skill's test file, tests/NAME.yaml, that skillkit test runs (docs/testing.md).")
 	},
 	"state": func() *jsonschema.Schema {
 		return reflectSchema(&plan.BaseState{}, "state", "json", true, "The base fields of state.json that the runtime maintains; skills add their own.")
@@ -72,6 +76,7 @@ types, for editors and CI that check skillkit's files:
   progress skill-state.yaml, a run's progress
   config   skillkit.yaml, the lint configuration
   state    the base fields of state.json
+  test     a skill's test file, tests/NAME.yaml (skillkit test)
 
 With a SKILL, schema state prints the schema converted from that skill's
 state-schema.md instead: what skillkit run validates state.json against.

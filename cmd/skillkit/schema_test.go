@@ -183,3 +183,28 @@ func TestProgressFilesValidate(t *testing.T) {
 		})
 	}
 }
+
+// TestTestFilesValidate validates the committed test files, the
+// examples' and those skillkit new writes, against schemas/test.json.
+func TestTestFilesValidate(t *testing.T) {
+	root := repoRoot(t)
+	files, _ := filepath.Glob(filepath.Join(root, "examples", "*", "tests", "*.yaml"))
+	golden, _ := filepath.Glob(filepath.Join(root, "scaffold", "testdata", "golden", "*", "tests", "*.yaml"))
+	files = append(files, golden...)
+	if len(files) < 6 {
+		t.Fatalf("found %d test files, want the examples' and the scaffolds'", len(files))
+	}
+	schema := compileSchema(t, "test")
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		must(t, err)
+		var y, v any
+		must(t, yaml.Unmarshal(data, &y))
+		j, err := json.Marshal(y)
+		must(t, err)
+		must(t, json.Unmarshal(j, &v))
+		if err := schema.Validate(v); err != nil {
+			t.Errorf("%s does not validate against schemas/test.json: %v", file, err)
+		}
+	}
+}

@@ -28,13 +28,30 @@ type reply struct {
 	cost   float64
 }
 
-// adapterFor picks the adapter of a command: the built-in ones by their
-// bare name, any other command line as a plain command.
+// The adapters by name (Adapter).
+const (
+	AdapterClaude  = "claude"
+	AdapterCodex   = "codex"
+	AdapterCommand = "command"
+)
+
+// Adapter names the adapter that drives a command: claude and codex by
+// their bare name, any other command line is a plain command. A cassette
+// keeps it, as the prompts it recorded depend on it (see Prompt.Text).
+func Adapter(command string) string {
+	switch c := strings.TrimSpace(command); c {
+	case AdapterClaude, AdapterCodex:
+		return c
+	}
+	return AdapterCommand
+}
+
+// adapterFor picks the adapter of a command (see Adapter).
 func adapterFor(command string) adapter {
-	switch strings.TrimSpace(command) {
-	case "claude":
+	switch Adapter(command) {
+	case AdapterClaude:
 		return claude{}
-	case "codex":
+	case AdapterCodex:
 		return codex{}
 	}
 	return plain(command)

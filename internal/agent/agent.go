@@ -59,6 +59,44 @@ type Agent struct {
 	// Session is the run's conversation; copies of the Agent share it.
 	// nil makes every call the first of its own conversation.
 	Session *Session
+	// Tape, when set, sees every call: a recorder keeps the exchanges
+	// (skillkit run --record), a player answers them instead of the
+	// command (skillkit test). Copies of the Agent share it.
+	Tape Tape
+}
+
+// Tape is a cassette of agent calls at the one boundary every call
+// crosses (Begin), so that recording and replay see steps, actions,
+// selections, confirmations and Tasks alike.
+type Tape interface {
+	// Begin sees a call as it begins, on the run's goroutine, with x's
+	// request, id and prompt set. A player answers it: it fills x's
+	// reply fields and returns replayed true (with an error when nothing
+	// recorded matches, which fails the call). A recorder returns end,
+	// which sees the exchange, reply and all, once the command answered.
+	Begin(a *Agent, x *Exchange) (end func(Exchange), replayed bool, err error)
+}
+
+// Exchange is one call as a Tape sees it: what was asked and what came
+// back.
+type Exchange struct {
+	Request Request
+	// ID is the prompt's (Prompt.ID).
+	ID string
+	// Prompt is the text the command got on stdin.
+	Prompt string
+	// Reply is the answer's text; ExitCode, Stderr and Err say how the
+	// command ended (Err when it did not exit by itself, or its output
+	// was unreadable).
+	Reply    string
+	ExitCode int
+	Stderr   string
+	Err      string
+	// Thread, Turns and CostUSD are what the agent reported, if it did.
+	Thread   string
+	Turns    int
+	CostUSD  float64
+	Duration time.Duration
 }
 
 // Session is a run's one conversation with the agent, and its budget.
@@ -182,6 +220,7 @@ type Pending struct {
 	// Claude Code's subagents starts afresh and leaves the run's thread
 	// alone, so that Tasks may run side by side.
 	own       bool
+	id        string
 	name      string
 	args, env []string
 	text      string
@@ -189,6 +228,10 @@ type Pending struct {
 	reply     reply
 	res       proc.Result
 	err       error
+	// replayed is a call the Tape answered: no command runs. end is the
+	// Tape's recorder of the call.
+	replayed bool
+	end      func(Exchange)
 }
 
 // Begin numbers a call (SKILLKIT_CALL, in the order calls begin) and
@@ -210,7 +253,7 @@ func (a *Agent) Begin(p *Prompt) (*Pending, error) {
 		return nil, &BudgetError{Flag: "--max-cost-usd", Limit: strconv.FormatFloat(s.MaxCostUSD, 'f', -1, 64), Spent: fmt.Sprintf("$%.4f reported by the agent", s.CostUSD)}
 	}
 	s.Calls++
-	c := &Pending{a: a, s: s, ad: adapterFor(a.Command), call: Call{Request: p.Request, N: s.Calls}, own: p.Request == RequestTask}
+	c := &Pending{a: a, s: s, ad: adapterFor(a.Command), call: Call{Request: p.Request, N: s.Calls}, own: p.Request == RequestTask, id: p.ID}
 	c.env = append(os.Environ(), a.Env...)
 	c.env = append(c.env, "SKILLKIT_REQUEST="+string(p.Request), "SKILLKIT_SESSION_ID="+s.ID, "SKILLKIT_CALL="+strconv.Itoa(c.call.N))
 	conv := s
@@ -219,11 +262,37 @@ func (a *Agent) Begin(p *Prompt) (*Pending, error) {
 	}
 	c.name, c.args = c.ad.command(a, conv, p)
 	c.text = p.Text(!c.ad.keepsContext() || conv.Thread == "")
+	if a.Tape != nil {
+		c.play(p)
+	}
 	return c, nil
+}
+
+// play hands the call to the run's Tape: a replayed call takes its
+// answer, and its failure, from the recording.
+func (c *Pending) play(p *Prompt) {
+	x := &Exchange{Request: p.Request, ID: p.ID, Prompt: c.text}
+	var err error
+	c.end, c.replayed, err = c.a.Tape.Begin(c.a, x)
+	if !c.replayed {
+		return
+	}
+	c.reply = reply{text: x.Reply, thread: x.Thread, turns: x.Turns, cost: x.CostUSD}
+	c.res = proc.Result{ExitCode: x.ExitCode, Stdout: x.Reply, Stderr: x.Stderr}
+	c.call.Duration = x.Duration
+	switch {
+	case err != nil:
+		c.err = err
+	case x.Err != "":
+		c.err = errors.New(x.Err)
+	}
 }
 
 // Run runs the call's command and reads its answer.
 func (c *Pending) Run(ctx context.Context) {
+	if c.replayed {
+		return
+	}
 	timeout := c.a.Timeout
 	if timeout <= 0 {
 		timeout = DefaultTimeout
@@ -269,6 +338,14 @@ func (c *Pending) End() (string, error) {
 		err = &Error{Request: call.Request, Command: c.a.Command, ExitCode: c.res.ExitCode, Stderr: c.res.Stderr, Err: c.err}
 	}
 	call.Err = err
+	if c.end != nil {
+		x := Exchange{Request: call.Request, ID: c.id, Prompt: c.text, Reply: c.reply.text, ExitCode: c.res.ExitCode,
+			Stderr: c.res.Stderr, Thread: c.reply.thread, Turns: call.Turns, CostUSD: call.CostUSD, Duration: call.Duration}
+		if c.err != nil {
+			x.Err = c.err.Error()
+		}
+		c.end(x)
+	}
 	if s.Done != nil {
 		s.Done(call)
 	}

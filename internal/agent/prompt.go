@@ -43,7 +43,12 @@ type Choice struct {
 // Prompt is one request to the agent: plain text in sections, each opened
 // by a line [NAME] (DESIGN §3.4).
 type Prompt struct {
-	Request  Request
+	Request Request
+	// ID is what the prompt is for: the step's id (01-collect#2), the
+	// action's, "select", "task", or a phase's id with "-outputs". A
+	// cassette files the exchange under it, and a replay names it when
+	// nothing recorded matches.
+	ID       string
 	sections []section
 }
 
@@ -232,6 +237,7 @@ func outputLines(outs []*plan.Output) string {
 // ParseStateUpdates).
 func ActionPrompt(c Context, a *plan.Action) (*Prompt, error) {
 	p := c.begin(RequestAction)
+	p.ID = a.ID
 	head := "Action: " + a.ID
 	if a.Title != "" {
 		head += " (" + a.Title + ")"
@@ -266,6 +272,7 @@ func ActionPrompt(c Context, a *plan.Action) (*Prompt, error) {
 // choice when its decision logic is not code skillkit runs.
 func SelectPrompt(c Context, choices []Choice) (*Prompt, error) {
 	p := c.begin(RequestSelect)
+	p.ID = "select"
 	if err := c.state(p); err != nil {
 		return nil, err
 	}
@@ -287,6 +294,7 @@ func SelectPrompt(c Context, choices []Choice) (*Prompt, error) {
 // code as it is.
 func TaskPrompt(c Context, t Task) (*Prompt, error) {
 	p := c.begin(RequestTask)
+	p.ID = "task"
 	var parts []string
 	if t.Description != "" {
 		parts = append(parts, t.Description)

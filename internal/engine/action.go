@@ -107,6 +107,7 @@ func (r *Runner) AskOutputs(ctx context.Context, ph *plan.Phase, failure error) 
 	if err != nil {
 		return err
 	}
+	prompt.ID = id + "-outputs"
 	prompt.Note("STEP", "The phase's steps ran, and its outputs are not right yet:\n"+failure.Error())
 	reply, err := r.Agent.Ask(ctx, prompt)
 	r.log(id+"-outputs", "# agent\n"+reply)

@@ -75,6 +75,10 @@ func (s *stepRun) to(state StepState, detail string) error {
 // its policy continues past). The error is set when the phase must stop: a
 // *StepError, ErrAborted, agent.ErrNoAgent or the context's.
 func (r *Runner) RunStep(ctx context.Context, unit, id string, step *plan.Step) (runstore.StepResult, error) {
+	if err := ctx.Err(); err != nil {
+		// Stopped (Ctrl-C, a lost claim): no step starts after that.
+		return "", err
+	}
 	s := &stepRun{r: r, unit: unit, id: id, step: step, start: time.Now(), position: r.Positions[id]}
 	if err := s.r.Event(runstore.Event{Phase: unit, Step: id, To: string(StepPending), Detail: step.Title, Position: s.position}); err != nil {
 		return "", err
@@ -274,6 +278,7 @@ func (r *Runner) confirm(ctx context.Context, s *stepRun) (answer plan.ConfirmAn
 	if err != nil {
 		return "", "", err
 	}
+	prompt.ID = s.id
 	reply, err := r.Agent.Ask(ctx, prompt)
 	if err != nil {
 		return "", "", fmt.Errorf("asking the agent to confirm: %w", err)
@@ -391,6 +396,7 @@ func (r *Runner) askStep(ctx context.Context, s *stepRun, res *execResult, logNa
 	if err != nil {
 		return err
 	}
+	prompt.ID = s.id
 	if s.takeover != "" {
 		prompt.Note("STEP", s.takeover)
 	}

@@ -19,6 +19,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -39,6 +40,18 @@ const (
 	ThreadsDir = "threads"
 	LogsDir    = "logs"
 )
+
+// RecordFile reports whether a name at the top of a run directory is the
+// record's (the files above, their temporary copies and the claim's lock),
+// not the work the steps left beside it.
+func RecordFile(name string) bool {
+	switch name {
+	case StateFile, ProgressFile, EventsFile, MetricsFile, ClaimFile, ClaimFile + ".lock", ThreadsDir, LogsDir:
+		return true
+	}
+	// Files are replaced through hidden temporary copies (.state.json…).
+	return strings.HasPrefix(name, ".") && strings.Contains(name, tmpMark)
+}
 
 // SnapshotEvery bounds how stale skill-state.yaml may get during a run:
 // rewriting it after every step would make a long run quadratic (its list

@@ -1,0 +1,123 @@
+package cassette
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	rfs "github.com/skillkit/skillkit/internal/runstore/fs"
+)
+
+// WorkFiles hashes the files a run's work dir holds apart from the run's
+// record (runstore/fs.RecordFile), by slash-separated path: what steps
+// and the agent left. A missing dir holds none.
+func WorkFiles(dir string) (map[string]string, error) {
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if os.IsNotExist(err) && path == dir {
+				return filepath.SkipAll
+			}
+			return err
+		}
+		rel, _ := filepath.Rel(dir, path)
+		if rel == "." {
+			return nil
+		}
+		if !strings.Contains(rel, string(filepath.Separator)) && rfs.RecordFile(d.Name()) {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		out[filepath.ToSlash(rel)] = HashBytes(data)
+		return nil
+	})
+	return out, err
+}
+
+// HashBytes is the hash of a file's content, as tests expect it:
+// "sha256:<hex>".
+func HashBytes(data []byte) string {
+	sum := sha256.Sum256(data)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// changes are the files that differ between two WorkFiles of dir, read
+// from dir as they are now, in path order.
+func changes(dir string, before, after map[string]string) ([]File, error) {
+	var out []File
+	for path, h := range after {
+		if before[path] == h {
+			continue
+		}
+		full := filepath.Join(dir, filepath.FromSlash(path))
+		data, err := os.ReadFile(full)
+		if err != nil {
+			return nil, err
+		}
+		info, err := os.Stat(full)
+		if err != nil {
+			return nil, err
+		}
+		f := File{Path: path, Mode: info.Mode().Perm()}
+		if utf8.Valid(data) {
+			f.Text = string(data)
+		} else {
+			f.Base64 = data
+		}
+		out = append(out, f)
+	}
+	for path := range before {
+		if _, ok := after[path]; !ok {
+			out = append(out, File{Path: path, Removed: true})
+		}
+	}
+	slices.SortFunc(out, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
+	return out, nil
+}
+
+// apply leaves the recorded files in dir. A path that leaves dir is
+// refused: a cassette must not write outside the case's work dir.
+func apply(dir string, files []File, p placeholders) error {
+	for _, f := range files {
+		if !filepath.IsLocal(filepath.FromSlash(f.Path)) {
+			return fmt.Errorf("the cassette writes %q, outside the work dir", f.Path)
+		}
+		full := filepath.Join(dir, filepath.FromSlash(f.Path))
+		if f.Removed {
+			if err := os.Remove(full); err != nil && !os.IsNotExist(err) {
+				return err
+			}
+			continue
+		}
+		data := f.Base64
+		if data == nil {
+			data = []byte(p.show(f.Text))
+		}
+		mode := f.Mode
+		if mode == 0 {
+			mode = 0o644
+		}
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(full, data, mode); err != nil {
+			return err
+		}
+	}
+	return nil
+}

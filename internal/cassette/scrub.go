@@ -1,0 +1,168 @@
+package cassette
+
+import (
+	"cmp"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/skillkit/skillkit/internal/agent"
+)
+
+// Scrubbed replaces a secret in a recording.
+const Scrubbed = "[scrubbed]"
+
+// Scrubber removes secrets from what a cassette keeps: the values of
+// environment variables whose names say they are secret, and what the
+// skill's own patterns match.
+type Scrubber struct {
+	values   []string
+	patterns []*regexp.Regexp
+}
+
+// minSecret is the shortest value scrubbed: shorter ones ("1", "no")
+// would scrub words, and are no secret anyway.
+const minSecret = 4
+
+// secretName reports whether an environment variable's name says it
+// holds a secret: *_KEY, *_TOKEN, *SECRET*, *PASSWORD*.
+func secretName(name string) bool {
+	n := strings.ToUpper(name)
+	return strings.HasSuffix(n, "_KEY") || strings.HasSuffix(n, "_TOKEN") ||
+		strings.Contains(n, "SECRET") || strings.Contains(n, "PASSWORD")
+}
+
+// NewScrubber scrubs the secret values of env (NAME=value) and what
+// patterns (regular expressions) match.
+func NewScrubber(env []string, patterns []string) (*Scrubber, error) {
+	s := &Scrubber{}
+	for _, kv := range env {
+		name, value, _ := strings.Cut(kv, "=")
+		if secretName(name) && len(value) >= minSecret {
+			s.values = append(s.values, value)
+		}
+	}
+	// A secret that holds another is scrubbed first, whole.
+	slices.SortFunc(s.values, func(a, b string) int { return cmp.Compare(len(b), len(a)) })
+	for _, p := range patterns {
+		re, err := regexp.Compile(p)
+		if err != nil {
+			return nil, fmt.Errorf("record.scrub pattern %q: %w", p, err)
+		}
+		s.patterns = append(s.patterns, re)
+	}
+	return s, nil
+}
+
+// Scrub replaces the secrets in text.
+func (s *Scrubber) Scrub(text string) string {
+	if s == nil {
+		return text
+	}
+	for _, v := range s.values {
+		text = strings.ReplaceAll(text, v, Scrubbed)
+	}
+	for _, re := range s.patterns {
+		text = re.ReplaceAllString(text, Scrubbed)
+	}
+	return text
+}
+
+// ConfigScrub reads the record.scrub patterns of the skillkit.yaml in a
+// skill's folder; a skill without one has none. Other keys of the file
+// are other parts' (docs/config.md).
+func ConfigScrub(skillDir string) ([]string, error) {
+	file := filepath.Join(skillDir, "skillkit.yaml")
+	data, err := os.ReadFile(file)
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var cfg struct {
+		Record struct {
+			Scrub []string `yaml:"scrub"`
+		} `yaml:"record"`
+	}
+	if err := yaml.Unmarshal(data, &cfg); err != nil {
+		return nil, fmt.Errorf("%s: record.scrub: %w", file, err)
+	}
+	return cfg.Record.Scrub, nil
+}
+
+// timeRE matches the RFC 3339 times a prompt's [STATE] holds
+// (started_at, updated_at): they differ in every run.
+var timeRE = regexp.MustCompile(`\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})`)
+
+// timePlaceholder stands for a time in a recorded prompt.
+const timePlaceholder = "<time>"
+
+// placeholders are the run's own values, which differ between a run and
+// its replay: its folders and ids, each as the ${NAME} it stands for.
+type placeholders struct{ pairs []string }
+
+// placeholdersOf reads the run's values from the agent's environment (see
+// script.Env) and session, longest first so that a folder inside another
+// is replaced whole.
+func placeholdersOf(a *agent.Agent) placeholders {
+	type pair struct{ value, name string }
+	var ps []pair
+	for _, kv := range a.Env {
+		name, value, _ := strings.Cut(kv, "=")
+		if value == "" {
+			continue
+		}
+		switch name {
+		case "SKILL_WORKDIR", "SKILL_DIR":
+			// The variable may hold the folder as the user named it,
+			// relative, which prose may say too ("run examples/x"):
+			// prompts say it absolute, and only that is replaced.
+			if abs, err := filepath.Abs(value); err == nil {
+				ps = append(ps, pair{abs, "${" + name + "}"})
+			}
+		case "SKILL_RUN_ID":
+			ps = append(ps, pair{value, "${" + name + "}"})
+		}
+	}
+	if a.Session != nil && a.Session.ID != "" {
+		ps = append(ps, pair{a.Session.ID, "${SKILLKIT_SESSION_ID}"})
+	}
+	slices.SortFunc(ps, func(a, b pair) int { return cmp.Compare(len(b.value), len(a.value)) })
+	var p placeholders
+	for _, x := range ps {
+		p.pairs = append(p.pairs, x.value, x.name)
+	}
+	return p
+}
+
+// hide puts the placeholders in text.
+func (p placeholders) hide(text string) string {
+	if len(p.pairs) == 0 {
+		return text
+	}
+	return strings.NewReplacer(p.pairs...).Replace(text)
+}
+
+// show puts the run's values back in text.
+func (p placeholders) show(text string) string {
+	back := make([]string, len(p.pairs))
+	for i := 0; i < len(p.pairs); i += 2 {
+		back[i], back[i+1] = p.pairs[i+1], p.pairs[i]
+	}
+	if len(back) == 0 {
+		return text
+	}
+	return strings.NewReplacer(back...).Replace(text)
+}
+
+// prompt is a prompt as a cassette keeps and matches it: placeholders for
+// the run's values and times, secrets scrubbed.
+func (p placeholders) prompt(s *Scrubber, text string) string {
+	return s.Scrub(timeRE.ReplaceAllString(p.hide(text), timePlaceholder))
+}
