@@ -79,8 +79,12 @@ func newLoop(r *engine.Runner, s *plan.Skill, o Options) (*loop, error) {
 	if err != nil {
 		return nil, err
 	}
+	retries := o.Retries
+	if retries == 0 {
+		retries = r.Worker.MaxRetries
+	}
 	return &loop{
-		r: r, skill: s, sel: sel, schema: schema, max: o.MaxIterations, retries: o.Retries, backoff: o.Backoff,
+		r: r, skill: s, sel: sel, schema: schema, max: o.MaxIterations, retries: retries, backoff: o.Backoff,
 		handles: handlesFailures(s), counts: selectionReads(s, completedField), maxSame: o.MaxSameFailures, failures: map[string]failure{},
 	}, nil
 }
