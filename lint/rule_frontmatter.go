@@ -42,6 +42,8 @@ var frontMatterRules = []Rule{
 		"metadata is not a mapping of string keys to string values (hooks aside)", checkMetadata),
 	newRule("hooks-invalid", plan.SevError,
 		"a hooks map (metadata.hooks or skillkit.yaml hooks) names an unknown hook point or a value that is no command", checkHooks),
+	newRule("worker-invalid", plan.SevError,
+		"worker.yaml's worker or state_machine block has a value of the wrong shape: the run is refused", checkWorker),
 	newRule("frontmatter-type", plan.SevError,
 		"a known front matter key has a value of the wrong type", checkTypes),
 	newRule("frontmatter-unknown-key", plan.SevWarning,
@@ -339,6 +341,16 @@ func checkUnknownKeys(p *Pass) {
 			whose = "it is a key of " + strings.Join(others, " and ") + "; custom keys belong under metadata"
 		}
 		p.ReportFix(f.Pos, f.Pos.Col+len(f.Key), p.metadataFix(f), "key %q is not one %s reads (profile %s, %s): %s", f.Key, prof.title, prof.name, prof.version, whose)
+	}
+}
+
+// checkWorker reads worker.yaml as the runtime does, which refuses the run
+// with the same error.
+func checkWorker(p *Pass) {
+	_, err := p.Skill.ReadWorker()
+	var he *plan.HookError
+	if errors.As(err, &he) {
+		p.Report(he.Pos, "%s", he.Msg)
 	}
 }
 

@@ -12,9 +12,9 @@ import (
 
 var nameRules = []Rule{
 	newRule("name-undeclared", plan.SevError,
-		"a precondition, catalog precondition, step condition or native decision logic reads a name nothing declares: evaluating it throws", checkUndeclared(false)),
+		"a precondition, catalog precondition, step condition or decision logic (native, or the agent's only for such names) reads a name nothing declares: evaluating it throws", checkUndeclared(false)),
 	newRule("name-undeclared-agent", plan.SevInfo,
-		"decision logic that goes to the agent reads a name nothing declares, which is one reason it does", checkUndeclared(true)),
+		"decision logic that goes to the agent for another reason too reads a name nothing declares", checkUndeclared(true)),
 	newRule("step-agent-binding", plan.SevInfo,
 		"a step reads a name an earlier step binds, and that step goes to the agent, so this one does too", checkAgentBinding),
 	newRule("output-unwritten", plan.SevError,
@@ -50,16 +50,21 @@ func (p *Pass) pureScope() map[string]bool {
 // expressions the runtime evaluates (preconditions, catalog cells, step
 // conditions) and in decision logic, by the decision logic's class (agent
 // set: the agent's, where it is a note; else native code, where it
-// throws).
+// throws). Decision logic that goes to the agent only for such names
+// counts as native: the names are forgotten constants, not guidance.
 func checkUndeclared(agent bool) func(p *Pass) {
 	return func(p *Pass) {
 		scope := p.pureScope()
-		if o := p.Skill.Orchestrator; o != nil && o.Decision != nil && (o.Class.Kind == plan.ClassAgent) == agent {
+		if o := p.Skill.Orchestrator; o != nil && o.Decision != nil && (o.Class.Kind == plan.ClassAgent && !o.Class.Undeclared) == agent {
+			outcome := undeclaredOutcome(agent)
+			if o.Class.Undeclared {
+				outcome = ": declare it in the orchestrator's code (until then the agent selects every next action)"
+			}
 			if b := p.parseJS(o.Decision); b.prog != nil && !b.template {
 				for _, r := range b.prog.FreeNames() {
 					if !scope[r.Name] {
 						pos := o.Decision.At(r.Line, r.Col)
-						p.ReportRange(pos, pos.Col+len(r.Name), "selectNextAction reads `%s`, which nothing declares%s", r.Name, undeclaredOutcome(agent))
+						p.ReportRange(pos, pos.Col+len(r.Name), "selectNextAction reads `%s`, which nothing declares%s", r.Name, outcome)
 					}
 				}
 			}

@@ -37,6 +37,12 @@ type Class struct {
 	// earlier step binds and that step goes to the agent: the name and
 	// that step, as "name" and "step 2".
 	From *Binding `json:"from,omitempty"`
+	// Undeclared is set when the code goes to the agent only because it
+	// reads (never calls) names nothing defines: were they declared, it
+	// would be native. In Decision Logic that is a forgotten constant
+	// (execution modes' own template reads MAX_RETRIES), which lint
+	// reports as an error rather than as agent guidance.
+	Undeclared bool `json:"undeclared,omitempty"`
 }
 
 // Binding is a name a step binds, and the step.
@@ -282,7 +288,11 @@ func jsClass(b *CodeBlock, sc *scope) (Class, []string) {
 		case r.Called:
 			return Class{Kind: ClassAgent, Reason: fmt.Sprintf("calls `%s`, which no block declares", r.Name), Pos: pos}, nil
 		}
-		return Class{Kind: ClassAgent, Reason: fmt.Sprintf("reads `%s`, which nothing defines", r.Name), Pos: pos}, nil
+		return Class{Kind: ClassAgent, Reason: fmt.Sprintf("reads `%s`, which nothing defines", r.Name), Pos: pos,
+			Undeclared: !slices.ContainsFunc(free[i+1:], func(r jsstatic.Ref) bool {
+				step, ok := sc.lookup(r.Name)
+				return ok && step != "" || !ok && r.Called
+			})}, nil
 	}
 	return Class{Kind: ClassNative, Reason: "JavaScript that parses and reads only defined names", Pos: b.Pos}, p.TopLevelNames()
 }

@@ -44,7 +44,9 @@ var sectionAliases = map[string]string{
 
 	"initial state": SecInitialState, "初始状态": SecInitialState,
 
-	"schema definition": SecSchema, "state schema": SecSchema, "schema": SecSchema,
+	// "Structure Definition" is execution modes' own heading.
+	"schema definition": SecSchema, "structure definition": SecSchema,
+	"state schema": SecSchema, "schema": SecSchema,
 	"状态结构": SecSchema,
 }
 

@@ -40,7 +40,8 @@ type Hook struct {
 	Pos Pos
 }
 
-// HookError is a hook declaration that cannot be read, at its position.
+// HookError is a hook declaration (or a worker.yaml setting) that cannot
+// be read, at its position.
 // The runtime refuses the run with it and lint reports it as a finding,
 // with the same position and words.
 type HookError struct {

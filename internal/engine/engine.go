@@ -114,6 +114,10 @@ type Runner struct {
 	Env []string
 	// Hooks are the skill's own hook commands (LoadHooks).
 	Hooks Hooks
+	// Worker is the skill's worker.yaml (plan.Skill.ReadWorker): the id
+	// its threads carry (the skill's default when empty) and the retries
+	// of its phases.
+	Worker plan.Worker
 	// Backoff is the first retry wait when a step gives none; zero means
 	// DefaultBackoff.
 	Backoff time.Duration

@@ -38,7 +38,7 @@ func TestLoadHooksFromFrontMatter(t *testing.T) {
 	meta := func(v any) *plan.Skill {
 		return &plan.Skill{Dir: t.TempDir(), FrontMatter: &plan.FrontMatter{Fields: []*plan.Field{{Key: "metadata", Value: v, ValuePos: pos}}}}
 	}
-	h, err := LoadHooks(meta(map[string]any{"hooks": map[string]any{"post_phase": "a", "on_error": []any{"b", "c"}}}))
+	h, err := LoadHooks(meta(map[string]any{"hooks": map[string]any{"post_phase": "a", "on_error": []any{"b", "c"}}}), &plan.Worker{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +50,7 @@ func TestLoadHooksFromFrontMatter(t *testing.T) {
 		map[string]any{"hooks": map[string]any{"before_all": "x"}},
 		map[string]any{"hooks": map[string]any{"post_run": 3}},
 	} {
-		if _, err := LoadHooks(meta(bad)); err == nil || !strings.HasPrefix(err.Error(), "SKILL.md:4:3: ") {
+		if _, err := LoadHooks(meta(bad), &plan.Worker{}); err == nil || !strings.HasPrefix(err.Error(), "SKILL.md:4:3: ") {
 			t.Errorf("LoadHooks(%v) err = %v, want one at SKILL.md:4:3", bad, err)
 		}
 	}

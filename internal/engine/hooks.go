@@ -27,15 +27,15 @@ const HookTimeout = 5 * time.Minute
 // Hooks are a skill's hook commands by hook point, in declaration order.
 type Hooks map[string][]plan.Hook
 
-// LoadHooks reads a skill's hook commands (plan.Skill.ReadHooks) and files
-// them by hook point.
-func LoadHooks(s *plan.Skill) (Hooks, error) {
+// LoadHooks reads a skill's hook commands (plan.Skill.ReadHooks), adds
+// the commands of its worker.yaml w, and files them by hook point.
+func LoadHooks(s *plan.Skill, w *plan.Worker) (Hooks, error) {
 	list, err := s.ReadHooks()
 	if err != nil {
 		return nil, err
 	}
 	h := Hooks{}
-	for _, hk := range list {
+	for _, hk := range append(list, w.Hooks...) {
 		h[hk.Point] = append(h[hk.Point], hk)
 	}
 	return h, nil

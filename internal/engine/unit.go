@@ -36,12 +36,13 @@ func (s UnitState) commits() bool {
 	return s == UnitCompleted || s == UnitError || s == UnitFailed
 }
 
-// Built-in hooks (DESIGN §3.2).
+// Built-in hooks (DESIGN §3.2); plan names them, for worker.yaml's hook
+// lists.
 const (
-	HookAutoCheckpoint       = "auto_checkpoint"
-	HookLogMetrics           = "log_metrics"
-	HookLogError             = "log_error"
-	HookCheckpointErrorState = "checkpoint_error_state"
+	HookAutoCheckpoint       = plan.HookAutoCheckpoint
+	HookLogMetrics           = plan.HookLogMetrics
+	HookLogError             = plan.HookLogError
+	HookCheckpointErrorState = plan.HookCheckpointErrorState
 )
 
 // UnitSpec is one phase or action to run through the unit lifecycle.
@@ -101,7 +102,8 @@ func (u *unit) to(state UnitState, detail string) error {
 // built-in hooks and the skill's own: after success auto_checkpoint,
 // log_metrics and the post_phase / post_action commands; after an error
 // log_error, checkpoint_error_state and the on_error commands. It returns
-// the unit's error once its retries are spent.
+// the unit's error once its retries are spent. A retry starts over from
+// loading, as the worker lifecycle's error → retry → loading.
 func (r *Runner) RunUnit(ctx context.Context, spec UnitSpec) error {
 	u := &unit{r: r, spec: &spec}
 	start := time.Now()
@@ -130,7 +132,10 @@ func (r *Runner) RunUnit(ctx context.Context, spec UnitSpec) error {
 			err = serr
 			break
 		}
-		err = nil
+		if err = u.to(UnitLoading, spec.Title); err != nil {
+			return err
+		}
+		err = u.step(ctx, UnitPlanning, spec.Plan)
 	}
 	if err != nil {
 		if attempts == 0 {
@@ -182,7 +187,9 @@ func (u *unit) step(ctx context.Context, state UnitState, fn func(context.Contex
 // they are gates).
 func (r *Runner) postHooks(ctx context.Context, u *unit, start time.Time, attempts int) error {
 	now := time.Now()
-	if err := r.Run.Checkpoint(HookAutoCheckpoint, runstore.Worker{ID: u.spec.ID, Skill: r.Skill.Name, State: string(UnitCompleted), StartedAt: start, CompletedAt: &now}); err != nil {
+	w := r.worker(u, UnitCompleted, start)
+	w.CompletedAt = &now
+	if err := r.Run.Checkpoint(HookAutoCheckpoint, w); err != nil {
 		return fmt.Errorf("%s hook: %w", HookAutoCheckpoint, err)
 	}
 	r.metric(u.metric(time.Since(start), attempts, UnitCompleted))
@@ -209,13 +216,24 @@ func (r *Runner) unitError(ctx context.Context, u *unit, start time.Time, attemp
 		r.logError(u.spec.ID, err, now)
 	}
 	msg := err.Error()
-	errs := []error{r.Run.Checkpoint(HookCheckpointErrorState, runstore.Worker{ID: u.spec.ID, Skill: r.Skill.Name, State: string(UnitError), StartedAt: start, Error: &msg})}
+	w := r.worker(u, UnitError, start)
+	w.Error = &msg
+	errs := []error{r.Run.Checkpoint(HookCheckpointErrorState, w)}
 	// The error transition records errors[] and the checkpoint.
 	errs = append(errs, u.to(UnitError, msg))
 	errs = append(errs, r.runHooks(ctx, HookOnError, u.spec, err))
 	if herr := errors.Join(errs...); herr != nil {
 		r.printf("warning: error hooks of %s: %v\n", u.spec.ID, herr)
 	}
+}
+
+// worker is the thread's worker record of a unit in state.
+func (r *Runner) worker(u *unit, state UnitState, start time.Time) runstore.Worker {
+	id := r.Worker.ID
+	if id == "" {
+		id = plan.DefaultWorkerID(r.Skill.Name)
+	}
+	return runstore.Worker{ID: id, Skill: r.Skill.Name, Unit: u.spec.ID, State: string(state), StartedAt: start}
 }
 
 // logError appends to the base state's errors[] and counts error_count.

@@ -79,8 +79,12 @@ func newLoop(r *engine.Runner, s *plan.Skill, o Options) (*loop, error) {
 	if err != nil {
 		return nil, err
 	}
+	retries := o.Retries
+	if retries == 0 {
+		retries = r.Worker.MaxRetries
+	}
 	return &loop{
-		r: r, skill: s, sel: sel, schema: schema, max: o.MaxIterations, retries: o.Retries, backoff: o.Backoff,
+		r: r, skill: s, sel: sel, schema: schema, max: o.MaxIterations, retries: retries, backoff: o.Backoff,
 		handles: handlesFailures(s), counts: selectionReads(s, completedField), maxSame: o.MaxSameFailures, failures: map[string]failure{},
 	}, nil
 }
@@ -347,13 +351,26 @@ func (l *loop) apply(a *plan.Action, updates map[string]any) error {
 		return &engine.ActionError{Action: a.ID, Pos: resultPos(a), Err: err}
 	}
 	next["current_action"] = nil
-	done, _ := next["completed_actions"].([]any)
-	next["completed_actions"] = append(slices.Clip(done), a.ID)
+	if !appendsItself(l.r.State, next, a.ID) {
+		done, _ := next["completed_actions"].([]any)
+		next["completed_actions"] = append(slices.Clip(done), a.ID)
+	}
 	if err := l.schema.check(next, updates); err != nil {
 		return &engine.ActionError{Action: a.ID, Pos: resultPos(a), Err: err}
 	}
 	l.r.SetState(next)
 	return nil
+}
+
+// appendsItself reports whether an action's updates already appended it
+// to completed_actions, as execution modes' own State Updates template
+// does (completed_actions: [...state.completed_actions, 'action-name']):
+// the list grew and ends with the action. Appending it again would record
+// it twice.
+func appendsItself(before, after map[string]any, id string) bool {
+	was, _ := before["completed_actions"].([]any)
+	now, _ := after["completed_actions"].([]any)
+	return len(now) > len(was) && now[len(now)-1] == id
 }
 
 // resultPos is where an action's result comes from: its Execution block,

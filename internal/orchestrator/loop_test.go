@@ -295,3 +295,28 @@ func TestSameFailureStops(t *testing.T) {
 		t.Errorf("--max-same-failures 5: %v", err)
 	}
 }
+
+// Execution modes' State Updates template appends the action to
+// completed_actions itself; the loop does not append it a second time,
+// but still records an action whose update appended something else.
+func TestSelfAppendedActionRecordedOnce(t *testing.T) {
+	s := skillFiles{
+		decision: "function selectNextAction(state) {\n" +
+			"  if (state.n < 2) return 'action-a';\n" +
+			"  if (!state.completed_actions.includes('action-b')) return 'action-b';\n" +
+			"  return null;\n}",
+		acts: map[string]string{
+			"action-a": "return { completed_actions: [...state.completed_actions, 'action-a'], n: state.n + 1 };",
+			"action-b": "return { completed_actions: [...state.completed_actions, 'note'] };",
+		},
+		fields:  "  n: number;",
+		initial: `{"status": "running", "current_action": null, "completed_actions": [], "errors": [], "error_count": 0, "n": 0}`,
+	}.write(t)
+	res, err := run(t, options(t, s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := actions(state(t, res.Dir)), "action-a action-a note action-b"; got != want {
+		t.Errorf("completed_actions = %q, want %q", got, want)
+	}
+}

@@ -28,7 +28,7 @@ type Options struct {
 	MaxIterations int
 	// Retries is how many more times a failing action is tried (with the
 	// engine's doubling backoff) before it counts as failed; Backoff is
-	// the first wait.
+	// the first wait. Zero leaves it to worker.yaml's max_retries.
 	Retries int
 	Backoff time.Duration
 	// MaxSameFailures is how many times in a row one action may fail with

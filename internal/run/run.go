@@ -132,7 +132,11 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	hooks, err := engine.LoadHooks(s)
+	w, err := s.ReadWorker()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
+	hooks, err := engine.LoadHooks(s, w)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
@@ -145,7 +149,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	l.eng.Hooks = hooks
+	l.eng.Hooks, l.eng.Worker = hooks, *w
 	return l.run(ctx, phases)
 }
 

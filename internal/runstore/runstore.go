@@ -243,11 +243,17 @@ type Metric struct {
 	CostUSD float64 `json:"cost_usd,omitempty"`
 }
 
-// Worker is the worker record of a checkpoint: the phase or action that
+// Worker is the worker record of a checkpoint (the worker lifecycle
+// specification's thread worker): the worker, and the phase or action that
 // was running when it was taken.
 type Worker struct {
-	ID          string     `json:"id"`
-	Skill       string     `json:"skill"`
+	// ID is the worker's id: worker.yaml's worker.id, <skill>-worker
+	// without one.
+	ID    string `json:"id"`
+	Skill string `json:"skill"`
+	// Unit is the phase or action, which the specification's record has
+	// no field for.
+	Unit        string     `json:"unit"`
 	State       string     `json:"state"`
 	StartedAt   time.Time  `json:"started_at"`
 	CompletedAt *time.Time `json:"completed_at"`

@@ -71,6 +71,9 @@ func phase(ctx context.Context, r *engine.Runner, i, n int, ph *plan.Phase, loop
 	}
 	return r.RunUnit(ctx, engine.UnitSpec{
 		Kind: runstore.KindPhase, ID: id, Title: ph.Title,
+		// A phase is retried as worker.yaml's max_retries says; its steps
+		// have retry policies of their own.
+		Retries: r.Worker.MaxRetries,
 		Execute: execute,
 		Verify: func(ctx context.Context) error {
 			err := verifyOutputs(id, r.Run.WorkDir(), r.Skill.Dir, ph.Outputs)
