@@ -59,6 +59,10 @@ type conn struct {
 
 func newConn(r io.Reader, w io.Writer) *conn { return &conn{r: bufio.NewReader(r), w: w} }
 
+// maxMessage bounds a message's body: a document of a skill is far
+// smaller, and a header claiming more is refused before anything is read.
+const maxMessage = 64 << 20
+
 // read reads one message; io.EOF when the stream ends between messages.
 func (c *conn) read() (*message, error) {
 	h, err := textproto.NewReader(c.r).ReadMIMEHeader()
@@ -69,11 +73,16 @@ func (c *conn) read() (*message, error) {
 		return nil, fmt.Errorf("reading header: %w", err)
 	}
 	n, err := strconv.Atoi(strings.TrimSpace(h.Get("Content-Length")))
-	if err != nil || n < 0 {
-		return nil, fmt.Errorf("bad Content-Length %q", h.Get("Content-Length"))
+	if err != nil || n < 0 || n > maxMessage {
+		return nil, fmt.Errorf("bad Content-Length %q (at most %d bytes)", h.Get("Content-Length"), maxMessage)
 	}
-	body := make([]byte, n)
-	if _, err := io.ReadFull(c.r, body); err != nil {
+	// Read as much as arrives, not what the header claims: a false length
+	// must not allocate it.
+	body, err := io.ReadAll(io.LimitReader(c.r, int64(n)))
+	if err == nil && len(body) < n {
+		err = io.ErrUnexpectedEOF
+	}
+	if err != nil {
 		return nil, fmt.Errorf("reading body: %w", err)
 	}
 	var m message
