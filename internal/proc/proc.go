@@ -187,16 +187,21 @@ func (c *capture) abort() {
 // tail keeps the last bytes written to it in a ring of fixed size.
 type tail struct {
 	buf  []byte
+	size int
 	next int
 	full bool
 	// cut counts the bytes overwritten.
 	cut int64
 }
 
-func newTail(n int) *tail { return &tail{buf: make([]byte, 0, n)} }
+// newTail keeps the last n bytes. The buffer grows as output comes: most
+// commands print little, and a step that reserved its whole tail up front
+// made every command allocate it (2 MiB a step, half a short run's CPU in
+// garbage collection).
+func newTail(n int) *tail { return &tail{size: n} }
 
 func (t *tail) Write(p []byte) (int, error) {
-	n, size := len(p), cap(t.buf)
+	n, size := len(p), t.size
 	if len(p) > size {
 		t.cut += int64(len(p) - size)
 		p = p[len(p)-size:]
