@@ -73,9 +73,12 @@ type Start struct {
 // skillVersion (shared/seeds/002, "Version of the skill-state schema").
 const ProgressVersion = "1.0"
 
-// Phases of currentPhase besides a phase's id (shared/seeds/002).
+// Phases of currentPhase, the specification's enum (shared/seeds/002).
+// Its db-verify has no counterpart: skillkit verifies a phase's outputs
+// inside the phase, as part of execute-steps.
 const (
 	PhaseInit      = "init"
+	PhaseExecute   = "execute-steps"
 	PhaseError     = "error"
 	PhaseSuccess   = "success"
 	PhaseCompleted = "completed"
@@ -97,20 +100,24 @@ type Progress struct {
 	// SkillVersion is the progress schema's version, ProgressVersion.
 	SkillVersion string    `yaml:"skillVersion" json:"skillVersion" jsonschema:"required"`
 	StartedAt    time.Time `yaml:"startedAt" json:"startedAt" jsonschema:"required"`
-	// CurrentPhase is PhaseInit before the first phase, the running
-	// phase's id, PhaseError while on-error hooks run, PhaseSuccess once
-	// the last phase passed, PhaseCompleted once the run finished.
+	// CurrentPhase is PhaseInit before the first phase or action,
+	// PhaseExecute while they run (Phase names the phase), PhaseError
+	// while on-error hooks run, PhaseSuccess once the last phase passed,
+	// PhaseCompleted once the run finished.
 	CurrentPhase string `yaml:"currentPhase" json:"currentPhase" jsonschema:"required"`
-	// CurrentStep is the position in the run (1-based) of the step or
-	// action under way or last run; 0 before the first.
+	// CurrentStep is the number (1-based) of the step or action under
+	// way or last run, as completedSteps numbers it; 0 before the first.
 	CurrentStep int `yaml:"currentStep" json:"currentStep" jsonschema:"required,minimum=0"`
-	// TotalSteps is the number of steps of the phases; for an autonomous
-	// skill, the actions run so far.
+	// TotalSteps is the number of steps of the phases; for autonomous
+	// and hybrid skills, plus the actions started so far, since how many
+	// a loop will run is known only when it ends.
 	TotalSteps     int          `yaml:"totalSteps" json:"totalSteps" jsonschema:"required,minimum=0"`
 	CompletedSteps []StepRecord `yaml:"completedSteps" json:"completedSteps" jsonschema:"required"`
 	// ChecklistStatus has pre-run (validation: inputs, the lint gate, the
-	// first preconditions) and evidence (the declared outputs verified:
-	// in_progress while phases remain).
+	// first preconditions; completed once the run passed them) and
+	// evidence (the declared outputs verified: in_progress while phases
+	// remain, completed only once every phase's were). A check that
+	// failed or never ran is never completed.
 	ChecklistStatus map[string]string `yaml:"checklistStatus" json:"checklistStatus" jsonschema:"required"`
 	LastAction      string            `yaml:"lastAction" json:"lastAction" jsonschema:"required"`
 	Error           *RunError         `yaml:"error" json:"error" jsonschema:"required,nullable"`
@@ -175,7 +182,9 @@ const (
 
 // StepRecord is one finished step or action.
 type StepRecord struct {
-	// Step is its position in the run, 1-based (CurrentStep's).
+	// Step is its number, 1-based, in the order steps finished: unique,
+	// and stable, since a step run again after failing (a retry) keeps
+	// the number of its failed record.
 	Step int `yaml:"step" json:"step" jsonschema:"required,minimum=0"`
 	// Status is pass or fail.
 	Status string `yaml:"status" json:"status" jsonschema:"required,enum=pass,enum=fail"`
@@ -322,10 +331,10 @@ func (p *Progress) Apply(e *Event) {
 		p.Agent = &c
 	}
 	if e.Position > 0 {
-		p.CurrentStep = e.Position
+		p.CurrentStep = p.number(e.Step + e.Action)
 	}
 	if r := e.Record; r != nil {
-		p.CompletedSteps = append(p.CompletedSteps, *r)
+		p.record(*r)
 		p.LastAction = fmt.Sprintf("%s %s: %s", r.ID, r.Title, r.Result)
 	}
 	switch {
@@ -341,14 +350,15 @@ func (p *Progress) Apply(e *Event) {
 		}
 	case e.Action != "":
 		p.applyUnit(p.Phase, e)
-		if e.To == "loading" && p.Mode == "autonomous" {
-			// An autonomous skill's steps are the actions it ran.
+		if e.To == "loading" && p.number(e.Action) > len(p.CompletedSteps) {
+			// A loop's steps are the actions it started; an action run
+			// again after failing is the step it was.
 			p.TotalSteps++
 		}
 	case isRunState(e.To):
 		if p.RunState.Terminal() && !RunState(e.To).Terminal() {
 			// Retried: it has not finished after all.
-			p.CompletedAt, p.Error, p.CurrentPhase = nil, nil, p.Phase
+			p.CompletedAt, p.Error, p.CurrentPhase = nil, nil, PhaseExecute
 		}
 		p.RunState = RunState(e.To)
 		switch {
@@ -358,17 +368,44 @@ func (p *Progress) Apply(e *Event) {
 			t := e.Time.UTC()
 			p.CompletedAt = &t
 			p.CurrentPhase = PhaseCompleted
-			p.ChecklistStatus["evidence"] = ChecklistCompleted
+			if p.RunState == RunCompleted {
+				p.ChecklistStatus["evidence"] = ChecklistCompleted
+			}
 			if p.LastAction == "" || e.Error == nil {
 				p.LastAction = "run " + string(p.RunState)
 			}
 		}
 		if e.Error != nil {
 			re := *e.Error
+			if re.Step > 0 {
+				re.Step = p.number(re.ID)
+			}
 			p.Error = &re
 			p.LastAction = "run " + string(p.RunState) + ": " + re.Message
 		}
 	}
+}
+
+// number is the number the step or action id has or will have in
+// completedSteps: its failed record's when it runs again after failing,
+// else the next.
+func (p *Progress) number(id string) int {
+	if i := slices.IndexFunc(p.CompletedSteps, func(s StepRecord) bool { return s.ID == id && !s.Done() }); i >= 0 {
+		return i + 1
+	}
+	return len(p.CompletedSteps) + 1
+}
+
+// record files a finished step under its number: in place of its failed
+// record when it ran again after failing, so that numbers stay unique and
+// stable (shared/seeds/002), else at the end.
+func (p *Progress) record(r StepRecord) {
+	r.Step = p.number(r.ID)
+	if r.Step <= len(p.CompletedSteps) {
+		p.CompletedSteps[r.Step-1] = r
+		return
+	}
+	p.CompletedSteps = append(p.CompletedSteps, r)
 }
 
 // applyUnit follows a phase's (or action's, within phase) lifecycle in
@@ -377,8 +414,9 @@ func (p *Progress) Apply(e *Event) {
 func (p *Progress) applyUnit(phase string, e *Event) {
 	switch e.To {
 	case "loading":
+		p.CurrentPhase = PhaseExecute
 		if e.Phase != "" {
-			p.Phase, p.CurrentPhase = phase, phase
+			p.Phase = phase
 			p.ChecklistStatus["evidence"] = ChecklistInProgress
 		}
 	case "error":
@@ -386,7 +424,7 @@ func (p *Progress) applyUnit(phase string, e *Event) {
 		p.LastAction = fmt.Sprintf("%s%s: error: %s", e.Phase, e.Action, e.Detail)
 	case "retrying", "executing":
 		if p.CurrentPhase == PhaseError {
-			p.CurrentPhase = p.Phase
+			p.CurrentPhase = PhaseExecute
 		}
 	case "failed":
 		p.LastAction = fmt.Sprintf("%s%s: failed: %s", e.Phase, e.Action, e.Detail)

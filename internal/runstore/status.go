@@ -23,7 +23,7 @@ func WriteStatus(w io.Writer, s *Summary) error {
 	fmt.Fprintf(tw, "state:\t%s\n", state)
 	fmt.Fprintf(tw, "steps:\t%d/%d\n", s.StepsDone, p.TotalSteps)
 	if !s.State.Terminal() && p.CurrentStep > 0 {
-		fmt.Fprintf(tw, "current:\t%d (%s)\n", p.CurrentStep, p.CurrentPhase)
+		fmt.Fprintf(tw, "current:\t%d (%s)\n", p.CurrentStep, p.Phase)
 	}
 	if l := p.Loop; l != nil {
 		writeLoop(tw, l, s.State.Terminal())

@@ -15,8 +15,9 @@ import (
 // yaml.v3's reflection made that write dominate a run of trivial steps
 // (its completedSteps list grows with the run). Every string is emitted as
 // a JSON string, which is a valid YAML double-quoted scalar, so no value
-// can break the document; times are RFC 3339 plain scalars, which YAML
-// reads as timestamps.
+// can break the document. Times are RFC 3339 in double quotes: the
+// specification's examples write them as strings (shared/seeds/002), and
+// a plain scalar would reach a YAML loader as a timestamp instead.
 func EncodeProgress(p *Progress) []byte {
 	var b bytes.Buffer
 	str := func(key, v string) { b.WriteString(key + ": " + quote(v) + "\n") }
@@ -129,4 +130,4 @@ func quote(s string) string {
 	return string(data)
 }
 
-func stamp(t time.Time) string { return t.Format(time.RFC3339Nano) }
+func stamp(t time.Time) string { return quote(t.Format(time.RFC3339Nano)) }
