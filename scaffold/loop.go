@@ -5,15 +5,20 @@ import (
 	"strings"
 )
 
-// MaxErrors is how many failed actions a generated loop tolerates before
-// its abort action stops the run.
-const MaxErrors = 3
+// MaxRetries is how many failed actions a generated loop tolerates before
+// its abort action stops the run: the execution-modes specification's
+// MAX_RETRIES, declared so that the Decision Logic reads no undeclared
+// name.
+const MaxRetries = 3
 
 // Action roles. A generated loop is a pipeline over the action list: the
 // first action starts the run, the second (when there are three or more)
 // processes pending items one per call, the ones after it run once each,
 // the last completes the run; "abort" anywhere in the list stops the run
-// as failed. A single action starts and completes the run at once.
+// as failed, and "review" between the first and the last is the
+// specification's review: it runs once the items are processed, while
+// needs_review is set. A single action starts and completes the run at
+// once.
 const (
 	roleStart   = "start"
 	roleProcess = "process"
@@ -21,10 +26,12 @@ const (
 	roleFinish  = "finish"
 	roleSingle  = "single"
 	roleAbort   = "abort"
+	roleReview  = "review"
 )
 
 // DefaultActions are the actions of a loop when none are given.
-var DefaultActions = []string{"init", "process", "complete", "abort"}
+// They are the action catalog of the execution-modes specification.
+var DefaultActions = []string{"init", "process", "review", "complete", "abort"}
 
 // actionData is what the action, catalog and decision templates need to
 // know about one action.
@@ -35,7 +42,10 @@ type actionData struct {
 	Role  string
 	// Items is set on a start action when a process action follows it: it
 	// fills pending_items.
-	Items   bool
+	Items bool
+	// Review is set on a start action when the loop has a review action:
+	// it sets needs_review.
+	Review  bool
 	Purpose string
 	Effects string
 	// Link is the action file relative to specs/action-catalog.md.
@@ -48,14 +58,15 @@ type hint struct{ Label, ID string }
 
 // loopData is the decision logic's and the catalog's view of the actions.
 type loopData struct {
-	Skill     string
-	MaxErrors int
-	Actions   []*actionData
-	Start     *actionData
-	Processor *actionData
-	Stages    []*actionData
-	Finish    *actionData
-	Abort     *actionData
+	Skill      string
+	MaxRetries int
+	Actions    []*actionData
+	Start      *actionData
+	Processor  *actionData
+	Review     *actionData
+	Stages     []*actionData
+	Finish     *actionData
+	Abort      *actionData
 	// Edges are the lines of the mermaid graph.
 	Edges []string
 
@@ -69,7 +80,7 @@ type loopData struct {
 // reads, checks and changes. actionsDir is where the action files live
 // relative to the skill folder.
 func newLoop(skill string, names []string, actionsDir string) (*loopData, error) {
-	l := &loopData{Skill: skill, MaxErrors: MaxErrors}
+	l := &loopData{Skill: skill, MaxRetries: MaxRetries}
 	var main []*actionData
 	for _, n := range names {
 		a := &actionData{Name: n, ID: "action-" + n, Title: title(n), Link: "../" + actionsDir + "/action-" + n + ".md"}
@@ -89,13 +100,21 @@ func newLoop(skill string, names []string, actionsDir string) (*loopData, error)
 		main[0].Role, l.Start = roleStart, main[0]
 		last := main[len(main)-1]
 		last.Role, l.Finish = roleFinish, last
-		if len(main) > 2 {
+		if len(main) > 2 && main[1].Name != "review" {
 			main[1].Role, l.Processor = roleProcess, main[1]
 			main[0].Items = true
-			for _, a := range main[2 : len(main)-1] {
-				a.Role = roleStage
-				l.Stages = append(l.Stages, a)
+		}
+		first := 1
+		if l.Processor != nil {
+			first = 2
+		}
+		for _, a := range main[first : len(main)-1] {
+			if a.Name == "review" && l.Review == nil {
+				a.Role, l.Review, main[0].Review = roleReview, a, true
+				continue
 			}
+			a.Role = roleStage
+			l.Stages = append(l.Stages, a)
 		}
 	}
 	for i, a := range main {
@@ -139,13 +158,16 @@ func (l *loopData) describe(a, next *actionData) {
 	case roleStage:
 		a.Purpose, a.Effects = stagePurpose, "context['"+a.ID+"'] set"
 		a.Pre = stagePre(a.ID)
+	case roleReview:
+		a.Purpose, a.Effects = "Review the results once the items are processed.", "needs_review = false, review.json written"
+		a.Pre = []string{running, noItems, "state.needs_review === true"}
 	case roleFinish:
 		a.Purpose, a.Effects = "Write summary.json and complete the run.", "status = completed, summary.json written"
 		a.Pre = []string{running, noItems}
 	case roleAbort:
-		a.Purpose = fmt.Sprintf("Stop the run as failed after more than %d errors.", l.MaxErrors)
+		a.Purpose = fmt.Sprintf("Stop the run as failed after more than %d errors.", l.MaxRetries)
 		a.Effects = "status = failed"
-		a.Pre = []string{fmt.Sprintf("state.error_count > %d", l.MaxErrors)}
+		a.Pre = []string{fmt.Sprintf("state.error_count > %d", l.MaxRetries)}
 		return
 	}
 	if next != nil {

@@ -300,7 +300,10 @@ func (g *generator) loop() *loopData {
 		g.err = err
 		return nil
 	}
-	g.add("phases/state-schema.md", "state-schema.md.tmpl", struct{ Name, Type string }{g.opts.Name, typeName(g.opts.Name)})
+	g.add("phases/state-schema.md", "state-schema.md.tmpl", struct {
+		Name, Type string
+		Review     bool
+	}{g.opts.Name, typeName(g.opts.Name), l.Review != nil})
 	for _, a := range l.Actions {
 		g.add("phases/actions/"+a.ID+".md", "action.md.tmpl", a)
 	}

@@ -44,7 +44,7 @@ var newCases = []newCase{
 	{name: "sequential-one", mode: plan.ModeSequential, phases: []string{"only"},
 		wantPhases: []string{"01-only.md"}},
 	{name: "autonomous-default", mode: plan.ModeAutonomous,
-		wantActions: []string{"action-abort", "action-complete", "action-init", "action-process"}},
+		wantActions: []string{"action-abort", "action-complete", "action-init", "action-process", "action-review"}},
 	{name: "autonomous-custom", mode: plan.ModeAutonomous, actions: []string{"scan", "review", "fix", "action-verify", "abort"},
 		wantActions: []string{"action-abort", "action-fix", "action-review", "action-scan", "action-verify"}},
 	{name: "autonomous-two", mode: plan.ModeAutonomous, actions: []string{"start", "finish"},
@@ -53,7 +53,7 @@ var newCases = []newCase{
 		wantActions: []string{"action-run"}},
 	{name: "hybrid-default", mode: plan.ModeHybrid,
 		wantPhases:  []string{"01-init.md", "02-orchestrator.md", "03-finalize.md"},
-		wantActions: []string{"action-abort", "action-complete", "action-init", "action-process"}},
+		wantActions: []string{"action-abort", "action-complete", "action-init", "action-process", "action-review"}},
 	{name: "hybrid-custom", mode: plan.ModeHybrid, phases: []string{"prepare", "check", "publish"}, actions: []string{"load", "transform", "store"},
 		wantPhases:  []string{"01-prepare.md", "02-orchestrator.md", "03-check.md", "04-publish.md"},
 		wantActions: []string{"action-load", "action-store", "action-transform"}},
@@ -328,7 +328,7 @@ func checkLoopRuns(t *testing.T, s *plan.Skill) {
 	if s.Action("action-abort") == nil {
 		return
 	}
-	st, ran = drive(t, s, t.TempDir(), initialState(t, s), func(st map[string]any) { st["error_count"] = MaxErrors + 1 })
+	st, ran = drive(t, s, t.TempDir(), initialState(t, s), func(st map[string]any) { st["error_count"] = MaxRetries + 1 })
 	if st["status"] != "failed" || ran[len(ran)-1] != "action-abort" {
 		t.Errorf("with too many errors the loop ended %v after %v, want failed by action-abort", st["status"], ran)
 	}
