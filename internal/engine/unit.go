@@ -120,8 +120,9 @@ func (r *Runner) RunUnit(ctx context.Context, spec UnitSpec) error {
 		if err == nil {
 			break
 		}
-		r.unitError(ctx, u, start, attempts, err)
-		if attempts > spec.Retries || permanent(ctx, err) {
+		final := attempts > spec.Retries || permanent(ctx, err)
+		r.unitError(ctx, u, start, attempts, err, final)
+		if final {
 			break
 		}
 		wait := backoff(spec.Backoff, r.Backoff, attempts)
@@ -139,7 +140,7 @@ func (r *Runner) RunUnit(ctx context.Context, spec UnitSpec) error {
 	}
 	if err != nil {
 		if attempts == 0 {
-			r.unitError(ctx, u, start, attempts, err)
+			r.unitError(ctx, u, start, attempts, err, true)
 		}
 		if !interrupted(ctx, err) {
 			// An interrupted unit is not failed: a resume runs it again.
@@ -153,7 +154,7 @@ func (r *Runner) RunUnit(ctx context.Context, spec UnitSpec) error {
 		return err
 	}
 	if err := r.postHooks(ctx, u, start, attempts); err != nil {
-		r.unitError(ctx, u, start, attempts, err)
+		r.unitError(ctx, u, start, attempts, err, true)
 		if ferr := u.to(UnitFailed, err.Error()); ferr != nil {
 			return errors.Join(err, ferr)
 		}
@@ -205,7 +206,13 @@ func (r *Runner) postHooks(ctx context.Context, u *unit, start time.Time, attemp
 // the skill's on_error commands. Their own failures are reported on Out
 // only: the unit's error is what matters.
 // An interruption is not an error of the unit and runs none of this.
-func (r *Runner) unitError(ctx context.Context, u *unit, start time.Time, attempts int, err error) {
+//
+// final says the unit will not be tried again. Its checkpoint's worker is
+// then the worker lifecycle's "max_retries → completed (with error)":
+// state completed, error set, completed_at stamped. That is the worker's
+// layer; the unit itself goes to failed, which fails the run, since a
+// resume, a retry and the exit code must tell it from a unit that passed.
+func (r *Runner) unitError(ctx context.Context, u *unit, start time.Time, attempts int, err error, final bool) {
 	if interrupted(ctx, err) {
 		return
 	}
@@ -218,6 +225,9 @@ func (r *Runner) unitError(ctx context.Context, u *unit, start time.Time, attemp
 	msg := err.Error()
 	w := r.worker(u, UnitError, start)
 	w.Error = &msg
+	if final {
+		w.State, w.CompletedAt = string(UnitCompleted), &now
+	}
 	errs := []error{r.Run.Checkpoint(HookCheckpointErrorState, w)}
 	// The error transition records errors[] and the checkpoint.
 	errs = append(errs, u.to(UnitError, msg))

@@ -101,3 +101,42 @@ func TestWorkerYAMLDefaults(t *testing.T) {
 		})
 	}
 }
+
+// When its retries are spent the worker ends as the worker lifecycle
+// writes it, "max_retries → completed (with error)": its last checkpoint's
+// worker is completed with the error and a completion time, while the
+// phase failed and so did the run.
+func TestWorkerGivesUpCompletedWithError(t *testing.T) {
+	s := newSkill(t, phase("01-x.md", bashStep("fail", "echo nope >&2; exit 3")))
+	testfs.WriteFile(t, filepath.Join(s.Dir, "worker.yaml"), "state_machine:\n  enabled: true\n  max_retries: 1\n")
+	res, _ := lifecycle.Run(context.Background(), opts(t, s))
+	if res == nil || res.State != runstore.RunFailed {
+		t.Fatalf("run: %v", res)
+	}
+	var workers []runstore.Worker
+	var last string
+	for _, line := range strings.Split(strings.TrimSpace(testfs.ReadFile(t, filepath.Join(res.Dir, fs.EventsFile))), "\n") {
+		var e runstore.Event
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatal(err)
+		}
+		if e.Checkpoint != nil {
+			workers = append(workers, e.Checkpoint.Worker)
+		}
+		if e.Phase == "01-x" && e.Step == "" {
+			last = e.To
+		}
+	}
+	if len(workers) != 2 {
+		t.Fatalf("checkpoints' workers = %+v, want one per error", workers)
+	}
+	if w := workers[0]; w.State != "error" || w.Error == nil || w.CompletedAt != nil {
+		t.Errorf("first error's worker = %+v, want error, not completed", w)
+	}
+	if w := workers[1]; w.State != "completed" || w.Error == nil || !strings.Contains(*w.Error, "exit status 3") || w.CompletedAt == nil {
+		t.Errorf("the worker that gave up = %+v, want completed with the error", w)
+	}
+	if last != "failed" {
+		t.Errorf("the phase's last state is %q, want failed", last)
+	}
+}
