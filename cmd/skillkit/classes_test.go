@@ -84,7 +84,7 @@ func TestClassesShown(t *testing.T) {
 }
 
 // TestStrictRefusesAgentCode: --strict refuses a skill whose code goes
-// to the agent (exit 2, no run), naming each such step and action with
+// to the agent (exit 2, a run failed in validation), naming each such step and action with
 // file:line:col and the reason; prose passes.
 func TestStrictRefusesAgentCode(t *testing.T) {
 	skill := classSkill(t)
@@ -92,7 +92,9 @@ func TestStrictRefusesAgentCode(t *testing.T) {
 	check(t, outcome{2, "(?s)phases/01-a.md:14:15: step 01-a#2 Pseudo-code goes to the agent: reads `userInput`, which nothing defines\n" +
 		"phases/actions/action-a.md:7:34: action action-a goes to the agent: calls `parseFlags`, which no block declares\n" +
 		".*2 step\\(s\\) or action\\(s\\) above have code that goes to the agent"}, "run", skill, "--strict", "--workdir", work)
-	if _, err := os.Stat(work); !os.IsNotExist(err) {
-		t.Errorf("--strict refused, but the run dir exists (%v)", err)
+	// The refusal is recorded, validating → failed, and no step ran: the
+	// work dir holds the initial state, marked failed, and nothing else.
+	if state := testfs.ReadFile(t, filepath.Join(work, "state.json")); !strings.Contains(state, `"status": "failed"`) {
+		t.Errorf("--strict refused, but state.json is not failed:\n%s", state)
 	}
 }

@@ -32,6 +32,9 @@ var schemas = map[string]func() *jsonschema.Schema{
 	"test": func() *jsonschema.Schema {
 		return reflectSchema(&skilltest.Case{}, "test", "yaml", false, "A skill's test file, tests/NAME.yaml, that skillkit test runs (docs/testing.md).")
 	},
+	"inputs": func() *jsonschema.Schema {
+		return reflectSchema(&plan.InputsBlock{}, "inputs", "json", false, "The inputs block of a skill's front matter: each input's type, whether it is required, its default and allowed values (docs/format.md).")
+	},
 	"state": func() *jsonschema.Schema {
 		return reflectSchema(&plan.BaseState{}, "state", "json", true, "The base fields of state.json that the runtime maintains; skills add their own.")
 	},

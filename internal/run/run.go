@@ -185,19 +185,26 @@ type lifecycle struct {
 	phases []*plan.Phase
 }
 
-// create validates the skill and records a new run, claimed.
+// create validates the skill and records a new run, claimed. A skill that
+// fails validation (its declared inputs, the run gate) still leaves a
+// record, pending → validating → failed with the problems, so that status
+// and runs show why (the step-execution specification's Validating →
+// Failed); the error wraps ErrInvalid.
 func create(o Options, phases []*plan.Phase) (*lifecycle, error) {
 	s := o.Skill
 	t0 := time.Now()
-	if o.Validate != nil {
-		if err := o.Validate(s); err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
-		}
+	inputs, problems := s.CheckInputs(o.Inputs, o.Args)
+	var invalid error
+	if len(problems) > 0 {
+		invalid = fmt.Errorf("the inputs do not match what %s declares:\n  %s", s.Entry, strings.Join(problems, "\n  "))
+	} else if o.Validate != nil {
+		invalid = o.Validate(s)
 	}
+	o.Inputs = inputs
 	t1 := time.Now()
 	start := runstore.Start{
 		RunID: runstore.NewID(t0), Skill: s.Name, SkillDir: absDir(s.Dir), SkillHash: s.Hash, Mode: string(s.Mode),
-		StartedAt: t0.UTC(), SkillVersion: skillVersion(s), TotalSteps: totalSteps(s), Phases: len(phases), Inputs: o.Inputs,
+		StartedAt: t0.UTC(), SkillVersion: skillVersion(s), TotalSteps: totalSteps(s), Phases: len(phases), Inputs: inputs,
 		Args: o.Args, SessionID: runstore.NewSessionID(),
 	}
 	rec, err := o.Store.Create(runstore.NewRun{Start: start, State: s.InitialState(t0), WorkDir: o.WorkDir}, o.Claim)
@@ -217,14 +224,28 @@ func create(o Options, phases []*plan.Phase) (*lifecycle, error) {
 		o.Observe(runstore.Event{Time: t0, Run: start.RunID, To: string(runstore.RunPending), Detail: s.Name})
 	}
 	// These transitions happened before the record existed to hold them.
-	for _, e := range []runstore.Event{
-		{Time: t0, From: string(runstore.RunPending), To: string(runstore.RunValidating)},
-		{Time: t1, From: string(runstore.RunValidating), To: string(runstore.RunReady)},
-	} {
-		if err := l.eng.Event(e); err != nil {
+	next := runstore.Event{Time: t1, From: string(runstore.RunValidating), To: string(runstore.RunReady)}
+	if invalid != nil {
+		st := maps.Clone(l.eng.State)
+		st["status"] = "failed"
+		l.eng.SetState(st)
+		next.To, next.Detail = string(runstore.RunFailed), invalid.Error()
+		next.Error = &runstore.RunError{ID: string(runstore.RunValidating), Message: invalid.Error(),
+			Diagnostics: runstore.Diagnostics{Console: []string{}, Files: []string{}}}
+	}
+	for _, e := range []runstore.Event{{Time: t0, From: string(runstore.RunPending), To: string(runstore.RunValidating)}, next} {
+		commit := l.eng.Event
+		if e.Error != nil {
+			commit = l.eng.Commit
+		}
+		if err := commit(e); err != nil {
 			rec.Close()
 			return nil, err
 		}
+	}
+	if invalid != nil {
+		_, cerr := l.close(nil)
+		return nil, errors.Join(fmt.Errorf("%w: %w", ErrInvalid, invalid), cerr)
 	}
 	return l, nil
 }

@@ -2,6 +2,7 @@ package sequential_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -296,16 +297,39 @@ func TestBadHooksAreInvalid(t *testing.T) {
 	}
 }
 
-func TestValidateStopsBeforeAnythingIsWritten(t *testing.T) {
-	s := newSkill(t, phase("01-x.md", bashStep("a", "true")))
+// A skill that fails validation leaves a record that went pending →
+// validating → failed with the reason (the step-execution specification's
+// Validating → Failed), and no step ran.
+func TestValidationFailureIsRecorded(t *testing.T) {
+	s := newSkill(t, phase("01-x.md", bashStep("a", "echo a > out.txt")))
 	o := opts(t, s)
 	o.Validate = func(*plan.Skill) error { return errors.New("phases/01-x.md:1:1: error: no title [layout-title]") }
 	_, err := lifecycle.Run(context.Background(), o)
 	if !errors.Is(err, lifecycle.ErrInvalid) {
 		t.Fatalf("err = %v, want invalid", err)
 	}
-	if _, serr := os.Stat(o.Store.(*fs.Store).Root()); serr == nil {
-		t.Error("a run directory was made for a skill that does not validate")
+	sums, lerr := o.Store.List()
+	if lerr != nil || len(sums) != 1 {
+		t.Fatalf("runs = %v, %v; want the one that failed validation", sums, lerr)
+	}
+	dir := sums[0].Dir
+	if _, serr := os.Stat(filepath.Join(dir, "out.txt")); serr == nil {
+		t.Error("a step ran for a skill that does not validate")
+	}
+	var path []string
+	for _, line := range strings.Split(strings.TrimSpace(testfs.ReadFile(t, filepath.Join(dir, fs.EventsFile))), "\n") {
+		var e runstore.Event
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatal(err)
+		}
+		path = append(path, e.To)
+	}
+	if got := strings.Join(path, " "); got != "pending validating failed" {
+		t.Errorf("run states %q, want pending validating failed", got)
+	}
+	p := progress(t, dir)
+	if p.Error == nil || p.Error.ID != "validating" || !strings.Contains(p.Error.Message, "phases/01-x.md:1:1: error: no title") {
+		t.Errorf("progress error = %+v", p.Error)
 	}
 }
 
