@@ -63,9 +63,9 @@ type Agent struct {
 	// Session is the run's conversation; copies of the Agent share it.
 	// nil makes every call the first of its own conversation.
 	Session *Session
-	// Log, when set, is where the events of a call with this prompt id
-	// go as they come (the step's log), for an agent that streams them.
-	Log func(id string) io.Writer
+	// Log, when set, is where the events of a call of this prompt go as
+	// they come (the step's log), for an agent that streams them.
+	Log func(p *Prompt) io.Writer
 	// Progress, when set, sees what a streaming agent does while a call
 	// runs (for the live line), a stall notice after StallAfter of
 	// silence (zero means DefaultStall), and the call's end. It is
@@ -352,7 +352,7 @@ func (c *Pending) runOnce(ctx context.Context, conv *Session, timeout time.Durat
 	if ev != nil {
 		l = &lines{max: cmp.Or(c.a.MaxReply, proc.DefaultTail), ev: ev, last: time.Now()}
 		if c.a.Log != nil {
-			l.log = c.a.Log(c.id)
+			l.log = c.a.Log(c.p)
 		}
 		cmd.Stdout = l
 		if c.a.Progress != nil {

@@ -99,7 +99,7 @@ func TestRealArgumentVectors(t *testing.T) {
 							thread = a.Session.Thread
 						}
 					}()
-					a.Log = func(string) io.Writer { return log }
+					a.Log = func(*Prompt) io.Writer { return log }
 					p := &Prompt{Request: v.p.Request}
 					p.add(contextSection, "You help test a command line.")
 					p.add("STEP", "Say hello.")
@@ -168,4 +168,17 @@ func newUUID(t testing.TB) string {
 		s = append(s, h[c>>4], h[c&0xf])
 	}
 	return string(s)
+}
+
+// skillkit doctor's check against the real CLIs, logged in to nothing.
+func TestRealCheck(t *testing.T) {
+	for name, version := range map[string]string{AdapterClaude: "2.1.197", AdapterCodex: "0.169.0"} {
+		t.Run(name, func(t *testing.T) {
+			onRealPath(t, name)
+			s := Check(context.Background(), name)
+			if s.Usable || s.Version != version || s.Detail != "not logged in" || s.Fix == "" {
+				t.Errorf("Check = %+v, want version %s, not logged in, with a fix", s, version)
+			}
+		})
+	}
 }
