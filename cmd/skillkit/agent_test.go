@@ -70,3 +70,55 @@ func TestRunChecksTheAgentFirst(t *testing.T) {
 }
 
 func regexpMatch(pattern, s string) bool { return regexp.MustCompile(pattern).MatchString(s) }
+
+// agentOnPath puts a stand-in named name first on PATH: it answers
+// skillkit doctor's status commands as the real CLI does when logged in,
+// and runs body for a call.
+func agentOnPath(t *testing.T, name, body string) {
+	t.Helper()
+	bin := t.TempDir()
+	status := map[string]string{
+		"claude": `--version) echo '2.1.197 (Claude Code)'; exit 0;;
+auth) echo '{"loggedIn": true, "authMethod": "claude.ai", "apiProvider": "firstParty"}'; exit 0;;`,
+		"codex": `--version) echo 'codex-cli 0.169.0'; exit 0;;
+login) echo 'Logged in using ChatGPT'; exit 0;;`,
+	}[name]
+	testfs.WriteFile(t, filepath.Join(bin, name), "#!/bin/sh\ncase \"$1\" in\n"+status+"\nesac\ncat >/dev/null\n"+body+"\n")
+	must(t, os.Chmod(filepath.Join(bin, name), 0o755))
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+}
+
+// A CLI that answers badly fails the call with a clear message and
+// leaves the run resumable; never a hang, never a panic.
+func TestAgentBadOutput(t *testing.T) {
+	const init = `echo '{"type":"system","subtype":"init","session_id":"5a1e0000-0000-4000-8000-000000000001"}'`
+	cases := []struct{ name, agent, body, match string }{
+		{"invalid JSON", "claude", `echo 'Traceback (most recent call last): {oops'`, `reading claude.s stream-json output: 1 line\(s\) are not JSON, and no result came`},
+		{"half a stream", "claude", init, `claude's output ended before its result \(half a stream\)`},
+		{"exit mid-stream", "codex", `echo '{"type":"thread.started","thread_id":"t1"}'; echo '{"type":"turn.started"}'; kill -9 $$`, `codex exited with status -1 before its turn completed`},
+		{"exit 0 with is_error", "claude", init + `; echo '{"type":"result","subtype":"error_max_turns","is_error":true,"num_turns":30,"result":"","session_id":"5a1e0000-0000-4000-8000-000000000001"}'`, `claude reported error_max_turns`},
+		{"a 50 MB stream", "claude", `head -c 52428800 /dev/zero | tr '\0' x`, `claude printed a line longer than --output-tail keeps, and no result`},
+		{"reconnects until the time limit", "codex", `echo '{"type":"thread.started","thread_id":"t1"}'; while :; do echo '{"type":"error","message":"Reconnecting... waiting for network (Connection failed: error sending request)"}'; sleep 0.2; done`,
+			`timed out after 1s \(--agent-timeout\)`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			agentOnPath(t, tc.agent, tc.body)
+			run := filepath.Join(t.TempDir(), "run")
+			check(t, outcome{1, `(?s)agent "` + tc.agent + `" \(step request\): ` + tc.match + `.*skillkit run .* --resume \S+ --retry`},
+				"run", agentSkill(t), "--workdir", run, "--agent", tc.agent, "--agent-timeout", "1s")
+			check(t, outcome{0, `state:\s+failed`}, "status", run)
+		})
+	}
+}
+
+// agent_timeout in skillkit.yaml bounds a call as --agent-timeout does;
+// a value that is no duration stops the run at its line.
+func TestAgentTimeoutConfig(t *testing.T) {
+	agentOnPath(t, "codex", `exec sleep 30`)
+	skill := agentSkill(t)
+	testfs.WriteFile(t, filepath.Join(skill, "skillkit.yaml"), "execution: auto\nagent_timeout: 1s\n")
+	check(t, outcome{1, `timed out after 1s \(--agent-timeout\)`}, "run", skill, "--workdir", filepath.Join(t.TempDir(), "run"), "--agent", "codex")
+	testfs.WriteFile(t, filepath.Join(skill, "skillkit.yaml"), "execution: auto\nagent_timeout: soon\n")
+	check(t, outcome{2, `skillkit.yaml:2: agent_timeout: want a duration such as 10m or 90s, got "soon"`}, "run", skill, "--agent", "codex")
+}
