@@ -5,8 +5,10 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 
+	"github.com/skillkit/skillkit/internal/realtool"
 	"github.com/skillkit/skillkit/internal/testagent"
 	"github.com/skillkit/skillkit/internal/testfs"
 )
@@ -121,4 +123,25 @@ func TestAgentTimeoutConfig(t *testing.T) {
 	check(t, outcome{1, `timed out after 1s \(--agent-timeout\)`}, "run", skill, "--workdir", filepath.Join(t.TempDir(), "run"), "--agent", "codex")
 	testfs.WriteFile(t, filepath.Join(skill, "skillkit.yaml"), "execution: auto\nagent_timeout: soon\n")
 	check(t, outcome{2, `skillkit.yaml:2: agent_timeout: want a duration such as 10m or 90s, got "soon"`}, "run", skill, "--agent", "codex")
+}
+
+// BenchmarkRealRunNotLoggedIn is a run with the real Claude Code logged
+// in to nothing, from the command to its failure on the terminal: the
+// check before the run stops it with the fix.
+func BenchmarkRealRunNotLoggedIn(b *testing.B) {
+	bin := realtool.Find(b, "claude")
+	b.Setenv("PATH", filepath.Dir(bin)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	b.Setenv("HOME", b.TempDir())
+	b.Setenv("ANTHROPIC_API_KEY", "")
+	skill := filepath.Join(b.TempDir(), "asks")
+	testfs.WriteTree(b, skill, map[string]string{
+		"SKILL.md":       frontMatter("asks"),
+		"phases/01-a.md": "# Phase 1: Ask\n\n## Execution\n\n### Step 1: Think\n\nThink hard.\n",
+	})
+	for b.Loop() {
+		code, _, stderr := run("run", skill, "--workdir", filepath.Join(b.TempDir(), "run"), "--agent", "claude")
+		if code != ExitFailed || !strings.Contains(stderr, `agent "claude" cannot work: not logged in; fix: claude auth login (or set ANTHROPIC_API_KEY)`) {
+			b.Fatalf("exit %d: %s", code, stderr)
+		}
+	}
 }

@@ -46,7 +46,12 @@ var install = map[string]string{
 // Check finds out whether the agent name (claude or codex) can work,
 // with the CLI's own status commands, which cost nothing: --version and
 // `claude auth status` or `codex login status`. It never sends a prompt.
-func Check(ctx context.Context, name string) Status {
+func Check(ctx context.Context, name string) Status { return check(ctx, name, true) }
+
+// check is Check, with or without the version: a run needs only the
+// login, and each status command starts a node program (a second or
+// more on a loaded machine).
+func check(ctx context.Context, name string, version bool) Status {
 	s := Status{Agent: name}
 	path, err := exec.LookPath(name)
 	if err != nil {
@@ -55,13 +60,15 @@ func Check(ctx context.Context, name string) Status {
 		return s
 	}
 	s.Path = path
-	out, errOut, code, err := status(ctx, path, "--version")
-	if err != nil || code != 0 {
-		s.Detail = fmt.Sprintf("`%s --version` failed: %s", name, firstLine(cmpOr(err, errOut+out)))
-		s.Fix = "reinstall it: " + install[name]
-		return s
+	if version {
+		out, errOut, code, err := status(ctx, path, "--version")
+		if err != nil || code != 0 {
+			s.Detail = fmt.Sprintf("`%s --version` failed: %s", name, firstLine(cmpOr(err, errOut+out)))
+			s.Fix = "reinstall it: " + install[name]
+			return s
+		}
+		s.Version = versionOf(out)
 	}
-	s.Version = versionOf(out)
 	switch name {
 	case AdapterClaude:
 		checkClaude(ctx, &s)
@@ -154,5 +161,5 @@ func CheckCommand(ctx context.Context, command string) error {
 	if name == AdapterCommand {
 		return nil
 	}
-	return Check(ctx, name).Err()
+	return check(ctx, name, false).Err()
 }
