@@ -238,15 +238,14 @@ type Pending struct {
 	// own is a call outside the run's conversation: a Task, which like
 	// Claude Code's subagents starts afresh and leaves the run's thread
 	// alone, so that Tasks may run side by side.
-	own       bool
-	id        string
-	name      string
-	args, env []string
-	text      string
-	start     time.Time
-	reply     reply
-	res       proc.Result
-	err       error
+	own   bool
+	id    string
+	env   []string
+	text  string
+	start time.Time
+	reply reply
+	res   proc.Result
+	err   error
 	// replayed is a call the Tape answered: no command runs. end is the
 	// Tape's recorder of the call.
 	replayed bool
@@ -342,7 +341,6 @@ func (c *Pending) runOnce(ctx context.Context, conv *Session, timeout time.Durat
 		return
 	}
 	defer cleanup()
-	c.name, c.args = name, args
 	call, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cmd := proc.Cmd{Name: name, Args: args, Dir: c.a.Dir, Env: c.env, Stdin: strings.NewReader(c.text), Tail: c.a.MaxReply}
