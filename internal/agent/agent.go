@@ -68,7 +68,8 @@ type Agent struct {
 	Log func(p *Prompt) io.Writer
 	// Progress, when set, sees what a streaming agent does while a call
 	// runs (for the live line), a stall notice after StallAfter of
-	// silence (zero means DefaultStall), and the call's end. It is
+	// silence (zero means DefaultStall, or half the call's time limit
+	// when that is shorter), and the call's end. It is
 	// called from goroutines of its own.
 	Progress   func(Activity)
 	StallAfter time.Duration
@@ -357,7 +358,9 @@ func (c *Pending) runOnce(ctx context.Context, conv *Session, timeout time.Durat
 			done, watched := make(chan struct{}), make(chan struct{})
 			go func() {
 				defer close(watched)
-				watch(l, c.start, cmp.Or(c.a.StallAfter, DefaultStall), timeout, c.a.Progress, done)
+				// A limit shorter than the stall threshold still gets its
+				// notice before the call ends.
+				watch(l, c.start, cmp.Or(c.a.StallAfter, min(DefaultStall, timeout/2)), timeout, c.a.Progress, done)
 			}()
 			// The call's end is told before the call returns.
 			defer func() { close(done); <-watched }()
