@@ -151,3 +151,21 @@ func BenchmarkRealRunNotLoggedIn(b *testing.B) {
 		}
 	}
 }
+
+// Codex's reconnects are progress: with testagent's codex, which
+// reconnects on every call before it answers, the run completes, and
+// its later calls resume the thread.
+func TestCodexReconnectsThenCompletes(t *testing.T) {
+	bin := t.TempDir()
+	must(t, testagent.CodexOnPath(bin))
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	run := filepath.Join(t.TempDir(), "run")
+	check(t, outcome{0, ""}, "run", agentSkill(t), "--workdir", run, "--agent", "codex")
+	metrics := testfs.ReadFile(t, filepath.Join(run, "metrics.jsonl"))
+	if !regexpMatch(`"outcome":"completed","request":"action","call":2,"session":"01a2174b-8d43-7cf2-8680-802e0c8adc1f","turns":1`, metrics) {
+		t.Errorf("metrics.jsonl:\n%s", metrics)
+	}
+	if log := testfs.ReadFile(t, filepath.Join(run, "logs", "01-a-1.log")); !strings.Contains(log, "Reconnecting... 3/5") {
+		t.Errorf("the step's log lacks codex's events:\n%s", log)
+	}
+}

@@ -33,7 +33,11 @@ const (
 	LogEnv         = "SKILLKIT_TESTAGENT_LOG"
 	ClaudeEnv      = "SKILLKIT_TESTAGENT_CLAUDE"
 	ClaudeStateEnv = "SKILLKIT_TESTAGENT_CLAUDE_STATE"
-	LoggedOut      = "logged-out"
+	// CodexEnv makes the agent answer in the events of codex exec
+	// --json (see CodexOnPath), after a reconnect loop as codex prints
+	// one when its network falters.
+	CodexEnv  = "SKILLKIT_TESTAGENT_CODEX"
+	LoggedOut = "logged-out"
 	// argsEnv carries the stand-in's command line to the test binary,
 	// one argument a line.
 	argsEnv = "SKILLKIT_TESTAGENT_ARGS"
@@ -60,8 +64,11 @@ func Main() int {
 			f.Close()
 		}
 	}
-	if os.Getenv(ClaudeEnv) != "" {
+	switch {
+	case os.Getenv(ClaudeEnv) != "":
 		return claude(request, string(prompt))
+	case os.Getenv(CodexEnv) != "":
+		return codex(request, string(prompt))
 	}
 	reply, err := Answer(request, string(prompt), ".")
 	if err != nil {
@@ -122,6 +129,48 @@ func claude(request, prompt string) int {
 		"usage":      map[string]any{"input_tokens": len(prompt) / 4, "output_tokens": len(reply) / 4},
 		"modelUsage": map[string]any{"claude-opus-4-8[1m]": map[string]any{"contextWindow": 1000000}}})
 	return 0
+}
+
+// codex answers as Codex 0.169.0 does in exec --json: the events captured
+// from it (internal/agent/testdata/real/codex-reconnect.jsonl), reconnects
+// first, then the turn a logged-in call completes. A resume continues the
+// thread it names.
+func codex(request, prompt string) int {
+	args := strings.Split(os.Getenv(argsEnv), "\n")
+	thread := "01a2174b-8d43-7cf2-8680-802e0c8adc1f"
+	if len(args) > 2 && args[1] == "resume" {
+		thread = args[len(args)-2]
+	}
+	fmt.Printf(`{"type":"thread.started","thread_id":%q}`+"\n", thread)
+	fmt.Println(`{"type":"turn.started"}`)
+	for i := 2; i <= 3; i++ {
+		fmt.Printf(`{"type":"error","message":"Reconnecting... %d/5 (stream disconnected before completion: failed to lookup address information: Name does not resolve)"}`+"\n", i)
+	}
+	reply, err := Answer(request, prompt, ".")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "testagent:", err)
+		return 1
+	}
+	item, _ := json.Marshal(map[string]any{"type": "item.completed", "item": map[string]any{"id": "item_1", "type": "agent_message", "text": reply}})
+	fmt.Println(string(item))
+	fmt.Printf(`{"type":"turn.completed","usage":{"input_tokens":%d,"cached_input_tokens":0,"output_tokens":%d}}`+"\n", len(prompt)/4, len(reply)/4)
+	return 0
+}
+
+// CodexOnPath writes an executable named codex into dir that runs the
+// test binary as the agent in codex's events: put dir first on PATH and
+// pass --agent codex. It answers skillkit doctor's status commands as
+// the real CLI does, logged in.
+func CodexOnPath(dir string) error {
+	script := fmt.Sprintf(`#!/bin/sh
+case "$1" in
+--version) echo 'codex-cli 0.169.0'; exit 0;;
+login) echo 'Logged in using ChatGPT'; exit 0;;
+esac
+export %s="$(printf '%%s\n' "$@")"
+exec env %s=1 %s=1 %q -test.run='^$'
+`, argsEnv, Env, CodexEnv, os.Args[0])
+	return os.WriteFile(filepath.Join(dir, "codex"), []byte(script), 0o755)
 }
 
 // ClaudeOnPath writes an executable named claude into dir that runs the
