@@ -157,6 +157,11 @@ func (c *claudeEvents) end(exitCode int, stderr string) (reply, error) {
 		if msg == "" {
 			msg = "claude reported " + r.Subtype
 		}
+		if strings.Contains(msg, "No conversation found with session ID") {
+			// Its sessions were cleared, or the run moved to another
+			// machine: the call starts the session again, with [CONTEXT].
+			return out, fmt.Errorf("%s: %w", msg, errLostThread)
+		}
 		return out, errors.New(msg)
 	}
 	// With --json-schema the validated answer is the structured output;

@@ -175,15 +175,16 @@ func (c *codexEvents) activity() Activity {
 	return Activity{Agent: AdapterCodex, Tool: c.tool, Turns: c.turns}
 }
 
-// errLostThread is a resume that did not continue the thread: the call
-// goes again as a first call, with [CONTEXT].
-var errLostThread = errors.New("codex did not continue the thread")
+// errLostThread is a resume that did not continue the conversation
+// (codex started another thread, or claude has no such session): the
+// call goes again as a first call, with [CONTEXT].
+var errLostThread = errors.New("the agent did not continue the conversation")
 
 func (c *codexEvents) end(exitCode int, stderr string) (reply, error) {
 	out := reply{thread: c.thread, text: c.text, turns: c.turns, usage: c.usage}
 	switch {
 	case c.lost:
-		return out, fmt.Errorf("%w %s (it started %s)", errLostThread, c.resumed, c.thread)
+		return out, fmt.Errorf("codex started thread %s instead of resuming %s: %w", c.thread, c.resumed, errLostThread)
 	case c.resumed != "" && c.thread == "" && strings.Contains(stderr, "no rollout found"):
 		return out, fmt.Errorf("%s: %w", firstLine(codexStderr(stderr)), errLostThread)
 	case c.failed != "":

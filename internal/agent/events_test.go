@@ -28,7 +28,7 @@ func TestEventsInChunks(t *testing.T) {
 		thread string
 	}{
 		{"testdata/real/claude-not-logged-in.jsonl", func() events { return &claudeEvents{} }, "Not logged in · Please run /login", "21111111-2222-4333-8444-555555555555"},
-		{"testdata/real/claude-resume-unknown.jsonl", func() events { return &claudeEvents{} }, "No conversation found with session ID: 31111111-2222-4333-8444-555555555555", "31111111-2222-4333-8444-555555555555"},
+		{"testdata/real/claude-resume-unknown.jsonl", func() events { return &claudeEvents{} }, "No conversation found with session ID: 31111111-2222-4333-8444-555555555555: the agent did not continue the conversation", "31111111-2222-4333-8444-555555555555"},
 		{"testdata/real/codex-reconnect.jsonl", func() events { return &codexEvents{} }, "codex exited with status 1 before its turn completed", "01a2174b-8d43-7cf2-8680-802e0c8adc1f"},
 	} {
 		data, err := os.ReadFile(tt.file)

@@ -102,6 +102,27 @@ esac
 	}
 }
 
+// A resume of a session Claude Code does not have (its sessions were
+// cleared) starts it again, with [CONTEXT].
+func TestClaudeLostSession(t *testing.T) {
+	a, calls := standIn(t, "claude", `case "$*" in
+*--resume*) cat "$REAL/claude-resume-unknown.jsonl"; cat "$REAL/claude-resume-unknown.stderr" >&2; exit 1;;
+esac
+`+claudeSuccess)
+	a.Session.Thread = a.Session.ID
+	p := &Prompt{Request: RequestStep}
+	p.add(contextSection, "the skill's instructions")
+	p.add("STEP", "do it")
+	if _, err := a.Ask(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+	log := testfs.ReadFile(t, calls)
+	first, second, _ := strings.Cut(log, "--session-id")
+	if !strings.Contains(first, "--resume") || strings.Contains(first, "[CONTEXT]") || !strings.Contains(second, "[CONTEXT]") {
+		t.Errorf("calls:\n%s\nwant a resume without [CONTEXT], then --session-id with it", log)
+	}
+}
+
 func TestClaudeBadOutput(t *testing.T) {
 	init := `echo '{"type":"system","subtype":"init","session_id":"21111111-2222-4333-8444-555555555555"}'` + "\n"
 	tests := []struct{ name, body, want string }{
@@ -109,7 +130,7 @@ func TestClaudeBadOutput(t *testing.T) {
 		{"half a stream", init, "claude's output ended before its result (half a stream)"},
 		{"exit mid-stream", init + "kill -9 $$", "claude exited with status -1 before its result"},
 		{"exit 0 with is_error", `sed 's/"is_error":true/"is_error":true/' "$REAL/claude-not-logged-in.json"; exit 0`, "Not logged in · Please run /login"},
-		{"error subtype", `cat "$REAL/claude-resume-unknown.jsonl"; cat "$REAL/claude-resume-unknown.stderr" >&2; exit 1`, "No conversation found with session ID: 31111111-2222-4333-8444-555555555555"},
+		{"error subtype", `sed 's/No conversation found with session ID: /Tool permission denied for /' "$REAL/claude-resume-unknown.jsonl"; exit 1`, "Tool permission denied for 31111111-2222-4333-8444-555555555555"},
 		{"a line without end", init + "head -c 3000000 /dev/zero | tr '\\0' x", "claude printed a line longer than --output-tail keeps, and no result"},
 	}
 	for _, tt := range tests {
