@@ -88,16 +88,16 @@ type claudeEvents struct {
 	badLine  string
 }
 
-func (c *claudeEvents) line(b []byte, cut bool) {
+func (c *claudeEvents) line(b []byte, cut bool) bool {
 	if cut {
 		c.cut++
-		return
+		return true
 	}
 	var e claudeEvent
 	if err := json.Unmarshal(b, &e); err != nil {
 		c.bad++
 		c.badLine = string(b)
-		return
+		return true
 	}
 	if e.SessionID != "" {
 		c.session = e.SessionID
@@ -116,6 +116,7 @@ func (c *claudeEvents) line(b []byte, cut bool) {
 	case "result":
 		c.result = &e
 	}
+	return true
 }
 
 func (c *claudeEvents) activity() Activity {

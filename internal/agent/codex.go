@@ -114,8 +114,10 @@ type codexEvents struct {
 	// failed is turn.failed's message; fatal the last error event that
 	// is not a reconnect.
 	failed, fatal string
-	bad, cut      int
-	badLine       string
+	// waiting is the reconnect codex reports since its last progress.
+	waiting  string
+	bad, cut int
+	badLine  string
 }
 
 // transient reports whether an error event is one codex recovers from
@@ -123,16 +125,16 @@ type codexEvents struct {
 // network (…)".
 func transient(msg string) bool { return strings.HasPrefix(msg, "Reconnecting...") }
 
-func (c *codexEvents) line(b []byte, cut bool) {
+func (c *codexEvents) line(b []byte, cut bool) bool {
 	if cut {
 		c.cut++
-		return
+		return true
 	}
 	var e codexEvent
 	if err := json.Unmarshal(b, &e); err != nil {
 		c.bad++
 		c.badLine = string(b)
-		return
+		return true
 	}
 	switch e.Type {
 	case "thread.started":
@@ -165,14 +167,18 @@ func (c *codexEvents) line(b []byte, cut bool) {
 	case "turn.failed":
 		c.failed = e.Error.Message
 	case "error":
-		if !transient(e.Message) {
-			c.fatal = e.Message
+		if transient(e.Message) {
+			c.waiting = e.Message
+			return false
 		}
+		c.fatal = e.Message
 	}
+	c.waiting = ""
+	return true
 }
 
 func (c *codexEvents) activity() Activity {
-	return Activity{Agent: AdapterCodex, Tool: c.tool, Turns: c.turns}
+	return Activity{Agent: AdapterCodex, Tool: c.tool, Turns: c.turns, Waiting: c.waiting}
 }
 
 // errLostThread is a resume that did not continue the conversation

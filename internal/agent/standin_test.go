@@ -228,10 +228,12 @@ exit 1`)
 	}
 }
 
-// Without network codex reconnects for ever: the stall notice comes and
-// the call stops at its time limit, resumable.
+// Without network codex reconnects for ever, printing a reconnect every
+// few seconds: that is no progress, so the stall notice comes, saying
+// what codex waits for, and the call stops at its time limit.
 func TestCodexStallAndTimeout(t *testing.T) {
-	a, _ := standIn(t, "codex", `cat "$REAL/codex-reconnect.jsonl"; exec sleep 30`)
+	a, _ := standIn(t, "codex", `cat "$REAL/codex-reconnect.jsonl"
+while :; do tail -1 "$REAL/codex-reconnect.jsonl"; sleep 0.1; done`)
 	a.Timeout, a.StallAfter = 1500*time.Millisecond, 300*time.Millisecond
 	var mu sync.Mutex
 	var notices []string
@@ -252,7 +254,8 @@ func TestCodexStallAndTimeout(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if len(notices) != 1 || !strings.HasPrefix(notices[0], "no output from codex for ") {
+	if len(notices) != 1 || !strings.HasPrefix(notices[0], "no progress from codex for ") ||
+		!strings.Contains(notices[0], ", it says: Reconnecting... waiting for network (Connection failed: error sending request); the call ends at --agent-timeout 1.5s") {
 		t.Errorf("notices = %q, want one stall notice", notices)
 	}
 }

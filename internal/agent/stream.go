@@ -21,9 +21,11 @@ type Activity struct {
 	Tool    string
 	Turns   int
 	Elapsed time.Duration
-	// Silent is set on a stall notice: how long the agent has printed
-	// nothing.
-	Silent time.Duration
+	// Silent is set on a stall notice: how long the agent has made no
+	// progress. Waiting is what it said meanwhile, if anything: a
+	// reconnect.
+	Silent  time.Duration
+	Waiting string
 	// Limit is the call's time limit, for the notice to say when it
 	// ends.
 	Limit time.Duration
@@ -40,6 +42,9 @@ func (a Activity) String() string {
 	if a.Turns > 0 {
 		s += fmt.Sprintf(" · %d turns", a.Turns)
 	}
+	if a.Waiting != "" {
+		s += " · reconnecting"
+	}
 	return s
 }
 
@@ -47,6 +52,10 @@ func (a Activity) String() string {
 func (a Activity) Notice() string {
 	if a.Silent <= 0 {
 		return ""
+	}
+	if a.Waiting != "" {
+		return fmt.Sprintf("no progress from %s for %v, it says: %s; the call ends at --agent-timeout %v",
+			a.Agent, a.Silent.Round(time.Second), a.Waiting, a.Limit)
 	}
 	return fmt.Sprintf("no output from %s for %v; the call ends at --agent-timeout %v (it may be waiting for the network or a login: skillkit doctor checks)",
 		a.Agent, a.Silent.Round(time.Second), a.Limit)
@@ -64,14 +73,14 @@ type lines struct {
 	long bool
 	ev   events
 	log  io.Writer
-	// last is when the command last printed; the stall watch reads it.
+	// last is when the agent last made progress; the stall watch reads
+	// it.
 	last time.Time
 }
 
 func (l *lines) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.last = time.Now()
 	if l.log != nil {
 		// A log that fails (a full disk) does not fail the call.
 		l.log.Write(p)
@@ -109,12 +118,14 @@ func (l *lines) flush() {
 
 func (l *lines) emit() {
 	if line := bytes.TrimSpace(l.buf); len(line) > 0 || l.long {
-		l.ev.line(line, l.long)
+		if l.ev.line(line, l.long) {
+			l.last = time.Now()
+		}
 	}
 	l.buf, l.long = l.buf[:0], false
 }
 
-// since is how long the command has printed nothing.
+// since is how long the agent has made no progress.
 func (l *lines) since() time.Duration {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -124,8 +135,9 @@ func (l *lines) since() time.Duration {
 // events reads one streaming call's stdout, a JSON event per line, and
 // decides how the call ended.
 type events interface {
-	// line sees one line as it comes; cut says its end was dropped.
-	line(b []byte, cut bool)
+	// line sees one line as it comes; cut says its end was dropped. It
+	// reports whether the line is progress: a reconnect is not.
+	line(b []byte, cut bool) bool
 	// activity is what the agent does now, for the live line.
 	activity() Activity
 	// end decides the call once the command exited with exit code and
