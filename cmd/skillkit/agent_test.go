@@ -131,6 +131,22 @@ func TestAgentTimeoutConfig(t *testing.T) {
 	check(t, outcome{2, `skillkit.yaml:2: agent_timeout: want a duration such as 10m or 90s, got "soon"`}, "run", skill, "--agent", "codex")
 }
 
+// With the real CLIs logged in to nothing, run --agent stops before the
+// run with the fix.
+func TestRealRunStopsAtTheCheck(t *testing.T) {
+	for name, fix := range map[string]string{"claude": "claude auth login (or set ANTHROPIC_API_KEY)", "codex": "codex login (or set CODEX_API_KEY)"} {
+		t.Run(name, func(t *testing.T) {
+			bin := realtool.Find(t, name)
+			t.Setenv("PATH", filepath.Dir(bin)+string(os.PathListSeparator)+os.Getenv("PATH"))
+			t.Setenv("HOME", t.TempDir())
+			t.Setenv("ANTHROPIC_API_KEY", "")
+			t.Setenv("CODEX_API_KEY", "")
+			check(t, outcome{1, `agent "` + name + `" cannot work: not logged in; fix: ` + regexp.QuoteMeta(fix)},
+				"run", agentSkill(t), "--workdir", filepath.Join(t.TempDir(), "run"), "--agent", name)
+		})
+	}
+}
+
 // BenchmarkRealRunNotLoggedIn is a run with the real Claude Code logged
 // in to nothing, from the command to its failure on the terminal: the
 // check before the run stops it with the fix.
