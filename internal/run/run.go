@@ -484,9 +484,9 @@ func (w logWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// agentLog is the log a call's events go to as they come: the step's
-// own (logs/<phase>-<n>.log, where its reply goes too), else one per
-// kind of request (logs/select.log, logs/action.log, …).
+// agentLog is the log a call's events go to as they come, the one its
+// reply goes to: the step's (logs/<phase>-<n>.log), the action's, or
+// select.log, task.log; a prompt without an id goes to its request's.
 func agentLog(p *agent.Prompt) string {
 	if p.ID != "" {
 		return strings.ReplaceAll(p.ID, "#", "-")
