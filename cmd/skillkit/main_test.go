@@ -8,11 +8,18 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/skillkit/skillkit/internal/testagent"
 )
 
 // TestMain lets testscript run the skillkit command in-process: the test
 // binary doubles as the skillkit executable.
 func TestMain(m *testing.M) {
+	// A test that puts testagent's stand-in on PATH runs this binary as
+	// the agent.
+	if testagent.Active() {
+		os.Exit(testagent.Main())
+	}
 	testscript.Main(m, map[string]func(){
 		"skillkit": func() {
 			os.Exit(Main(os.Args[1:], Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}))

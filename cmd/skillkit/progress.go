@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/skillkit/skillkit/internal/agent"
 	"github.com/skillkit/skillkit/internal/runstore"
 	"github.com/skillkit/skillkit/internal/script"
 	"github.com/skillkit/skillkit/plan"
@@ -83,6 +84,10 @@ type progress struct {
 	paused      int
 	stop        chan struct{}
 	done        sync.WaitGroup
+
+	// doing is what the agent does now, while a call runs: its tool
+	// and turns ("claude: Bash · 3 turns").
+	doing string
 }
 
 // newProgress starts the live line on the terminal f.
@@ -138,6 +143,17 @@ func (p *progress) observe(e runstore.Event) {
 	p.draw()
 }
 
+// agent shows what the agent does on the line while its call runs.
+func (p *progress) agent(a agent.Activity) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.doing = a.String()
+	if a.Done {
+		p.doing = ""
+	}
+	p.draw()
+}
+
 // phase is "phase i/n ID", or "phase ID" for the orchestrator of an
 // autonomous skill, which is no numbered phase.
 func (p *progress) phase(id string) string {
@@ -169,6 +185,9 @@ func (p *progress) draw() {
 func (p *progress) line() string {
 	width := p.width - 1
 	elapsed := " · " + time.Since(p.since).Round(100*time.Millisecond).String()
+	if p.doing != "" {
+		elapsed = " · " + p.doing + elapsed
+	}
 	if p.what == "" {
 		return truncateMiddle(p.where+elapsed, width)
 	}

@@ -208,3 +208,35 @@ func TestIsTerminal(t *testing.T) {
 		t.Errorf("termWidth(pty) = %d, %v; want 60", w, ok)
 	}
 }
+
+// TestAgentOnLiveLine: while an agent call runs, the live line shows the
+// tool the agent uses and its turns.
+func TestAgentOnLiveLine(t *testing.T) {
+	bin, err := exec.LookPath("skillkit")
+	if err != nil {
+		t.Skip("the skillkit command of TestMain is not on PATH")
+	}
+	agentOnPath(t, "claude", `echo '{"type":"system","subtype":"init","session_id":"5a1e0000-0000-4000-8000-000000000001"}'
+echo '{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"ls"}}]},"session_id":"5a1e0000-0000-4000-8000-000000000001"}'
+sleep 1.5
+echo '{"type":"result","subtype":"success","is_error":false,"num_turns":1,"result":"{\"stateUpdates\": {}}","session_id":"5a1e0000-0000-4000-8000-000000000001"}'`)
+	dir := t.TempDir()
+	ctrl, tty := openPTY(t, 100)
+	cmd := exec.Command(bin, "run", agentSkill(t), "--workdir", filepath.Join(dir, "run"), "--agent", "claude")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "NO_COLOR=1")
+	cmd.Stdin, cmd.Stderr = tty, tty
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	scr := &screen{}
+	go io.Copy(scr, ctrl)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("run: %v\n%s\n%q", err, stdout.String(), scr.String())
+	}
+	if !regexp.MustCompile(`step 1 Think · claude: Bash · 1 turns · [0-9.]+m?s`).MatchString(scr.String()) {
+		t.Errorf("no live line with the agent's tool and turns:\n%q", scr.String())
+	}
+}

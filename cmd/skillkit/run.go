@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 	"go.yaml.in/yaml/v3"
@@ -53,6 +54,9 @@ type runOptions struct {
 	record   string
 	// recordTest names the test --record-test writes.
 	recordTest string
+
+	// agentTimeout bounds one agent call; zero reads skillkit.yaml.
+	agentTimeout time.Duration
 }
 
 func newRunCmd(s Streams) *cobra.Command {
@@ -106,6 +110,7 @@ Exit codes: 0 completed, 1 failed or aborted, 2 invalid skill or usage,
 	f.StringVar(&o.workDir, "workdir", "", "run directory of a new run (default .skillkit/runs/<skill>/<run-id>)")
 	f.StringArrayVar(&o.inputs, "input", nil, "an input as key=value, repeatable (SKILL_INPUT_KEY for shell, inputs.key for JS)")
 	f.StringVar(&o.agentCmd, "agent", "", "what does agent work: claude, codex, or a command reading the prompt on stdin (default $SKILLKIT_AGENT)")
+	f.DurationVar(&o.agentTimeout, "agent-timeout", 0, "how long one agent call may take before it fails, resumable (default agent_timeout of skillkit.yaml, else 10m)")
 	f.BoolVar(&o.noShell, "no-shell-context", false, "send context commands (!`cmd`, ```! blocks) to the agent as written instead of running them")
 	f.BoolVar(&o.yes, "yes", false, "answer yes to every confirmation, and each AskUserQuestion with its first option (--answers wins)")
 	f.StringVar(&o.answers, "answers", "", "YAML or JSON file of answers: question header → option label")
@@ -165,7 +170,12 @@ func runSkill(c *cobra.Command, s Streams, o *runOptions, dir string, args []str
 		},
 	}
 	if cmd := firstNonEmpty(o.agentCmd, os.Getenv("SKILLKIT_AGENT")); cmd != "" {
-		opts.Agent = &agent.Agent{Command: absCommand(cmd, cwd)}
+		opts.Agent = &agent.Agent{Command: absCommand(cmd, cwd), Timeout: o.agentTimeout}
+		if opts.Agent.Timeout == 0 {
+			if opts.Agent.Timeout, err = agent.ConfigTimeout(skill.Dir); err != nil {
+				return usageErr(err)
+			}
+		}
 	}
 	switch {
 	case o.answers != "":
@@ -202,12 +212,14 @@ func runSkill(c *cobra.Command, s Streams, o *runOptions, dir string, args []str
 		}
 	}
 	stderr, live := c.ErrOrStderr().(*os.File)
+	var liveLine *progress
 	switch {
 	case o.progress == progressJSON:
 		// stdout is the events' alone, for a program to read.
 		opts.Out, opts.Observe = c.ErrOrStderr(), jsonObserver(c.OutOrStdout())
 	case o.progress == progressAuto && live && isTerminal(stderr):
 		p := newProgress(stderr, skill)
+		liveLine = p
 		opts.Out = p.lines(c.OutOrStdout())
 		opts.Observe = p.observe
 		if opts.Answers != nil {
@@ -221,6 +233,9 @@ func runSkill(c *cobra.Command, s Streams, o *runOptions, dir string, args []str
 	// its commands are killed and it stays resumable.
 	ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
+	if err := startAgent(ctx, opts.Agent, liveLine, opts.Out); err != nil {
+		return err
+	}
 	var rec *cassette.Recorder
 	if o.recordTest != "" {
 		if o.record != "" || o.resume != "" {

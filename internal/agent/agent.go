@@ -10,10 +10,13 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"time"
@@ -34,8 +37,9 @@ const (
 	RequestConfirm Request = "confirm"
 )
 
-// DefaultTimeout bounds one agent call when Agent.Timeout is zero.
-const DefaultTimeout = 30 * time.Minute
+// DefaultTimeout bounds one agent call when Agent.Timeout is zero
+// (run --agent-timeout, agent_timeout in skillkit.yaml).
+const DefaultTimeout = 10 * time.Minute
 
 // Agent is what does agent work.
 type Agent struct {
@@ -59,6 +63,16 @@ type Agent struct {
 	// Session is the run's conversation; copies of the Agent share it.
 	// nil makes every call the first of its own conversation.
 	Session *Session
+	// Log, when set, is where the events of a call of this prompt go as
+	// they come (the step's log), for an agent that streams them.
+	Log func(p *Prompt) io.Writer
+	// Progress, when set, sees what a streaming agent does while a call
+	// runs (for the live line), a stall notice after StallAfter of
+	// silence (zero means DefaultStall, or half the call's time limit
+	// when that is shorter), and the call's end. It is
+	// called from goroutines of its own.
+	Progress   func(Activity)
+	StallAfter time.Duration
 	// Tape, when set, sees every call: a recorder keeps the exchanges
 	// (skillkit run --record), a player answers them instead of the
 	// command (skillkit test). Copies of the Agent share it.
@@ -134,6 +148,7 @@ type Call struct {
 	Thread   string
 	Turns    int
 	CostUSD  float64
+	Usage    Usage
 	Duration time.Duration
 	Err      error
 	// Begun is how many calls the run had begun when this one ended: N,
@@ -152,6 +167,9 @@ type Error struct {
 	ExitCode int
 	Stderr   string
 	Err      error
+	// streamed is a call whose failure the agent's events or its
+	// stderr already say in Err: the stderr is not added again.
+	streamed bool
 }
 
 func (e *Error) Error() string {
@@ -162,7 +180,7 @@ func (e *Error) Error() string {
 	default:
 		msg += fmt.Sprintf(": exit status %d", e.ExitCode)
 	}
-	if s := strings.TrimSpace(e.Stderr); s != "" {
+	if s := strings.TrimSpace(e.Stderr); s != "" && !e.streamed {
 		msg += ": " + lastLines(s, 5)
 	}
 	return msg
@@ -215,23 +233,26 @@ type Pending struct {
 	a    *Agent
 	s    *Session
 	ad   adapter
+	p    *Prompt
+	conv *Session
 	call Call
 	// own is a call outside the run's conversation: a Task, which like
 	// Claude Code's subagents starts afresh and leaves the run's thread
 	// alone, so that Tasks may run side by side.
-	own       bool
-	id        string
-	name      string
-	args, env []string
-	text      string
-	start     time.Time
-	reply     reply
-	res       proc.Result
-	err       error
+	own   bool
+	id    string
+	env   []string
+	text  string
+	start time.Time
+	reply reply
+	res   proc.Result
+	err   error
 	// replayed is a call the Tape answered: no command runs. end is the
 	// Tape's recorder of the call.
 	replayed bool
 	end      func(Exchange)
+	// streamed is a call whose events decide how it ended.
+	streamed bool
 }
 
 // Begin numbers a call (SKILLKIT_CALL, in the order calls begin) and
@@ -253,15 +274,14 @@ func (a *Agent) Begin(p *Prompt) (*Pending, error) {
 		return nil, &BudgetError{Flag: "--max-cost-usd", Limit: strconv.FormatFloat(s.MaxCostUSD, 'f', -1, 64), Spent: fmt.Sprintf("$%.4f reported by the agent", s.CostUSD)}
 	}
 	s.Calls++
-	c := &Pending{a: a, s: s, ad: adapterFor(a.Command), call: Call{Request: p.Request, N: s.Calls}, own: p.Request == RequestTask, id: p.ID}
+	c := &Pending{a: a, s: s, ad: adapterFor(a.Command), p: p, call: Call{Request: p.Request, N: s.Calls}, own: p.Request == RequestTask, id: p.ID}
 	c.env = append(os.Environ(), a.Env...)
 	c.env = append(c.env, "SKILLKIT_REQUEST="+string(p.Request), "SKILLKIT_SESSION_ID="+s.ID, "SKILLKIT_CALL="+strconv.Itoa(c.call.N))
-	conv := s
+	c.conv = s
 	if c.own {
-		conv = &Session{}
+		c.conv = &Session{}
 	}
-	c.name, c.args = c.ad.command(a, conv, p)
-	c.text = p.Text(!c.ad.keepsContext() || conv.Thread == "")
+	c.text = p.Text(!c.ad.keepsContext() || c.conv.Thread == "")
 	if a.Tape != nil {
 		c.play(p)
 	}
@@ -288,7 +308,11 @@ func (c *Pending) play(p *Prompt) {
 	}
 }
 
-// Run runs the call's command and reads its answer.
+// Run runs the call's command and reads its answer. A call that
+// failed in a way the agent recovers from goes once more: Claude Code
+// refusing a session id it already saved ("already in use") is resumed;
+// a codex resume that started another thread goes again as a first
+// call, with [CONTEXT].
 func (c *Pending) Run(ctx context.Context) {
 	if c.replayed {
 		return
@@ -297,26 +321,83 @@ func (c *Pending) Run(ctx context.Context) {
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	call, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
 	c.start = time.Now()
-	c.res, c.err = proc.Run(call, proc.Cmd{Name: c.name, Args: c.args, Dir: c.a.Dir, Env: c.env, Stdin: strings.NewReader(c.text), Tail: c.a.MaxReply})
+	conv := c.conv
+	c.runOnce(ctx, conv, timeout)
 	switch {
-	case errors.Is(c.err, context.DeadlineExceeded) && ctx.Err() == nil:
-		// The call's own limit, not the caller's, ended it.
-		c.err = fmt.Errorf("timed out after %v: %w", timeout, c.err)
-	case c.err == nil && c.res.StdoutCut > 0:
-		// Its beginning is gone: whatever it says cannot be read.
-		c.err = fmt.Errorf("the reply is %d bytes, more than the %d kept (--output-tail)", c.res.StdoutCut+int64(len(c.res.Stdout)), len(c.res.Stdout))
-	}
-	c.reply = reply{text: c.res.Stdout}
-	if c.err == nil && c.res.ExitCode == 0 {
-		if c.reply, c.err = c.ad.parse(c.res.Stdout); c.err != nil {
-			// The answer of a call that failed is what it printed.
-			c.reply.text = c.res.Stdout
-		}
+	case errors.Is(c.err, errInUse):
+		c.runOnce(ctx, &Session{ID: conv.ID, Thread: conv.ID}, timeout)
+	case errors.Is(c.err, errLostThread):
+		c.text = c.p.Text(true)
+		c.runOnce(ctx, &Session{ID: conv.ID}, timeout)
 	}
 	c.call.Duration = time.Since(c.start)
+}
+
+// runOnce runs the command once, within timeout.
+func (c *Pending) runOnce(ctx context.Context, conv *Session, timeout time.Duration) {
+	name, args, cleanup, err := c.ad.command(c.a, conv, c.p)
+	if err != nil {
+		c.err = err
+		return
+	}
+	defer cleanup()
+	call, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	cmd := proc.Cmd{Name: name, Args: args, Dir: c.a.Dir, Env: c.env, Stdin: strings.NewReader(c.text), Tail: c.a.MaxReply}
+	ev := c.ad.events(conv, cancel)
+	c.streamed = ev != nil
+	var l *lines
+	if ev != nil {
+		l = &lines{max: cmp.Or(c.a.MaxReply, proc.DefaultTail), ev: ev, last: time.Now()}
+		if c.a.Log != nil {
+			l.log = c.a.Log(c.p)
+		}
+		cmd.Stdout = l
+		if c.a.Progress != nil {
+			done, watched := make(chan struct{}), make(chan struct{})
+			go func() {
+				defer close(watched)
+				// A limit shorter than the stall threshold still gets its
+				// notice before the call ends.
+				watch(l, c.start, cmp.Or(c.a.StallAfter, min(DefaultStall, timeout/2)), timeout, c.a.Progress, done)
+			}()
+			// The call's end is told before the call returns.
+			defer func() { close(done); <-watched }()
+		}
+	}
+	c.res, err = proc.Run(call, cmd)
+	timedOut := errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil
+	var notFound *exec.Error
+	switch {
+	case errors.As(err, &notFound):
+		c.err = fmt.Errorf("%w; install it or put it on PATH (skillkit doctor says how)", err)
+	case ev != nil:
+		l.flush()
+		var perr error
+		c.reply, perr = ev.end(c.res.ExitCode, c.res.Stderr)
+		switch {
+		case errors.Is(perr, errLostThread):
+			// The call was ended on purpose.
+			c.err = perr
+		case timedOut:
+			c.err = fmt.Errorf("timed out after %v (--agent-timeout): %w", timeout, err)
+		case err != nil:
+			c.err = err
+		default:
+			c.err = perr
+		}
+	default:
+		c.err = err
+		if timedOut {
+			// The call's own limit, not the caller's, ended it.
+			c.err = fmt.Errorf("timed out after %v (--agent-timeout): %w", timeout, err)
+		} else if err == nil && c.res.StdoutCut > 0 {
+			// Its beginning is gone: whatever it says cannot be read.
+			c.err = fmt.Errorf("the reply is %d bytes, more than the %d kept (--output-tail)", c.res.StdoutCut+int64(len(c.res.Stdout)), len(c.res.Stdout))
+		}
+		c.reply = reply{text: c.res.Stdout}
+	}
 }
 
 // End records the call in the session (its thread, its cost), hands it
@@ -327,15 +408,19 @@ func (c *Pending) End() (string, error) {
 	s, call := c.s, c.call
 	// A call the agent says failed may still have cost something: it
 	// counts against the budget.
-	call.Turns, call.CostUSD = c.reply.turns, c.reply.cost
-	if c.err == nil && c.res.ExitCode == 0 && !c.own && c.reply.thread != "" {
+	call.Turns, call.CostUSD, call.Usage = c.reply.turns, c.reply.cost, c.reply.usage
+	// A thread the agent reported is kept even when the call failed:
+	// the agent saved it, and a retry continues it.
+	if !c.own && c.reply.thread != "" {
 		s.Thread = c.reply.thread
 	}
 	s.CostUSD += call.CostUSD
 	call.Thread, call.Begun, call.SpentUSD = s.Thread, s.Calls, s.CostUSD
+	// A streaming agent's events decide how its call ended, whatever
+	// the exit code; a plain command's exit code does.
 	var err error
-	if c.err != nil || c.res.ExitCode != 0 {
-		err = &Error{Request: call.Request, Command: c.a.Command, ExitCode: c.res.ExitCode, Stderr: c.res.Stderr, Err: c.err}
+	if c.err != nil || (!c.streamed && c.res.ExitCode != 0) {
+		err = &Error{Request: call.Request, Command: c.a.Command, ExitCode: c.res.ExitCode, Stderr: c.res.Stderr, Err: c.err, streamed: c.streamed}
 	}
 	call.Err = err
 	if c.end != nil {

@@ -284,6 +284,7 @@ func (r *Runner) AgentCalled(c agent.Call) {
 	r.metric(runstore.Metric{
 		Kind: runstore.KindAgent, DurationMS: ms(c.Duration), Attempts: 1, Outcome: outcome,
 		Request: string(c.Request), Call: c.N, Session: r.conv.Thread, Turns: c.Turns, CostUSD: c.CostUSD,
+		InputTokens: c.Usage.InputTokens, OutputTokens: c.Usage.OutputTokens, ContextWindow: c.Usage.ContextWindow,
 	})
 }
 

@@ -26,6 +26,9 @@ type Cmd struct {
 	// Output, when set, receives all of the command's output, stdout and
 	// stderr as they come (a log file): Result keeps only their tails.
 	Output io.Writer
+	// Stdout, when set, receives the command's stdout alone as it comes
+	// (an agent's events, read line by line).
+	Stdout io.Writer
 	// Tail is how many bytes of each stream Result keeps, the last ones;
 	// zero means DefaultTail. Memory stays bounded whatever a command
 	// prints.
@@ -91,6 +94,9 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 		out = &lockedWriter{w: c.Output}
 	}
 	stdout, stderr := capture{tail: newTail(tail), out: out}, capture{tail: newTail(tail), out: out}
+	if c.Stdout != nil {
+		stdout.out = io.MultiWriter(errorless{out}, c.Stdout)
+	}
 	outW, err := stdout.start()
 	if err != nil {
 		return Result{}, err

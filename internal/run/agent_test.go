@@ -64,7 +64,7 @@ if [ "$n" = "$STANDIN_HANG" ]; then touch "$STANDIN_LOG.hung"; sleep 30; fi
 `
 
 const claudeStandIn = standInHead + `
-case " $* " in *" -p --output-format json "*) ;; *) fail "want -p --output-format json first: $*" ;; esac
+case " $* " in *" -p --output-format stream-json --verbose "*) ;; *) fail "want -p --output-format stream-json --verbose first: $*" ;; esac
 if [ "$SKILLKIT_REQUEST" = task ]; then
   case " $* " in *" --session-id "*|*" --resume "*) fail "a Task in the run's conversation: $*" ;; esac
 elif [ "$n" = 1 ]; then
@@ -79,11 +79,11 @@ printf '{"type":"result","subtype":"success","is_error":false,"num_turns":3,"res
 `
 
 const codexStandIn = standInHead + `
-case "$*" in "exec --json --skip-git-repo-check --sandbox workspace-write"*) ;; *) fail "want exec --json first: $*" ;; esac
 if [ "$n" = 1 ] || [ "$SKILLKIT_REQUEST" = task ]; then
-  case " $* " in *" resume "*) fail "call $n ($SKILLKIT_REQUEST) with resume" ;; esac
+  case "$*" in "exec --json --skip-git-repo-check --sandbox workspace-write -") ;; *) fail "call $n ($SKILLKIT_REQUEST) not a first call: $*" ;; esac
 else
-  case " $* " in *" resume th-42 - ") ;; *) fail "call $n without resume th-42: $*" ;; esac
+  # exec resume has no --sandbox: the sandbox goes as configuration.
+  case "$*" in 'exec resume --json --skip-git-repo-check -c sandbox_mode="workspace-write" th-42 -') ;; *) fail "call $n without resume th-42: $*" ;; esac
 fi
 echo '{"type":"thread.started","thread_id":"th-42"}'
 echo '{"type":"turn.started"}'

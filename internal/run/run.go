@@ -390,6 +390,7 @@ func (l *lifecycle) newEngine() error {
 		a.AllowedTools = allowedTools(l.o.Skill)
 		a.MaxReply = l.o.OutputTail
 		a.Session = &agent.Session{ID: vars.SessionID, Done: func(c agent.Call) { e.AgentCalled(c) }}
+		a.Log = func(p *agent.Prompt) io.Writer { return logWriter{l.rec, agentLog(p)} }
 		a.Session.MaxCalls, a.Session.MaxCostUSD = l.o.MaxAgentCalls, l.o.MaxCostUSD
 		if c := p.Agent; c != nil {
 			a.Session.Calls, a.Session.Thread, a.Session.CostUSD = c.Calls, c.Thread, c.CostUSD
@@ -502,6 +503,16 @@ func (w logWriter) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// agentLog is the log a call's events go to as they come, the one its
+// reply goes to: the step's (logs/<phase>-<n>.log), the action's, or
+// select.log, task.log; a prompt without an id goes to its request's.
+func agentLog(p *agent.Prompt) string {
+	if p.ID != "" {
+		return strings.ReplaceAll(p.ID, "#", "-")
+	}
+	return string(p.Request)
 }
 
 // run runs the phases not yet completed and ends the run.

@@ -241,6 +241,11 @@ type Metric struct {
 	Session string  `json:"session,omitempty"`
 	Turns   int     `json:"turns,omitempty"`
 	CostUSD float64 `json:"cost_usd,omitempty"`
+	// The tokens the call used (input with cached input) and the model's
+	// context window, where the agent reports them.
+	InputTokens   int `json:"input_tokens,omitempty"`
+	OutputTokens  int `json:"output_tokens,omitempty"`
+	ContextWindow int `json:"context_window,omitempty"`
 }
 
 // Worker is the worker record of a checkpoint (the worker lifecycle

@@ -21,12 +21,26 @@ import (
 
 // Env marks a test binary run as the agent. LogEnv, when set, names a file
 // each request appends its kind and prompt size to; ClaudeEnv makes the
-// agent answer in claude -p --output-format json's shape, for the claude
-// adapter (see ClaudeOnPath).
+// agent answer in the shapes of claude -p --output-format stream-json,
+// for the claude adapter (see ClaudeOnPath). ClaudeStateEnv, when set,
+// names a folder where the stand-in keeps its sessions as the real CLI
+// does: a session id is saved by every call, failed ones too, and a
+// second --session-id of it fails as "already in use". While the file
+// LoggedOut is in that folder, every call fails as the real CLI does
+// without a login.
 const (
-	Env       = "SKILLKIT_TESTAGENT"
-	LogEnv    = "SKILLKIT_TESTAGENT_LOG"
-	ClaudeEnv = "SKILLKIT_TESTAGENT_CLAUDE"
+	Env            = "SKILLKIT_TESTAGENT"
+	LogEnv         = "SKILLKIT_TESTAGENT_LOG"
+	ClaudeEnv      = "SKILLKIT_TESTAGENT_CLAUDE"
+	ClaudeStateEnv = "SKILLKIT_TESTAGENT_CLAUDE_STATE"
+	// CodexEnv makes the agent answer in the events of codex exec
+	// --json (see CodexOnPath), after a reconnect loop as codex prints
+	// one when its network falters.
+	CodexEnv  = "SKILLKIT_TESTAGENT_CODEX"
+	LoggedOut = "logged-out"
+	// argsEnv carries the stand-in's command line to the test binary,
+	// one argument a line.
+	argsEnv = "SKILLKIT_TESTAGENT_ARGS"
 )
 
 // Command is the agent command that runs the test binary as the agent.
@@ -50,27 +64,128 @@ func Main() int {
 			f.Close()
 		}
 	}
+	switch {
+	case os.Getenv(ClaudeEnv) != "":
+		return claude(request, string(prompt))
+	case os.Getenv(CodexEnv) != "":
+		return codex(request, string(prompt))
+	}
 	reply, err := Answer(request, string(prompt), ".")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "testagent:", err)
 		return 1
 	}
-	if os.Getenv(ClaudeEnv) != "" {
-		session := os.Getenv("SKILLKIT_SESSION_ID")
-		out, _ := json.Marshal(map[string]any{"type": "result", "subtype": "success", "is_error": false,
-			"num_turns": 1, "result": reply, "session_id": session, "total_cost_usd": 0})
-		fmt.Println(string(out))
-		return 0
-	}
 	fmt.Println(reply)
 	return 0
 }
 
+// claude answers as Claude Code 2.1.197 does in print mode with
+// stream-json output: the events captured from it
+// (internal/agent/testdata/real), with the fields a logged-in call fills
+// in.
+func claude(request, prompt string) int {
+	args := strings.Split(os.Getenv(argsEnv), "\n")
+	session := ""
+	for i, a := range args {
+		if (a == "--session-id" || a == "--resume") && i+1 < len(args) {
+			session = args[i+1]
+		}
+	}
+	if session == "" {
+		session = "5a1e0000-0000-4000-8000-000000000001"
+	}
+	state := os.Getenv(ClaudeStateEnv)
+	if state != "" {
+		saved := filepath.Join(state, "session-"+session)
+		_, err := os.Stat(saved)
+		if slices.Contains(args, "--session-id") && err == nil {
+			fmt.Fprintf(os.Stderr, "Error: Session ID %s is already in use.\n", session)
+			return 1
+		}
+		os.WriteFile(saved, nil, 0o644)
+	}
+	event := func(e map[string]any) {
+		e["session_id"] = session
+		out, _ := json.Marshal(e)
+		fmt.Println(string(out))
+	}
+	event(map[string]any{"type": "system", "subtype": "init", "cwd": ".", "tools": []string{"Bash", "Read", "Write"},
+		"model": "claude-opus-4-8[1m]", "apiKeySource": "none", "claude_code_version": "2.1.197"})
+	if _, err := os.Stat(filepath.Join(state, LoggedOut)); state != "" && err == nil {
+		const msg = "Not logged in · Please run /login"
+		event(map[string]any{"type": "assistant", "message": map[string]any{"model": "<synthetic>", "role": "assistant",
+			"content": []any{map[string]any{"type": "text", "text": msg}}}, "error": "authentication_failed"})
+		event(map[string]any{"type": "result", "subtype": "success", "is_error": true, "num_turns": 1, "result": msg, "total_cost_usd": 0})
+		return 1
+	}
+	reply, err := Answer(request, prompt, ".")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "testagent:", err)
+		return 1
+	}
+	event(map[string]any{"type": "assistant", "message": map[string]any{"role": "assistant",
+		"content": []any{map[string]any{"type": "text", "text": reply}}}})
+	event(map[string]any{"type": "result", "subtype": "success", "is_error": false, "num_turns": 1, "result": reply, "total_cost_usd": 0,
+		"usage":      map[string]any{"input_tokens": len(prompt) / 4, "output_tokens": len(reply) / 4},
+		"modelUsage": map[string]any{"claude-opus-4-8[1m]": map[string]any{"contextWindow": 1000000}}})
+	return 0
+}
+
+// codex answers as Codex 0.169.0 does in exec --json: the events captured
+// from it (internal/agent/testdata/real/codex-reconnect.jsonl), reconnects
+// first, then the turn a logged-in call completes. A resume continues the
+// thread it names.
+func codex(request, prompt string) int {
+	args := strings.Split(os.Getenv(argsEnv), "\n")
+	thread := "01a2174b-8d43-7cf2-8680-802e0c8adc1f"
+	if len(args) > 2 && args[1] == "resume" {
+		thread = args[len(args)-2]
+	}
+	fmt.Printf(`{"type":"thread.started","thread_id":%q}`+"\n", thread)
+	fmt.Println(`{"type":"turn.started"}`)
+	for i := 2; i <= 3; i++ {
+		fmt.Printf(`{"type":"error","message":"Reconnecting... %d/5 (stream disconnected before completion: failed to lookup address information: Name does not resolve)"}`+"\n", i)
+	}
+	reply, err := Answer(request, prompt, ".")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "testagent:", err)
+		return 1
+	}
+	item, _ := json.Marshal(map[string]any{"type": "item.completed", "item": map[string]any{"id": "item_1", "type": "agent_message", "text": reply}})
+	fmt.Println(string(item))
+	fmt.Printf(`{"type":"turn.completed","usage":{"input_tokens":%d,"cached_input_tokens":0,"output_tokens":%d}}`+"\n", len(prompt)/4, len(reply)/4)
+	return 0
+}
+
+// CodexOnPath writes an executable named codex into dir that runs the
+// test binary as the agent in codex's events: put dir first on PATH and
+// pass --agent codex. It answers skillkit doctor's status commands as
+// the real CLI does, logged in.
+func CodexOnPath(dir string) error {
+	script := fmt.Sprintf(`#!/bin/sh
+case "$1" in
+--version) echo 'codex-cli 0.169.0'; exit 0;;
+login) echo 'Logged in using ChatGPT'; exit 0;;
+esac
+export %s="$(printf '%%s\n' "$@")"
+exec env %s=1 %s=1 %q -test.run='^$'
+`, argsEnv, Env, CodexEnv, os.Args[0])
+	return os.WriteFile(filepath.Join(dir, "codex"), []byte(script), 0o755)
+}
+
 // ClaudeOnPath writes an executable named claude into dir that runs the
-// test binary as the agent in claude's JSON shape: put dir first on PATH
-// and pass --agent claude.
+// test binary as the agent in claude's shapes: put dir first on PATH and
+// pass --agent claude. It answers skillkit doctor's status commands as
+// the real CLI does, logged in.
 func ClaudeOnPath(dir string) error {
-	script := fmt.Sprintf("#!/bin/sh\nexec env %s=1 %s=1 %q -test.run='^$'\n", Env, ClaudeEnv, os.Args[0])
+	script := fmt.Sprintf(`#!/bin/sh
+case "$1" in
+--version) echo '2.1.197 (Claude Code)'; exit 0;;
+auth) printf '{\n  "loggedIn": true,\n  "authMethod": "claude.ai",\n  "apiProvider": "firstParty"\n}\n'; exit 0;;
+esac
+export %s="$(printf '%%s\n' "$@")"
+exec env %s=1 %s=1 %q -test.run='^$'
+`, argsEnv, Env, ClaudeEnv, os.Args[0])
 	return os.WriteFile(filepath.Join(dir, "claude"), []byte(script), 0o755)
 }
 
