@@ -161,7 +161,7 @@ func TestProgressFilesValidate(t *testing.T) {
 	}{
 		{"completed", []string{"run", filepath.Join(root, "examples", "sequential")}, 0},
 		{"failed", []string{"run", bad}, 1},
-		{"interrupted", []string{"run", asks}, 1},
+		{"interrupted", []string{"run", asks, "--partial"}, 1},
 		{"autonomous", []string{"run", filepath.Join(root, "examples", "autonomous")}, 0},
 		{"hybrid", []string{"run", filepath.Join(root, "examples", "hybrid"), "--input", "text=a b a"}, 0},
 	} {
