@@ -1,0 +1,241 @@
+package mcpserve
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/skillkit/skillkit/internal/runstore/fs"
+	"github.com/skillkit/skillkit/internal/testfs"
+)
+
+// connect serves o in-process and returns a client session of the SDK's
+// own client, closed with the test.
+func connect(t testing.TB, o Options) *mcp.ClientSession {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	s, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, ct := mcp.NewInMemoryTransports()
+	done := make(chan error, 1)
+	go func() { done <- s.Run(ctx, st) }()
+	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	cs, err := c.Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cs.Close()
+		cancel()
+		<-done
+	})
+	return cs
+}
+
+// project copies the examples into a fresh project folder and returns
+// the server's options on it.
+func project(t testing.TB) Options {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.CopyFS(filepath.Join(dir, "examples"), os.DirFS(filepath.Join("..", "..", "examples"))); err != nil {
+		t.Fatal(err)
+	}
+	return Options{Version: "test", Base: dir, Dirs: []string{"examples"}, Store: fs.New(fs.Options{Base: dir}), ProjectDir: dir,
+		ExitCode: func(err error) int {
+			if err != nil {
+				return 1
+			}
+			return 0
+		}}
+}
+
+// call calls a tool and decodes its structured result into out; it
+// returns the result's text when the tool failed.
+func call(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]any, out any) (failed string) {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", tool, err)
+	}
+	if res.IsError {
+		var b strings.Builder
+		for _, c := range res.Content {
+			if tc, ok := c.(*mcp.TextContent); ok {
+				b.WriteString(tc.Text)
+			}
+		}
+		return b.String()
+	}
+	data, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, out); err != nil {
+		t.Fatalf("%s: %v in %s", tool, err, data)
+	}
+	return ""
+}
+
+func TestTools(t *testing.T) {
+	o := project(t)
+	cs := connect(t, o)
+	tools, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range tools.Tools {
+		names = append(names, tl.Name)
+		if tl.InputSchema == nil || tl.OutputSchema == nil {
+			t.Errorf("%s: no input or output schema", tl.Name)
+		}
+	}
+	if want := []string{"lint", "plan", "run", "status", "test"}; !slices.Equal(names, want) {
+		t.Errorf("tools %v, want %v", names, want)
+	}
+
+	t.Run("lint", func(t *testing.T) {
+		var clean lintOut
+		if msg := call(t, cs, "lint", map[string]any{"path": "examples/sequential"}, &clean); msg != "" || clean.Errors+clean.Warnings != 0 {
+			t.Errorf("examples/sequential: %q %+v", msg, clean)
+		}
+		testfs.WriteTree(t, o.Base, map[string]string{
+			"broken/SKILL.md":       "---\nname: broken\ndescription: Has a JS syntax error.\n---\n# Broken\n",
+			"broken/phases/01-x.md": "# Phase 1: X\n\n## Execution Steps\n\n```js\nconst = 3;\n```\n",
+		})
+		var bad lintOut
+		call(t, cs, "lint", map[string]any{"path": "broken"}, &bad)
+		i := slices.IndexFunc(bad.Findings, func(f finding) bool { return f.Rule == "js-syntax" })
+		if bad.Errors == 0 || i < 0 || bad.Findings[i].File != "broken/phases/01-x.md" || bad.Findings[i].Line != 6 {
+			t.Errorf("broken: %+v", bad)
+		}
+		if !strings.Contains(bad.Text, "broken/phases/01-x.md:6:7: error: JavaScript does not parse") {
+			t.Errorf("broken: text %q", bad.Text)
+		}
+		if msg := call(t, cs, "lint", map[string]any{"path": "nowhere"}, &bad); !strings.Contains(msg, "nowhere") {
+			t.Errorf("a missing path: %q", msg)
+		}
+	})
+
+	t.Run("plan", func(t *testing.T) {
+		var p planOut
+		if msg := call(t, cs, "plan", map[string]any{"skill": "examples/real-skill"}, &p); msg != "" {
+			t.Fatal(msg)
+		}
+		if p.Name != "real-skill" || p.Mode != "sequential" || len(p.AgentWork) != 2 || !p.AgentWork[0].Sure ||
+			p.AgentWork[0].Pos != "phases/01-collect.md:26:17" || !strings.Contains(p.Summary, "01-collect") {
+			t.Errorf("plan: %+v", p)
+		}
+		if msg := call(t, cs, "plan", map[string]any{"skill": "nowhere"}, &p); !strings.Contains(msg, "no skill folder") {
+			t.Errorf("a missing skill: %q", msg)
+		}
+	})
+
+	var runID string
+	t.Run("run", func(t *testing.T) {
+		var r runOut
+		if msg := call(t, cs, "run", map[string]any{"skill": "examples/sequential"}, &r); msg != "" {
+			t.Fatal(msg)
+		}
+		if r.State != "completed" || r.RunID == "" || !strings.Contains(r.Output, "completed") || !strings.HasPrefix(r.Dir, o.Base) {
+			t.Errorf("sequential: %+v", r)
+		}
+		// The same gate as the CLI's: without an agent, refused at once.
+		msg := call(t, cs, "run", map[string]any{"skill": "examples/real-skill"}, &r)
+		if !strings.Contains(msg, "step 01-collect#3 Judge the style needs the agent") || !strings.Contains(msg, "nothing ran") {
+			t.Errorf("real-skill without an agent: %q", msg)
+		}
+		// partial runs up to the agent step and says how to go on.
+		var p runOut
+		if msg := call(t, cs, "run", map[string]any{"skill": "examples/real-skill", "partial": true}, &p); msg != "" {
+			t.Fatal(msg)
+		}
+		if p.State != "interrupted" || p.Phase != "01-collect" || !strings.Contains(p.StoppedBy, "needs an agent") || !strings.Contains(p.Next, p.RunID) {
+			t.Errorf("real-skill, partial: %+v", p)
+		}
+		runID = p.RunID
+		// Resuming it without an agent stops at the same step.
+		var again runOut
+		if msg := call(t, cs, "run", map[string]any{"skill": "examples/real-skill", "resume": runID}, &again); msg != "" || again.RunID != runID || again.State != "interrupted" {
+			t.Errorf("resume: %q %+v", msg, again)
+		}
+	})
+
+	t.Run("status", func(t *testing.T) {
+		var s statusOut
+		if msg := call(t, cs, "status", map[string]any{"run": runID}, &s); msg != "" {
+			t.Fatal(msg)
+		}
+		if s.RunID != runID || s.Skill != "real-skill" || s.State != "interrupted" || !strings.Contains(s.Text, runID) {
+			t.Errorf("status: %+v", s)
+		}
+		if msg := call(t, cs, "status", map[string]any{"run": "20990101-000000-nope"}, &s); msg == "" {
+			t.Error("status of no run: no error")
+		}
+	})
+
+	t.Run("test", func(t *testing.T) {
+		var r testOut
+		if msg := call(t, cs, "test", map[string]any{"path": "examples/autonomous"}, &r); msg != "" {
+			t.Fatal(msg)
+		}
+		if r.Passed == 0 || r.Failed+r.Bad != 0 {
+			t.Errorf("test: %+v", r)
+		}
+	})
+}
+
+func TestResourcesAndPrompts(t *testing.T) {
+	cs := connect(t, project(t))
+	ctx := context.Background()
+	res, err := cs.ListResources(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var uris []string
+	for _, r := range res.Resources {
+		uris = append(uris, r.URI)
+	}
+	const seq = "skillkit://skill/examples/sequential/SKILL.md"
+	if len(uris) != 5 || !slices.Contains(uris, seq) {
+		t.Fatalf("resources %v", uris)
+	}
+	rr, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: seq})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile(filepath.Join("..", "..", "examples", "sequential", "SKILL.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := rr.Contents[0].Text; strings.TrimSpace(got) != strings.TrimSpace(string(want)) {
+		t.Errorf("read %s:\n%s\nwant\n%s", seq, got, want)
+	}
+	if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "skillkit://skill/nope/SKILL.md"}); err == nil {
+		t.Error("reading no skill: no error")
+	}
+
+	ps, err := cs.ListPrompts(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ps.Prompts) != 5 {
+		t.Errorf("%d prompts, want one per skill", len(ps.Prompts))
+	}
+	p, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "sequential", Arguments: map[string]string{"arguments": "a b"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := p.Messages[0].Content.(*mcp.TextContent).Text
+	if !strings.HasPrefix(text, "# Word count report") || !strings.HasSuffix(text, "ARGUMENTS: a b") {
+		t.Errorf("prompt:\n%s", text)
+	}
+}

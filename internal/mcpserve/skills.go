@@ -1,0 +1,87 @@
+package mcpserve
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/skillkit/skillkit/internal/run"
+	"github.com/skillkit/skillkit/parse"
+)
+
+// skill is a skill the server serves.
+type skill struct {
+	// name is its prompt's name; rel its folder relative to Base, in
+	// its resource's URI.
+	name, rel   string
+	dir         string
+	description string
+}
+
+// loadSkill reads what the server lists of the skill in dir: its name
+// and description. Its text is read again at each request, so that an
+// edit shows without a restart.
+func loadSkill(base, dir string) (*skill, error) {
+	// A skill is served as its SKILL.md: one without (the Codex layout's
+	// phases/ alone) has nothing to serve as a resource or a prompt.
+	if _, err := os.Stat(filepath.Join(dir, "SKILL.md")); err != nil {
+		return nil, fmt.Errorf("%s: no SKILL.md", dir)
+	}
+	s, err := parse.Dir(dir)
+	if err != nil {
+		return nil, err
+	}
+	rel, err := filepath.Rel(base, dir)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		rel = dir
+	}
+	desc := ""
+	if f := s.FrontMatter.Get("description"); f != nil {
+		desc = fmt.Sprint(f.Value)
+	}
+	return &skill{name: s.Name, rel: filepath.ToSlash(rel), dir: dir, description: desc}, nil
+}
+
+// uri is the skill's resource: its SKILL.md.
+func (sk *skill) uri() string { return "skillkit://skill/" + sk.rel + "/SKILL.md" }
+
+func (sk *skill) resource() *mcp.Resource {
+	return &mcp.Resource{URI: sk.uri(), Name: sk.name, Title: sk.name, Description: sk.description, MIMEType: "text/markdown"}
+}
+
+// skillResource returns the skill's SKILL.md as it is now.
+func (h *handlers) skillResource(sk *skill) mcp.ResourceHandler {
+	return func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		data, err := os.ReadFile(filepath.Join(sk.dir, "SKILL.md"))
+		if err != nil {
+			return nil, err
+		}
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: sk.uri(), MIMEType: "text/markdown", Text: string(data)}}}, nil
+	}
+}
+
+// prompt is the skill as Claude Code invokes it: one optional argument,
+// the skill's arguments as typed after its name.
+func (sk *skill) prompt() *mcp.Prompt {
+	return &mcp.Prompt{Name: sk.name, Title: sk.name, Description: sk.description,
+		Arguments: []*mcp.PromptArgument{{Name: "arguments", Description: "the skill's arguments, separated by spaces ($ARGUMENTS)"}}}
+}
+
+// skillPrompt is the skill's instructions with its variables substituted,
+// as run hands them to an agent.
+func (h *handlers) skillPrompt(sk *skill) mcp.PromptHandler {
+	return func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		s, err := parse.Dir(sk.dir)
+		if err != nil {
+			return nil, err
+		}
+		args := strings.Fields(req.Params.Arguments["arguments"])
+		text := run.VarsOf(s, args, "").Instructions(s.Instructions)
+		return &mcp.GetPromptResult{Description: sk.description,
+			Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: text}}}}, nil
+	}
+}
