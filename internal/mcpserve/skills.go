@@ -31,7 +31,8 @@ func loadSkill(base, dir string) (*skill, error) {
 	if _, err := os.Stat(filepath.Join(dir, "SKILL.md")); err != nil {
 		return nil, fmt.Errorf("%s: no SKILL.md", dir)
 	}
-	s, err := parse.Dir(dir)
+	// The listing needs no content hash, which reads every data file.
+	s, err := parse.DirWith(dir, parse.Options{NoHash: true})
 	if err != nil {
 		return nil, err
 	}
@@ -75,7 +76,7 @@ func (sk *skill) prompt() *mcp.Prompt {
 // as run hands them to an agent.
 func (h *handlers) skillPrompt(sk *skill) mcp.PromptHandler {
 	return func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
-		s, err := parse.Dir(sk.dir)
+		s, err := parse.DirWith(sk.dir, parse.Options{NoHash: true})
 		if err != nil {
 			return nil, err
 		}
