@@ -172,10 +172,9 @@ func runSkill(c *cobra.Command, s Streams, o *runOptions, dir string, args []str
 	if cmd := firstNonEmpty(o.agentCmd, os.Getenv("SKILLKIT_AGENT")); cmd != "" {
 		opts.Agent = &agent.Agent{Command: absCommand(cmd, cwd)}
 	}
-	g := gate.Options{Base: cwd, Strict: o.strict, Out: c.ErrOrStderr()}
 	// A dry run shows the agent work itself; a real one without an agent
 	// is refused before any work when it is sure to reach some.
-	g.NoAgent = opts.Agent == nil && !o.partial && !o.dryRun
+	g := gate.Options{Base: cwd, Strict: o.strict, NoAgent: opts.Agent == nil && !o.dryRun, Partial: o.partial, Out: c.ErrOrStderr()}
 	opts.Validate = g.Validator()
 	switch {
 	case o.answers != "":

@@ -70,20 +70,23 @@ const maxListed = 20
 
 // needsAgent refuses a skill whose run without an agent is sure to reach
 // agent work, listing each such piece at file:line with its reason, and
-// the fixes. The actions a loop may select are noted, not refused: which
-// of them run is the loop's choice.
-func needsAgent(w io.Writer, s *plan.Skill) error {
-	var sure, maybe []Work
+// the fixes; with partial it notes them instead. The actions a loop may
+// select, and steps a condition may skip, are noted, not refused: whether
+// they run is the run's choice.
+func needsAgent(w io.Writer, s *plan.Skill, partial bool) error {
+	var sure []Work
 	for _, wk := range AgentWork(s) {
-		if wk.Sure {
+		switch {
+		case wk.Sure && !partial:
 			sure = append(sure, wk)
-		} else {
-			maybe = append(maybe, wk)
-		}
-	}
-	for _, wk := range maybe {
-		if _, err := fmt.Fprintf(w, "note: %s: %s may go to the agent: %s\n", at(s, wk.Pos), wk.What, wk.Reason); err != nil {
-			return err
+		case wk.Sure:
+			if _, err := fmt.Fprintf(w, "note: %s: %s needs the agent: %s; --partial stops there\n", at(s, wk.Pos), wk.What, wk.Reason); err != nil {
+				return err
+			}
+		default:
+			if _, err := fmt.Fprintf(w, "note: %s: %s may go to the agent: %s\n", at(s, wk.Pos), wk.What, wk.Reason); err != nil {
+				return err
+			}
 		}
 	}
 	if len(sure) == 0 {

@@ -22,12 +22,16 @@ type Options struct {
 	// Strict refuses a skill with any lint error, and one whose code goes
 	// to the agent (--strict).
 	Strict bool
-	// NoAgent says the run has no agent and was not asked to stop at the
-	// first agent work on purpose (run without --agent or --partial): a
-	// skill whose sequential path reaches agent work is refused before
-	// anything runs. The worker leaves it off: a task of such a skill
-	// stops at the step, resumable, for a worker with an agent.
+	// NoAgent says the run has no agent (run without --agent): a skill
+	// whose run is sure to reach agent work is refused before anything
+	// runs, and the agent work it may reach is noted. The worker leaves
+	// it off: a task of such a skill stops at the step, resumable, for a
+	// worker with an agent.
 	NoAgent bool
+	// Partial lets a run with NoAgent start although it is sure to reach
+	// agent work: it stops there on purpose, resumable (--partial). The
+	// work is noted instead.
+	Partial bool
 	// Out receives the findings the gate prints (as lint prints them) and
 	// its notes; nil discards them.
 	Out io.Writer
@@ -86,7 +90,7 @@ func Check(s *plan.Skill, o Options) error {
 		}
 	}
 	if o.NoAgent {
-		return needsAgent(out, s)
+		return needsAgent(out, s, o.Partial)
 	}
 	return nil
 }

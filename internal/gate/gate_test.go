@@ -3,10 +3,12 @@ package gate
 import (
 	"bytes"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/skillkit/skillkit/internal/corpus"
 	"github.com/skillkit/skillkit/parse"
 )
 
@@ -61,4 +63,48 @@ func TestExamples(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestCorpus: on every real skill of the corpus, without an agent, the
+// gate refuses exactly the skills with work a run is sure to reach, each
+// piece at a line of its file; with --partial none is refused for it.
+func TestCorpus(t *testing.T) {
+	var refused, noted, clean, unrunnable int
+	for _, e := range corpus.Skills(t) {
+		s, err := parse.Dir(e.Path())
+		if err != nil {
+			t.Errorf("%s: %v", e.Dir, err)
+			continue
+		}
+		sure, maybe := 0, 0
+		for _, w := range AgentWork(s) {
+			data, err := os.ReadFile(filepath.Join(s.Dir, w.Pos.File))
+			if err != nil || w.Pos.Line < 1 || w.Pos.Line > strings.Count(string(data), "\n")+1 {
+				t.Errorf("%s: %s at %s, which is no line of its file (%v)", e.Dir, w.What, w.Pos, err)
+			}
+			if w.Sure {
+				sure++
+			} else {
+				maybe++
+			}
+		}
+		err = Check(s, Options{Base: ".", NoAgent: true})
+		switch {
+		case err != nil && !errors.Is(err, ErrNeedsAgent):
+			// Refused for its lint errors before agent work counts.
+			unrunnable++
+		case errors.Is(err, ErrNeedsAgent) != (sure > 0):
+			t.Errorf("%s: %d piece(s) of sure agent work, and the gate said %v", e.Dir, sure, err)
+		case sure > 0:
+			refused++
+		case maybe > 0:
+			noted++
+		default:
+			clean++
+		}
+		if err := Check(s, Options{Base: ".", NoAgent: true, Partial: true}); errors.Is(err, ErrNeedsAgent) {
+			t.Errorf("%s: refused with --partial: %v", e.Dir, err)
+		}
+	}
+	t.Logf("without an agent: %d refused up front, %d start with notes, %d need none, %d unrunnable for lint errors", refused, noted, clean, unrunnable)
 }

@@ -167,7 +167,7 @@ func (h *handlers) run(ctx context.Context, req *mcp.CallToolRequest, in runIn) 
 	}
 	var b bytes.Buffer
 	a := h.newAgent()
-	g := gate.Options{Base: h.o.Base, Strict: in.Strict, NoAgent: a == nil && !in.Partial, Out: &b}
+	g := gate.Options{Base: h.o.Base, Strict: in.Strict, NoAgent: a == nil, Partial: in.Partial, Out: &b}
 	opts := run.Options{
 		Skill: s, Store: h.o.Store, Resume: in.Resume, Retry: in.Retry, Inputs: in.Inputs, Args: in.Args,
 		ProjectDir: h.o.ProjectDir, Strict: in.Strict, Agent: a, Validate: g.Validator(),
