@@ -58,7 +58,17 @@ protocol's. docs/mcp-server.md has the set-up and what was tested.`,
 			}
 			ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			return mcpserve.Serve(ctx, o, &mcp.IOTransport{Reader: io.NopCloser(s.In), Writer: writeNopCloser{s.Out}})
+			srv, err := mcpserve.New(o)
+			if err != nil {
+				return err
+			}
+			err = srv.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(s.In), Writer: writeNopCloser{s.Out}})
+			if err != nil && ctx.Err() == nil {
+				// The server ends on its own only when what came on stdin
+				// was not the protocol: the client's error, not skillkit's.
+				return usageErr(fmt.Errorf("mcp serve: stdin is not an MCP client's JSON-RPC: %w", err))
+			}
+			return nil
 		}),
 	}
 	c.Flags().StringVar(&agentCmd, "agent", "", "what does agent work in runs: claude, codex, or a command reading the prompt on stdin (default $SKILLKIT_AGENT)")

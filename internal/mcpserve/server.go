@@ -6,7 +6,6 @@
 package mcpserve
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -74,16 +73,6 @@ func New(o Options) (*mcp.Server, error) {
 		s.AddPrompt(sk.prompt(), h.skillPrompt(sk))
 	}
 	return s, nil
-}
-
-// Serve runs the server on the transport until the client goes away or
-// ctx ends.
-func Serve(ctx context.Context, o Options, t mcp.Transport) error {
-	s, err := New(o)
-	if err != nil {
-		return err
-	}
-	return s.Run(ctx, t)
 }
 
 // handlers hold the tools' and resources' handlers.
