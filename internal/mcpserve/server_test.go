@@ -239,3 +239,30 @@ func TestResourcesAndPrompts(t *testing.T) {
 		t.Errorf("prompt:\n%s", text)
 	}
 }
+
+// TestRunWithAgent: a server given an agent runs agent work, and resumes
+// a run that a server without one stopped with partial: one record, read
+// by both.
+func TestRunWithAgent(t *testing.T) {
+	o := project(t)
+	var p runOut
+	if msg := call(t, connect(t, o), "run", map[string]any{"skill": "examples/real-skill", "partial": true, "args": []string{"README.md"}}, &p); msg != "" || p.State != "interrupted" {
+		t.Fatalf("partial: %q %+v", msg, p)
+	}
+	o.Agent = "'" + filepath.Join(o.Base, "examples", "real-skill", "stand-in-agent.sh") + "'"
+	cs := connect(t, o)
+	var r runOut
+	if msg := call(t, cs, "run", map[string]any{"skill": "examples/real-skill", "resume": p.RunID}, &r); msg != "" {
+		t.Fatal(msg)
+	}
+	if r.RunID != p.RunID || r.State != "completed" || r.StoppedBy != "" || r.Next != "" {
+		t.Errorf("resumed with an agent: %+v", r)
+	}
+	if _, err := os.Stat(filepath.Join(r.WorkDir, "review.md")); err != nil {
+		t.Errorf("the agent's review.md: %v", err)
+	}
+	var s statusOut
+	if msg := call(t, cs, "status", nil, &s); msg != "" || s.RunID != p.RunID || s.State != "completed" {
+		t.Errorf("status of the newest run: %q %+v", msg, s)
+	}
+}
