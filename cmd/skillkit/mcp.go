@@ -2,8 +2,8 @@ package main
 
 import "github.com/spf13/cobra"
 
-func newMCPCmd(s Streams) *cobra.Command {
+func newMCPCmd() *cobra.Command {
 	c := &cobra.Command{Use: "mcp", Short: "skillkit and the Model Context Protocol"}
-	c.AddCommand(newMCPServeCmd(s))
+	c.AddCommand(newMCPServeCmd())
 	return c
 }

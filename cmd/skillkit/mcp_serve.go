@@ -13,7 +13,7 @@ import (
 	"github.com/skillkit/skillkit/internal/mcpserve"
 )
 
-func newMCPServeCmd(s Streams) *cobra.Command {
+func newMCPServeCmd() *cobra.Command {
 	var agentCmd string
 	c := &cobra.Command{
 		Use:   "serve [DIR...]",
@@ -51,7 +51,7 @@ protocol's. docs/mcp-server.md has the set-up and what was tested.`,
 			}
 			o := mcpserve.Options{
 				Version: version, Base: cwd, Dirs: args, Store: runsOf(root), ProjectDir: projectDir(root),
-				ExitCode: runExit, Log: s.Err,
+				ExitCode: runExit, Log: c.ErrOrStderr(),
 			}
 			if cmd := firstNonEmpty(agentCmd, os.Getenv("SKILLKIT_AGENT")); cmd != "" {
 				o.Agent = absCommand(cmd, cwd)
@@ -62,7 +62,7 @@ protocol's. docs/mcp-server.md has the set-up and what was tested.`,
 			if err != nil {
 				return err
 			}
-			err = srv.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(s.In), Writer: writeNopCloser{s.Out}})
+			err = srv.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(c.InOrStdin()), Writer: writeNopCloser{c.OutOrStdout()}})
 			if err != nil && ctx.Err() == nil {
 				// The server ends on its own only when what came on stdin
 				// was not the protocol: the client's error, not skillkit's.

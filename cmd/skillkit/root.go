@@ -205,7 +205,7 @@ durable state, resume, retries and an embedded JavaScript engine.`,
 		newTasksCmd(),
 		newLSPCmd(s),
 		newTestCmd(),
-		newMCPCmd(s),
+		newMCPCmd(),
 	)
 	withUsageLine(root)
 	addDBFlag(root)
