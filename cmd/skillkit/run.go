@@ -224,7 +224,7 @@ func runSkill(c *cobra.Command, s Streams, o *runOptions, dir string, args []str
 		}
 		defer p.end()
 	default:
-		opts.Observe = plainObserver(opts.Out)
+		opts.Observe = skrun.PlainObserver(opts.Out)
 	}
 	// A closed terminal (SIGHUP) or a kill stops the run as Ctrl-C does:
 	// its commands are killed and it stays resumable.

@@ -7,7 +7,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -19,6 +21,12 @@ import (
 // own client, closed with the test.
 func connect(t testing.TB, o Options) *mcp.ClientSession {
 	t.Helper()
+	return connectWith(t, o, nil)
+}
+
+// connectWith is connect with the client's options.
+func connectWith(t testing.TB, o Options, co *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	s, err := New(o)
 	if err != nil {
@@ -27,7 +35,7 @@ func connect(t testing.TB, o Options) *mcp.ClientSession {
 	st, ct := mcp.NewInMemoryTransports()
 	done := make(chan error, 1)
 	go func() { done <- s.Run(ctx, st) }()
-	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, co)
 	cs, err := c.Connect(ctx, ct, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -264,5 +272,79 @@ func TestRunWithAgent(t *testing.T) {
 	var s statusOut
 	if msg := call(t, cs, "status", nil, &s); msg != "" || s.RunID != p.RunID || s.State != "completed" {
 		t.Errorf("status of the newest run: %q %+v", msg, s)
+	}
+}
+
+// TestRunProgress: a client that asks for progress gets each line of the
+// run as it is printed; the result's output holds them all.
+func TestRunProgress(t *testing.T) {
+	var mu sync.Mutex
+	var lines []string
+	cs := connectWith(t, project(t), &mcp.ClientOptions{ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+		mu.Lock()
+		defer mu.Unlock()
+		lines = append(lines, req.Params.Message)
+	}})
+	params := &mcp.CallToolParams{Name: "run", Arguments: map[string]any{"skill": "examples/sequential"}}
+	params.SetProgressToken("run-1")
+	res, err := cs.CallTool(context.Background(), params)
+	if err != nil || res.IsError {
+		t.Fatal(err, res)
+	}
+	out := res.StructuredContent.(map[string]any)["output"].(string)
+	if !strings.Contains(out, "  step 02-count#1 ") {
+		t.Errorf("output has no step lines:\n%s", out)
+	}
+	// Notifications may still be on their way when the result is.
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		mu.Lock()
+		got := strings.Join(lines, "\n") + "\n"
+		mu.Unlock()
+		if got == out {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("progress lines\n%s\nwant the output\n%s", got, out)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestRunCancelled: a client that cancels its run call leaves the run
+// interrupted and resumable, its step's commands killed, as Ctrl-C does.
+func TestRunCancelled(t *testing.T) {
+	o := project(t)
+	testfs.WriteTree(t, o.Base, map[string]string{
+		"slow/SKILL.md":          "---\nname: slow\ndescription: Waits.\n---\n# Slow\n",
+		"slow/phases/01-wait.md": "# Phase 1: Wait\n\n## Execution Steps\n\n### Step 1: Wait\n```bash\ntouch started; sleep 600\n```\n",
+	})
+	cs := connect(t, o)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "run", Arguments: map[string]any{"skill": "slow"}})
+		done <- err
+	}()
+	var s statusOut
+	deadline := time.Now().Add(30 * time.Second)
+	for call(t, cs, "status", nil, &s) != "" || s.Step == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the run never reached its step")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cancel()
+	if err := <-done; err == nil {
+		t.Error("the cancelled call returned no error")
+	}
+	for {
+		if msg := call(t, cs, "status", map[string]any{"run": s.RunID}, &s); msg == "" && s.State == "interrupted" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after the cancel: %+v", s)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

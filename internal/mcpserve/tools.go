@@ -165,15 +165,15 @@ func (h *handlers) run(ctx context.Context, req *mcp.CallToolRequest, in runIn) 
 	if err != nil {
 		return nil, runOut{}, err
 	}
-	var b bytes.Buffer
+	b := newRunLog(ctx, req)
 	a := h.newAgent()
-	g := gate.Options{Base: h.o.Base, Strict: in.Strict, NoAgent: a == nil, Partial: in.Partial, Out: &b}
+	g := gate.Options{Base: h.o.Base, Strict: in.Strict, NoAgent: a == nil, Partial: in.Partial, Out: b}
 	opts := run.Options{
 		Skill: s, Store: h.o.Store, Resume: in.Resume, Retry: in.Retry, Inputs: in.Inputs, Args: in.Args,
 		ProjectDir: h.o.ProjectDir, Strict: in.Strict, Agent: a, Validate: g.Validator(),
 		// Nobody answers a question on stdio: confirmations take their
 		// defaults, and AskUserQuestion its first option.
-		Yes: true, Answers: script.Yes{}, Out: &b,
+		Yes: true, Answers: script.Yes{}, Out: b, Observe: run.PlainObserver(b),
 	}
 	res, err := run.Run(ctx, opts)
 	if res == nil {
@@ -195,7 +195,7 @@ func (h *handlers) run(ctx context.Context, req *mcp.CallToolRequest, in runIn) 
 			out.Next = fmt.Sprintf("after a fix, call run with resume %q and retry true", res.ID)
 		}
 	}
-	out.Output = tail(&b)
+	out.Output = b.String()
 	return nil, out, nil
 }
 
