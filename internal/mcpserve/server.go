@@ -72,6 +72,7 @@ func New(o Options) (*mcp.Server, error) {
 		s.AddResource(sk.resource(), h.skillResource(sk))
 		s.AddPrompt(sk.prompt(), h.skillPrompt(sk))
 	}
+	s.AddResourceTemplate(fileResources(), h.skillFile(skills))
 	return s, nil
 }
 

@@ -348,3 +348,41 @@ func TestRunCancelled(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestSkillFiles: every file of a served skill is a resource, and nothing
+// outside the skill's folder is one: not by "..", not by a symbolic link.
+func TestSkillFiles(t *testing.T) {
+	o := project(t)
+	secret := filepath.Join(t.TempDir(), "secret.txt")
+	if err := os.WriteFile(secret, []byte("secret"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(secret, filepath.Join(o.Base, "examples", "sequential", "link.txt")); err != nil {
+		t.Fatal(err)
+	}
+	cs := connect(t, o)
+	ctx := context.Background()
+	const phase = "skillkit://skill/examples/real-skill/phases/01-collect.md"
+	rr, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: phase})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile(filepath.Join("..", "..", "examples", "real-skill", "phases", "01-collect.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rr.Contents[0].Text != string(want) {
+		t.Errorf("%s:\n%s", phase, rr.Contents[0].Text)
+	}
+	for _, uri := range []string{
+		"skillkit://skill/examples/sequential/link.txt",
+		"skillkit://skill/examples/sequential/../../../../../../etc/passwd",
+		"skillkit://skill/examples/sequential/" + secret,
+		"skillkit://skill/examples/sequential/phases/99-none.md",
+		"skillkit://skill/examples/none/SKILL.md",
+	} {
+		if rr, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri}); err == nil {
+			t.Errorf("%s: read %q", uri, rr.Contents[0].Text)
+		}
+	}
+}

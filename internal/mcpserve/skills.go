@@ -3,9 +3,11 @@ package mcpserve
 import (
 	"context"
 	"fmt"
+	"mime"
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -57,12 +59,31 @@ func (sk *skill) resource() *mcp.Resource {
 // skillResource returns the skill's SKILL.md as it is now.
 func (h *handlers) skillResource(sk *skill) mcp.ResourceHandler {
 	return func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-		data, err := os.ReadFile(filepath.Join(sk.dir, "SKILL.md"))
-		if err != nil {
-			return nil, err
-		}
-		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: sk.uri(), MIMEType: "text/markdown", Text: string(data)}}}, nil
+		return sk.read(sk.uri(), "SKILL.md")
 	}
+}
+
+// read is the file name of the skill as the resource uri. The file is
+// opened through an os.Root of the skill's folder, so no "..", absolute
+// path or symbolic link reaches outside it; what is not found there is
+// the protocol's "resource not found".
+func (sk *skill) read(uri, name string) (*mcp.ReadResourceResult, error) {
+	root, err := os.OpenRoot(sk.dir)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	data, err := root.ReadFile(name)
+	if err != nil {
+		return nil, mcp.ResourceNotFoundError(uri)
+	}
+	c := &mcp.ResourceContents{URI: uri, MIMEType: mimeType(name)}
+	if utf8.Valid(data) {
+		c.Text = string(data)
+	} else {
+		c.Blob = data
+	}
+	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{c}}, nil
 }
 
 // prompt is the skill as Claude Code invokes it: one optional argument,
@@ -85,4 +106,46 @@ func (h *handlers) skillPrompt(sk *skill) mcp.PromptHandler {
 		return &mcp.GetPromptResult{Description: sk.description,
 			Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: text}}}}, nil
 	}
+}
+
+// fileTemplate is every file of a served skill: its phases, actions and
+// specifications, for a client that read SKILL.md and follows its links.
+const fileTemplate = "skillkit://skill/{+path}"
+
+func fileResources() *mcp.ResourceTemplate {
+	return &mcp.ResourceTemplate{URITemplate: fileTemplate, Name: "skill-file", Title: "A file of a skill",
+		Description: "skillkit://skill/<folder>/<file>: a file of a served skill, by its path in the skill folder (phases/01-collect.md)"}
+}
+
+// skillFile reads a file of a served skill (skill.read); a URI under
+// no served skill is not found.
+func (h *handlers) skillFile(skills []*skill) mcp.ResourceHandler {
+	return func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		uri := req.Params.URI
+		rest, _ := strings.CutPrefix(uri, "skillkit://skill/")
+		var sk *skill
+		for _, c := range skills {
+			// The longest folder wins: a skill inside another's folder
+			// is its own.
+			if strings.HasPrefix(rest, c.rel+"/") && (sk == nil || len(c.rel) > len(sk.rel)) {
+				sk = c
+			}
+		}
+		if sk == nil {
+			return nil, mcp.ResourceNotFoundError(uri)
+		}
+		return sk.read(uri, strings.TrimPrefix(rest, sk.rel+"/"))
+	}
+}
+
+// mimeType is a skill file's type, by its extension: skills are markdown
+// with some scripts and data beside.
+func mimeType(name string) string {
+	if t := mime.TypeByExtension(filepath.Ext(name)); t != "" {
+		return t
+	}
+	if strings.HasSuffix(name, ".md") {
+		return "text/markdown"
+	}
+	return "text/plain"
 }
