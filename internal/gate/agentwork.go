@@ -38,27 +38,28 @@ func AgentWork(s *plan.Skill) []Work {
 			if st.Kind() != plan.StepAgent {
 				continue
 			}
-			reason := st.Class.Reason
-			if reason == "" {
-				reason = "no runnable block"
-			}
-			pos := st.Pos
-			if st.Class.Pos.Line > 0 {
-				pos = st.Class.Pos
-			}
-			out = append(out, Work{Pos: pos, Reason: reason, What: fmt.Sprintf("step %s %s", engine.StepID(ph.ID(), i), st.Title),
+			out = append(out, Work{Pos: where(st.Class, st.Pos), Reason: engine.AgentReason(st), What: fmt.Sprintf("step %s %s", engine.StepID(ph.ID(), i), st.Title),
 				Sure: !st.Attrs.Condition.Checkable()})
 		}
 	}
 	if o := s.Orchestrator; o != nil && o.Decision != nil && o.Class.Kind == plan.ClassAgent {
-		out = append(out, Work{Pos: o.Decision.Pos, Reason: o.Class.Reason, What: "the Decision Logic", Sure: true})
+		out = append(out, Work{Pos: where(o.Class, o.Decision.Pos), Reason: o.Class.Reason, What: "the Decision Logic", Sure: true})
 	}
 	for _, a := range s.Actions {
 		if e := a.Execution; e.Class.Kind == plan.ClassAgent {
-			out = append(out, Work{Pos: e.Pos, Reason: e.Class.Reason, What: "action " + a.ID})
+			out = append(out, Work{Pos: where(e.Class, e.Pos), Reason: e.Class.Reason, What: "action " + a.ID})
 		}
 	}
 	return out
+}
+
+// where is the position of what a class's reason is about, else of the
+// work itself: the undefined name rather than the step's heading.
+func where(c plan.Class, work plan.Pos) plan.Pos {
+	if c.Pos.Line > 0 {
+		return c.Pos
+	}
+	return work
 }
 
 // ErrNeedsAgent is what the gate's refusal of a run without an agent
