@@ -125,3 +125,7 @@ func IsUsageError(err error) bool {
 	var u *UsageError
 	return errors.As(err, &u)
 }
+
+// Discover returns the skill folders under root, root itself included,
+// as lint finds them: `skillkit mcp serve` serves the same skills.
+func Discover(root string) ([]string, error) { return discover(root) }

@@ -20,8 +20,8 @@ func TestRealSkillsDoc(t *testing.T) {
 	t.Chdir(root)
 	t.Cleanup(func() { os.RemoveAll(filepath.Join(root, ".skillkit", "runs", "real-skill")) })
 	transcripts := regexp.MustCompile("(?sm)^```\n\\$ skillkit ([^\n]*)\n(.*?)^```$").FindAllStringSubmatch(string(doc), -1)
-	if len(transcripts) != 3 {
-		t.Fatalf("found %d transcripts in docs/real-skills.md, want 3", len(transcripts))
+	if len(transcripts) != 4 {
+		t.Fatalf("found %d transcripts in docs/real-skills.md, want 4", len(transcripts))
 	}
 	norm := []struct{ re, with string }{
 		{`\d{8}-\d{6}-[0-9a-f]{6}`, "RUN"},

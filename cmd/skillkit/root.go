@@ -206,6 +206,7 @@ durable state, resume, retries and an embedded JavaScript engine.`,
 		newLSPCmd(s),
 		newTestCmd(),
 		newDoctorCmd(),
+		newMCPCmd(),
 	)
 	withUsageLine(root)
 	addDBFlag(root)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -17,7 +16,7 @@ import (
 
 	"github.com/skillkit/skillkit/internal/agent"
 	"github.com/skillkit/skillkit/internal/cassette"
-	"github.com/skillkit/skillkit/internal/engine"
+	"github.com/skillkit/skillkit/internal/gate"
 	"github.com/skillkit/skillkit/internal/orchestrator"
 	"github.com/skillkit/skillkit/internal/proc"
 	skrun "github.com/skillkit/skillkit/internal/run"
@@ -25,7 +24,6 @@ import (
 	"github.com/skillkit/skillkit/internal/runstore/fs"
 	"github.com/skillkit/skillkit/internal/script"
 	"github.com/skillkit/skillkit/internal/skilltest"
-	"github.com/skillkit/skillkit/lint"
 	"github.com/skillkit/skillkit/plan"
 )
 
@@ -57,6 +55,9 @@ type runOptions struct {
 
 	// agentTimeout bounds one agent call; zero reads skillkit.yaml.
 	agentTimeout time.Duration
+	// partial runs a skill without an agent up to its first agent work
+	// on purpose, instead of the gate refusing it.
+	partial bool
 }
 
 func newRunCmd(s Streams) *cobra.Command {
@@ -86,7 +87,12 @@ SKILL.md and the phases run before their text goes to the agent, unless
 Only lint errors that make a skill unrunnable refuse a run (duplicate phase
 numbers, a missing action file, an unreadable file, …); the others print as
 warnings. --strict refuses on any lint error and on code that is not all
-native.
+native. Without an agent, a run that is sure to reach agent work (a step
+no condition can skip, or a loop whose Decision Logic is the agent's) is
+refused before anything runs, each such step listed with its reason;
+--partial runs up to the first of them on purpose and leaves the run
+resumable, for --resume with --agent. The actions a loop may select that
+are agent work are noted at the start.
 
 Exit codes: 0 completed, 1 failed or aborted, 2 invalid skill or usage,
 3 internal failure, 130 interrupted (resumable).`,
@@ -94,6 +100,7 @@ Exit codes: 0 completed, 1 failed or aborted, 2 invalid skill or usage,
   skillkit run my-skill --agent claude --answers answers.yaml -- src/main.go
   skillkit run my-skill --agent ./my-agent.sh
   skillkit run my-skill --dry-run
+  skillkit run my-skill --partial
   skillkit run my-skill --resume 20261121-101500-ab12
   skillkit run my-skill --resume last --agent claude`,
 		Args: func(c *cobra.Command, args []string) error {
@@ -120,6 +127,7 @@ Exit codes: 0 completed, 1 failed or aborted, 2 invalid skill or usage,
 	f.BoolVar(&o.retry, "retry", false, "with --resume: run a failed or aborted run again from where it failed, after a fix; completed steps are kept")
 	f.IntVar(&o.maxIter, "max-iterations", 0, "actions the orchestrator loop may start before it fails with no progress (default 100)")
 	f.IntVar(&o.retries, "retries", 0, "extra attempts for a failed action of the loop")
+	f.BoolVar(&o.partial, "partial", false, "without an agent: run up to the first step that needs one and stop there, resumable, instead of refusing the run")
 	f.BoolVar(&o.strict, "strict", false, "refuse a skill with any lint error, or with code that goes to the agent")
 	f.IntVar(&o.maxSame, "max-same-failures", 0, "times in a row one action of the loop may fail with the same error before the run fails (default 3)")
 	f.IntVar(&o.parallel, "parallel", 0, "Task/Agent calls of JS code that run at once (default 4)")
@@ -165,9 +173,6 @@ func runSkill(c *cobra.Command, s Streams, o *runOptions, dir string, args []str
 		Parallel: o.parallel, MaxAgentCalls: o.maxCalls, MaxCostUSD: o.maxCost,
 		OutputTail: o.tail, JSMemory: o.jsMemory << 20,
 		Out: c.OutOrStdout(),
-		Validate: func(sk *plan.Skill) error {
-			return lintGate(c, sk, cwd, o.strict)
-		},
 	}
 	if cmd := firstNonEmpty(o.agentCmd, os.Getenv("SKILLKIT_AGENT")); cmd != "" {
 		opts.Agent = &agent.Agent{Command: absCommand(cmd, cwd), Timeout: o.agentTimeout}
@@ -177,6 +182,10 @@ func runSkill(c *cobra.Command, s Streams, o *runOptions, dir string, args []str
 			}
 		}
 	}
+	// A dry run shows the agent work itself; a real one without an agent
+	// is refused before any work when it is sure to reach some.
+	g := gate.Options{Base: cwd, Strict: o.strict, NoAgent: opts.Agent == nil && !o.dryRun, Partial: o.partial, Out: c.ErrOrStderr()}
+	opts.Validate = g.Validator()
 	switch {
 	case o.answers != "":
 		a, err := script.LoadAnswers(o.answers)
@@ -207,7 +216,7 @@ func runSkill(c *cobra.Command, s Streams, o *runOptions, dir string, args []str
 	if skill.Mode == plan.ModeUnknown && o.resume == "" {
 		// The runner refuses a skill it cannot place; say first what is
 		// wrong with it (a phase file it could not read, say).
-		if err := lintGate(c, skill, cwd, o.strict); err != nil {
+		if err := gate.Check(skill, g); err != nil {
 			return usageErr(fmt.Errorf("%w: %w", skrun.ErrInvalid, err))
 		}
 	}
@@ -227,7 +236,7 @@ func runSkill(c *cobra.Command, s Streams, o *runOptions, dir string, args []str
 		}
 		defer p.end()
 	default:
-		opts.Observe = plainObserver(opts.Out)
+		opts.Observe = skrun.PlainObserver(opts.Out)
 	}
 	// A closed terminal (SIGHUP) or a kill stops the run as Ctrl-C does:
 	// its commands are killed and it stays resumable.
@@ -407,81 +416,4 @@ func firstNonEmpty(ss ...string) string {
 		}
 	}
 	return ""
-}
-
-// lintGate is the run gate (docs/runtime.md): it refuses a skill with
-// lint errors that make it unrunnable, printing them as lint would, and
-// prints the other lint errors as warnings. With strict it refuses on any
-// lint error, and on code that goes to the agent.
-func lintGate(c *cobra.Command, s *plan.Skill, base string, strict bool) error {
-	findings, err := lint.Check(s, base)
-	if err != nil {
-		return err
-	}
-	refused := &lint.Result{Base: base, Skills: []string{s.Dir}}
-	warned := &lint.Result{Base: base, Skills: []string{s.Dir}}
-	for _, f := range findings {
-		switch {
-		case f.Severity != plan.SevError:
-		case strict || lint.Unrunnable(f.Rule):
-			refused.Findings = append(refused.Findings, f)
-		default:
-			// For this run the error is a warning: its step goes to the
-			// agent, or the run does without what the finding names.
-			f.Severity = plan.SevWarning
-			warned.Findings = append(warned.Findings, f)
-		}
-	}
-	stderr := c.ErrOrStderr()
-	if len(warned.Findings) > 0 {
-		if err := lint.WriteText(stderr, warned, lint.TextOptions{}); err != nil {
-			return err
-		}
-	}
-	if len(refused.Findings) > 0 {
-		if err := lint.WriteText(stderr, refused, lint.TextOptions{}); err != nil {
-			return err
-		}
-		if strict {
-			return fmt.Errorf("%d lint error(s) above; --strict refuses a skill with lint errors", len(refused.Findings))
-		}
-		return fmt.Errorf("%d lint error(s) above make the skill unrunnable", len(refused.Findings))
-	}
-	if strict {
-		return agentCode(stderr, s)
-	}
-	return nil
-}
-
-// agentCode refuses a skill whose code goes to the agent, for --strict:
-// one line per agent-class step or action that has code, with where and
-// why. Prose is the agent's by nature and passes.
-func agentCode(w io.Writer, s *plan.Skill) error {
-	n := 0
-	report := func(what string, c plan.Class) error {
-		n++
-		_, err := fmt.Fprintf(w, "%s: %s goes to the agent: %s\n", c.Pos, what, c.Reason)
-		return err
-	}
-	for _, ph := range s.Phases {
-		for i, st := range ph.Steps {
-			if st.Class.Kind != plan.ClassAgent || len(st.Runnable()) == 0 {
-				continue
-			}
-			if err := report(fmt.Sprintf("step %s %s", engine.StepID(ph.ID(), i), st.Title), st.Class); err != nil {
-				return err
-			}
-		}
-	}
-	for _, a := range s.Actions {
-		if e := a.Execution; e.Class.Kind == plan.ClassAgent && e.Code != nil {
-			if err := report("action "+a.ID, e.Class); err != nil {
-				return err
-			}
-		}
-	}
-	if n > 0 {
-		return fmt.Errorf("%d step(s) or action(s) above have code that goes to the agent; --strict runs only native code", n)
-	}
-	return nil
 }

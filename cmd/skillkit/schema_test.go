@@ -182,7 +182,7 @@ func TestProgressFilesValidate(t *testing.T) {
 		{"completed", [][]string{{"run", filepath.Join(root, "examples", "sequential")}}, 0, -1},
 		{"failed", [][]string{{"run", bad}}, 1, 1},
 		{"retried", [][]string{{"run", retried}, {"!touch", fixed}, {"run", retried, "--resume", "last", "--retry"}}, 0, 3},
-		{"interrupted", [][]string{{"run", asks}}, 1, 1},
+		{"interrupted", [][]string{{"run", asks, "--partial"}}, 1, 1},
 		{"autonomous", [][]string{{"run", filepath.Join(root, "examples", "autonomous")}}, 0, -1},
 		{"hybrid", [][]string{{"run", filepath.Join(root, "examples", "hybrid"), "--input", "text=a b a"}}, 0, -1},
 	} {

@@ -377,13 +377,12 @@ func (r *Runner) execBlocks(ctx context.Context, s *stepRun, res *execResult) er
 	return nil
 }
 
-// agentReason is why a step goes to the agent, for messages.
 // askStep hands the step to the agent: its text, its code as guidance,
 // and, when the step's code ran and failed, that failure.
 func (r *Runner) askStep(ctx context.Context, s *stepRun, res *execResult, logName string) error {
 	res.pos = s.step.Pos
 	if r.Agent == nil {
-		return fmt.Errorf("%s: step %s goes to the agent (%s): %w", s.step.Pos, s.id, agentReason(s.step), agent.ErrNoAgent)
+		return fmt.Errorf("%s: step %s goes to the agent (%s): %w", s.step.Pos, s.id, AgentReason(s.step), agent.ErrNoAgent)
 	}
 	if err := r.Run.Flush(); err != nil {
 		return err
@@ -432,7 +431,9 @@ func (r *Runner) mayTakeOver(ctx context.Context, err error) bool {
 		!interrupted(ctx, err) && !errors.As(err, new(errTimeout))
 }
 
-func agentReason(st *plan.Step) string {
+// AgentReason is why a step goes to the agent, for messages: its class's
+// reason, or that it has nothing to run. The run gate lists steps with it.
+func AgentReason(st *plan.Step) string {
 	if st.Class.Reason != "" {
 		return st.Class.Reason
 	}

@@ -118,7 +118,7 @@ func Plan(o Options) (*DryRun, error) {
 	}
 	// Context commands never run in a dry run: the prompts show them as
 	// written.
-	vars := varsOf(s, args, session)
+	vars := VarsOf(s, args, session)
 	actx := agent.Context{
 		Skill: s.Name, SkillDir: vars.SkillDir, WorkDir: workDir, State: state,
 		Instructions: vars.Instructions(s.Instructions),

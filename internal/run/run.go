@@ -370,7 +370,7 @@ func (l *lifecycle) newEngine() error {
 		inputs = map[string]string{}
 	}
 	maps.Copy(inputs, l.o.Inputs)
-	vars := varsOf(l.o.Skill, p.Args, sessionOf(p))
+	vars := VarsOf(l.o.Skill, p.Args, sessionOf(p))
 	// e is set below; the host asks it for the run's prompt context when
 	// skill code calls Task.
 	var e *engine.Runner
@@ -448,8 +448,9 @@ func sessionOf(p runstore.Progress) string {
 	return runstore.SessionIDOf(p.RunID)
 }
 
-// varsOf are the substitutions of a run of s (DESIGN §1.5).
-func varsOf(s *plan.Skill, args []string, session string) agent.Vars {
+// VarsOf are the substitutions of a run of s (DESIGN §1.5), and of its
+// prompt as `skillkit mcp serve` serves it.
+func VarsOf(s *plan.Skill, args []string, session string) agent.Vars {
 	return agent.Vars{Args: args, Names: listField(s, "arguments"), SkillDir: absDir(s.Dir), SessionID: session}
 }
 
