@@ -15,6 +15,11 @@ func (s *Skill) WriteSummary(w io.Writer) error {
 	if s.Entry != "" {
 		p.line("entry  %s", s.Entry)
 	}
+	if u := s.AgentUnit(); u != nil {
+		p.line("")
+		p.line("one agent unit: %s with the listing of %d file(s)", s.Entry, len(s.Files)-1)
+		p.line("  %s: %s", u.Steps[0].Class.Kind, u.Steps[0].Class.Reason)
+	}
 	if len(s.Phases) > 0 {
 		p.line("")
 		p.line("phases (in order):")

@@ -70,10 +70,7 @@ type failure struct {
 }
 
 func newLoop(r *engine.Runner, s *plan.Skill, o Options) (*loop, error) {
-	sel, err := newSelector(s)
-	if err != nil {
-		return nil, err
-	}
+	sel := newSelector(s)
 	sel.ask = r.AskSelect
 	schema, err := compileSchema(s.StateSchema)
 	if err != nil {
