@@ -5,6 +5,11 @@ import (
 	"strings"
 )
 
+// TestsDir is the folder of a skill that holds skillkit's test files
+// (package skilltest): skillkit's, not the skill's, so the agent unit's
+// listing leaves it out, with skillkit.yaml, and a recorded test replays.
+const TestsDir = "tests"
+
 // maxListing bounds the file listing of an agent unit: a skill with
 // thousands of bundled files would otherwise fill the prompt with names.
 const maxListing = 200
@@ -48,7 +53,7 @@ func (s *Skill) AgentUnit() *Phase {
 	b.WriteString(" Work in WORK_DIR.\n")
 	var files []string
 	for _, f := range s.Files {
-		if f != s.Entry {
+		if f != s.Entry && f != ConfigFile && !strings.HasPrefix(f, TestsDir+"/") {
 			files = append(files, f)
 		}
 	}
