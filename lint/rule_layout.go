@@ -327,6 +327,9 @@ func checkFenceNested(p *Pass) {
 		if n == nil || n.ended > 0 {
 			continue // fence-unclosed reports a list item that ends a block
 		}
+		if line, _ := p.swallowed(d); line > 0 {
+			continue // fence-swallows reports the missing closing fence
+		}
 		c := n.outer
 		p.ReportFix(plan.Pos{File: d.File, Line: n.line, Col: n.col}, n.col+len(n.run)+len(n.info), p.fenceFix(d, n),
 			"%s%s inside the %s block opened at line %d: its closing %s ends the outer block, and the fences after it pair up wrongly; open the outer block with a longer fence (%s)",

@@ -61,6 +61,21 @@ var sectionAliases = map[string]string{
 // script's parentheses: "Execution Flow (执行流程)", "执行流程（Execution）".
 var gloss = regexp.MustCompile(`\s*[(（][^()（）]*[)）]$`)
 
+// stepHeading matches "Step 2", "Step 2.1: Title", "Step 3 - Title" and
+// the Chinese "步骤 2".
+var stepHeading = regexp.MustCompile(`^(?i:step|步骤)\s*(\d+(?:\.\d+)*)\s*[:：.\-–—]?\s*(.*)$`)
+
+// StepHeading reports whether a heading's text names a step, and its
+// number and title: the parser's steps and lint's checks of headings
+// that are not steps read it alike.
+func StepHeading(text string) (number, title string, ok bool) {
+	m := stepHeading.FindStringSubmatch(text)
+	if m == nil {
+		return "", "", false
+	}
+	return m[1], m[2], true
+}
+
 // leadingEnumeration drops "1.", "2)" that some authors put before a
 // heading's words.
 var leadingEnumeration = regexp.MustCompile(`^(?:\d+[.)]\s*)+`)
