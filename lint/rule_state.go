@@ -320,6 +320,28 @@ func stateUses(p *Pass) []stateUse {
 	if o := p.Skill.Orchestrator; o != nil {
 		blockReads(o.Decision)
 	}
+	// Every JS block of a phase or an action reads the state as written,
+	// whether skillkit runs it or the agent is sent it.
+	for _, d := range p.codeDocs() {
+		for _, c := range d.Code {
+			if c.Kind() == plan.LangJS && !p.misread(d, c) {
+				blockReads(c)
+			}
+		}
+	}
+	return out
+}
+
+// codeDocs are the phase and action files: the documents whose code is
+// run or sent to the agent.
+func (p *Pass) codeDocs() []*plan.Doc {
+	var out []*plan.Doc
+	for _, ph := range p.Skill.Phases {
+		out = append(out, ph.Doc)
+	}
+	for _, a := range p.Skill.Actions {
+		out = append(out, a.Doc)
+	}
 	return out
 }
 
