@@ -62,7 +62,7 @@ func checkUnreachable(p *Pass) {
 			// step is misplaced; under a heading skillkit does not know it
 			// may be reference the steps point to, and is not reported.
 			parent := enclosing(d, sec)
-			if parent == nil || parent.Key == "" {
+			if parent == nil || parent.Key == "" || parent.Key == plan.SecExecution {
 				continue
 			}
 			under := strings.Repeat("#", parent.Level) + " " + parent.Heading + " (line " + strconv.Itoa(parent.Pos.Line) + ")"
