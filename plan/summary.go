@@ -54,7 +54,7 @@ func (s *Skill) WriteSummary(w io.Writer) error {
 			p.line("    %s: %s", a.Execution.Class.Kind, a.Execution.Class.Reason)
 			writePre(p, a.Preconditions, "    ")
 			for _, h := range a.Hints {
-				p.line("    next %s: %s", h.Label, h.Action)
+				p.line("    next %s: %s%s", h.Label, h.Action, s.unfiledNote(h.Action))
 			}
 		}
 	}
@@ -62,7 +62,11 @@ func (s *Skill) WriteSummary(w io.Writer) error {
 		p.line("")
 		p.line("catalog  %s (%d rows, %d graph edges)", c.File, len(c.Rows), len(c.Edges))
 		for _, r := range c.Rows {
-			p.line("  %s", r.Action)
+			note := ""
+			if s.ResolveRow(r) == nil {
+				note = s.unfiledNote(r.Action)
+			}
+			p.line("  %s%s", r.Action, note)
 			writePre(p, r.Preconditions, "    ")
 		}
 	}
@@ -121,4 +125,13 @@ func (p *printer) line(format string, args ...any) {
 		return
 	}
 	_, p.err = fmt.Fprintf(p.w, format+"\n", args...)
+}
+
+// unfiledNote marks an action name with no file: a run that selects it
+// hands it to the agent (UnfiledAction).
+func (s *Skill) unfiledNote(name string) string {
+	if s.ResolveAction(name) != nil || !IsActionName(name) {
+		return ""
+	}
+	return "  (no file: the agent does it, from what the skill says of it)"
 }
