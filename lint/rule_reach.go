@@ -16,93 +16,21 @@ var reachRules = []Rule{
 		"a code block has no closing fence: it swallows a section or step heading and the markdown after it", checkFenceSwallows),
 }
 
-// checkUnreachable reports step headings that are no step of their phase,
-// with runnable code under them, inside a section of another purpose
-// (Output, Next Phase, Purpose …; not Objective or Input, which every
-// agent prompt of the phase carries): the run never sees that code. A
-// "### Step 2" with a bash block placed under "## Output" is the case.
+// checkUnreachable reports the step headings of a phase that neither run
+// nor reach the agent (plan.Phase.Unreached), and where to move them.
 func checkUnreachable(p *Pass) {
 	for _, ph := range p.Skill.Phases {
-		if ph.IsOrchestrator || len(ph.Steps) == 0 || ph.Steps[0].Whole {
-			continue
-		}
-		d := ph.Doc
-		// Steps are in file order, so their ranges are sorted: a heading
-		// is found among thousands of steps by a binary search.
-		var steps, sent [][2]int
-		for _, st := range ph.Steps {
-			steps = append(steps, [2]int{st.Pos.Line, st.Pos.Line + strings.Count(st.Text, "\n")})
-		}
-		var exec *plan.Section
-		for _, sec := range d.Sections {
-			switch sec.Key {
-			case plan.SecObjective, plan.SecInput:
-				sent = append(sent, [2]int{sec.Pos.Line, sec.EndLine})
-			case plan.SecExecution:
-				if exec == nil {
-					exec = sec
-				}
-			}
-		}
-		for _, sec := range d.Sections {
-			if inStep(steps, sec.Pos.Line) || within(sent, sec.Pos.Line) {
-				continue
-			}
-			if _, _, ok := plan.StepHeading(sec.Heading); !ok {
-				continue
-			}
-			i := slices.IndexFunc(d.Code, func(c *plan.CodeBlock) bool {
-				return c.Kind() != "" && c.Pos.Line > sec.Pos.Line && c.Pos.Line <= sec.EndLine
-			})
-			if i < 0 {
-				continue
-			}
-			c := d.Code[i]
-			// Under a section of another purpose (Output, Next Phase …) the
-			// step is misplaced; under a heading skillkit does not know it
-			// may be reference the steps point to, and is not reported.
-			parent := enclosing(d, sec)
-			if parent == nil || parent.Key == "" || parent.Key == plan.SecExecution {
-				continue
-			}
-			under := strings.Repeat("#", parent.Level) + " " + parent.Heading + " (line " + strconv.Itoa(parent.Pos.Line) + ")"
+		for _, u := range ph.Unreached() {
 			move := "into an execution section (## Execution) with the phase's other steps"
-			if exec != nil {
-				move = "under " + strings.Repeat("#", exec.Level) + " " + exec.Heading + " (line " + strconv.Itoa(exec.Pos.Line) + ") with the phase's other steps"
+			if u.Exec != nil {
+				move = "under " + u.Exec.Markdown() + " (line " + strconv.Itoa(u.Exec.Pos.Line) + ") with the phase's other steps"
 			}
-			p.ReportRange(sec.Pos, sec.Pos.Col+sec.Level+1+len(sec.Heading),
-				"%s %s has a %s block (line %d) under %s, not under the execution section: skillkit neither runs it nor sends it to the agent; move the step %s",
-				strings.Repeat("#", sec.Level), sec.Heading, c.Kind(), c.Pos.Line, under, move)
+			sec := u.Heading
+			p.ReportRange(sec.Pos, sec.Pos.Col+len(sec.Markdown()),
+				"%s has a %s block (line %d) under %s (line %d), not under the execution section: skillkit neither runs it nor sends it to the agent; move the step %s",
+				sec.Markdown(), u.Block.Kind(), u.Block.Pos.Line, u.Under.Markdown(), u.Under.Pos.Line, move)
 		}
 	}
-}
-
-// inStep reports whether line is in one of the sorted step ranges.
-func inStep(steps [][2]int, line int) bool {
-	i, _ := slices.BinarySearchFunc(steps, line, func(r [2]int, l int) int { return r[0] - l })
-	if i < len(steps) && steps[i][0] == line {
-		return true
-	}
-	return i > 0 && line <= steps[i-1][1]
-}
-
-// within reports whether line is in one of the ranges.
-func within(ranges [][2]int, line int) bool {
-	return slices.ContainsFunc(ranges, func(r [2]int) bool { return line >= r[0] && line <= r[1] })
-}
-
-// enclosing is the innermost section of d above sec that holds it, nil at
-// the top level (under the title only).
-func enclosing(d *plan.Doc, sec *plan.Section) *plan.Section {
-	var out *plan.Section
-	for _, s := range d.Sections {
-		if s.Level > 1 && s.Level < sec.Level && s.Pos.Line < sec.Pos.Line && s.EndLine >= sec.Pos.Line {
-			if out == nil || s.Level > out.Level {
-				out = s
-			}
-		}
-	}
-	return out
 }
 
 // swallowedHeading is a markdown heading line as it would read were it not

@@ -33,6 +33,9 @@ func (s *Skill) WriteSummary(w io.Writer) error {
 				p.line("        step %-4s %-8s %s", orDash(st.Number), st.KindLabel(), st.Title)
 				p.line("             %s: %s", st.Class.Kind, st.Class.Reason)
 			}
+			for _, u := range ph.Unreached() {
+				p.line("        unreached %s (line %d) under %s: neither run nor sent to the agent", u.Heading.Markdown(), u.Heading.Pos.Line, u.Under.Markdown())
+			}
 			for _, o := range ph.Outputs {
 				p.line("        output %s %s", o.File, o.Format)
 			}
