@@ -106,3 +106,30 @@ func BenchmarkLintCorpus(b *testing.B) {
 		}
 	}
 }
+
+// TestPlainLint lints the plain skills of ../shared/corpus-plain: they run
+// as agent units and lint finds only what is true of them, the one
+// description over the limit and the long bodies.
+func TestPlainLint(t *testing.T) {
+	dirs := corpus.PlainSkills(t)
+	res, err := Lint(dirs, Options{Base: corpus.PlainRoot()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{
+		"anthropics__skills/skills/claude-api/SKILL.md:frontmatter-description": true,
+		"anthropics__skills/skills/claude-api/SKILL.md:body-length":             true,
+		"anthropics__skills/skills/algorithmic-art/SKILL.md:body-length":        true,
+		"anthropics__skills/skills/skill-creator/SKILL.md:body-length":          true,
+	}
+	for _, f := range res.Findings {
+		key := f.File + ":" + f.Rule
+		if !want[key] {
+			t.Errorf("unexpected finding %s: %s", key, f.Message)
+		}
+		delete(want, key)
+	}
+	for key := range want {
+		t.Errorf("missing finding %s", key)
+	}
+}

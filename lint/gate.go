@@ -8,14 +8,10 @@ import "slices"
 // on (a step whose code is broken goes to the agent); --strict refuses on
 // any lint error. docs/runtime.md lists the same ids, which a test checks.
 var unrunnable = []string{
-	// No entry: nothing to run.
-	"mode-unknown",
 	// Files the runner cannot read.
 	"file-unreadable", "file-binary", "file-too-deep",
 	// Two phases in the same place: their order is undefined.
 	"phase-number-duplicate",
-	// The selection can name an action with no file.
-	"action-missing",
 	// The state cannot be validated against a schema that does not compile.
 	"state-schema-invalid",
 	// Hook commands the runtime cannot attach.

@@ -248,3 +248,17 @@ func TestStateAsSkillsWriteIt(t *testing.T) {
 		t.Errorf("findings\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestUnreachableInChinese: a step written in Chinese under the Chinese
+// Output heading is code-unreachable, its range in code points.
+func TestUnreachableInChinese(t *testing.T) {
+	res := lintTree(t, map[string]string{
+		"demo/SKILL.md": demoSkill,
+		"demo/phases/01-a.md": "# Phase 1: A\n\n## 执行流程\n\n### 步骤 1: 计数\n\n```bash\nls | wc -l > count.txt\n```\n\n" +
+			"## 输出\n\n- **File**: `count.txt`\n\n### 步骤 2: 显示\n\n```bash\ncat count.txt\n```\n",
+	})
+	f := findingOf(t, res, "code-unreachable")
+	if f.Line != 15 || f.Col != 1 || f.EndCol != 1+4+len([]rune("步骤 2: 显示")) || !strings.Contains(f.Message, "under ## 输出 (line 11)") || !strings.Contains(f.Message, "under ## 执行流程 (line 3)") {
+		t.Errorf("finding %+v (end column %d)", f, f.EndCol)
+	}
+}

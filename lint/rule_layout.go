@@ -15,10 +15,10 @@ var layoutRules = []Rule{
 	diagnosticRule("file-encoding", plan.SevWarning, "a markdown file is not valid UTF-8"),
 	diagnosticRule("file-too-deep", plan.SevError, "a markdown file nests blocks more than 250 levels deep and is skipped"),
 	diagnosticRule("step-attribute", plan.SevError, "a step attribute (Timeout, Confirm, On error) has a value skillkit cannot read, or a retry count or backoff past its bounds"),
-	newRule("mode-unknown", plan.SevError,
-		"the skill has a phases/ folder but no numbered phase, orchestrator or action to run, and its entry routes to none of its files", checkModeUnknown(false)),
+	newRule("mode-agent", plan.SevInfo,
+		"the skill has a phases/ folder but no numbered phase, orchestrator or action: it runs as one agent unit, not natively", checkModeAgent(false)),
 	newRule("mode-router", plan.SevInfo,
-		"the skill is a router: its entry sends the agent to one of the phases/ files it names, with no numbered phase, orchestrator or action", checkModeUnknown(true)),
+		"the skill is a router: its entry sends the agent to one of the phases/ files it names, with no numbered phase, orchestrator or action", checkModeAgent(true)),
 	newRule("phase-number-duplicate", plan.SevError,
 		"two phase files have the same number, so their order is undefined", checkPhaseDuplicates),
 	newRule("phase-number-invalid", plan.SevError,
@@ -37,13 +37,14 @@ var layoutRules = []Rule{
 		"a fence inside a fence of the same length ends the outer block early", checkFenceNested),
 }
 
-// checkModeUnknown reports a phases/ folder skillkit cannot run: as a
-// router (router set) when the entry names files in it, the mode real
-// router skills have, else as nothing to run.
-func checkModeUnknown(router bool) func(p *Pass) {
+// checkModeAgent explains why a skill with a phases/ folder runs as one
+// agent unit: as a router (router set) when the entry names files of
+// phases/, the mode real router skills have, else with the reason the
+// run's class gives.
+func checkModeAgent(router bool) func(p *Pass) {
 	return func(p *Pass) {
 		s := p.Skill
-		if s.Mode != plan.ModeUnknown {
+		if s.Mode != plan.ModeAgent {
 			return
 		}
 		routes, at := p.routes()
@@ -56,15 +57,10 @@ func checkModeUnknown(router bool) func(p *Pass) {
 		if len(routes) > 0 {
 			return
 		}
-		for _, f := range s.Files {
-			if f == "phases" {
-				p.Report(plan.Pos{File: "phases"}, "phases is a file, not a folder: skillkit looks for phase files (01-name.md), orchestrator.md and actions/ inside a phases/ folder")
-				return
-			}
-			if strings.HasPrefix(f, "phases/") {
-				p.Report(plan.Pos{File: "phases"}, "phases/ holds no numbered phase file (01-name.md), no orchestrator.md and no actions/: skillkit cannot tell how to run this skill")
-				return
-			}
+		// A plain SKILL.md is the common shape and means to be one agent
+		// unit; a phases/ folder says its author meant phases.
+		if slices.ContainsFunc(s.Files, func(f string) bool { return f == "phases" || strings.HasPrefix(f, "phases/") }) {
+			p.Report(plan.Pos{File: "phases"}, "%s", s.AgentReason())
 		}
 	}
 }
@@ -330,6 +326,9 @@ func checkFenceNested(p *Pass) {
 		n := p.nesting(d)
 		if n == nil || n.ended > 0 {
 			continue // fence-unclosed reports a list item that ends a block
+		}
+		if line, _ := p.swallowed(d); line > 0 {
+			continue // fence-swallows reports the missing closing fence
 		}
 		c := n.outer
 		p.ReportFix(plan.Pos{File: d.File, Line: n.line, Col: n.col}, n.col+len(n.run)+len(n.info), p.fenceFix(d, n),

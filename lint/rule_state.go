@@ -26,7 +26,9 @@ var stateRules = []Rule{
 	newRule("state-unknown-field", plan.SevWarning,
 		"code reads or writes a state field the state schema does not declare", checkStateFields),
 	newRule("state-update-type", plan.SevError,
-		"a literal state update does not fit the field's type in the schema", checkUpdateTypes),
+		"a literal state update does not fit the field's type in the schema", checkUpdateTypes(false)),
+	newRule("state-update-type-agent", plan.SevWarning,
+		"a literal state update in code the agent is sent (an action with no Execution section, code under another heading) does not fit the field's type in the schema", checkUpdateTypes(true)),
 }
 
 // schemaOf returns the skill's state schema, nil when it has none.
@@ -318,6 +320,28 @@ func stateUses(p *Pass) []stateUse {
 	if o := p.Skill.Orchestrator; o != nil {
 		blockReads(o.Decision)
 	}
+	// Every JS block of a phase or an action reads the state as written,
+	// whether skillkit runs it or the agent is sent it.
+	for _, d := range p.codeDocs() {
+		for _, c := range d.Code {
+			if c.Kind() == plan.LangJS && !p.misread(d, c) {
+				blockReads(c)
+			}
+		}
+	}
+	return out
+}
+
+// codeDocs are the phase and action files: the documents whose code is
+// run or sent to the agent.
+func (p *Pass) codeDocs() []*plan.Doc {
+	var out []*plan.Doc
+	for _, ph := range p.Skill.Phases {
+		out = append(out, ph.Doc)
+	}
+	for _, a := range p.Skill.Actions {
+		out = append(out, a.Doc)
+	}
 	return out
 }
 
@@ -332,6 +356,11 @@ type update struct {
 	// template is set when the block parsed only with its placeholders
 	// replaced: the key is real, the value may be a stand-in.
 	template bool
+	// agent is set for a block skillkit never runs: one of a phase or
+	// an action that is no step's and no action's Execution (an action
+	// with no Execution section, code under another heading). The agent
+	// is sent it, or reads it, and does what it says.
+	agent bool
 }
 
 // stateWrites returns every state update of the skill, once per pass:
@@ -345,14 +374,17 @@ func (p *Pass) stateWrites() []update {
 	}
 	var out []update
 	seen := map[plan.Pos]bool{}
+	blocks := map[*plan.CodeBlock]bool{}
+	agent := false
 	add := func(owner string, c *plan.CodeBlock, b *jsBlock, us []jsstatic.Update) {
+		blocks[c] = true
 		for _, u := range us {
 			pos := c.At(u.Line, u.Col)
 			if seen[pos] {
 				continue
 			}
 			seen[pos] = true
-			out = append(out, update{Update: u, owner: owner, pos: pos, valuePos: c.At(u.ValueLine, u.ValueCol), template: b.template})
+			out = append(out, update{Update: u, owner: owner, pos: pos, valuePos: c.At(u.ValueLine, u.ValueCol), template: b.template, agent: agent})
 		}
 	}
 	js := func(c *plan.CodeBlock) *jsBlock {
@@ -385,6 +417,26 @@ func (p *Pass) stateWrites() []update {
 			}
 		}
 	}
+	// Every other JS block of a phase or an action is agent work: what it
+	// writes is what the agent is asked to write.
+	agent = true
+	other := func(owner string, d *plan.Doc) {
+		for _, c := range d.Code {
+			if blocks[c] || p.misread(d, c) {
+				continue
+			}
+			if b := js(c); b != nil {
+				add(owner, c, b, b.prog.StateWrites())
+			}
+		}
+	}
+	for _, a := range p.Skill.Actions {
+		other(a.ID, a.Doc)
+	}
+	for _, ph := range p.Skill.Phases {
+		other(ph.Doc.File, ph.Doc)
+	}
+	agent = false
 	if c := p.initialJS(); c != nil {
 		b := p.parseJS(c)
 		if b.prog == nil {
@@ -512,13 +564,21 @@ func listSome(items []string, n int) string {
 	return strings.Join(items[:n], ", ") + fmt.Sprintf(" and %d more", len(items)-n)
 }
 
-func checkUpdateTypes(p *Pass) {
+// checkUpdateTypes reports literal updates that do not fit the schema:
+// in code skillkit runs (agent unset), where the update fails the run,
+// or in code the agent is sent (agent set), which asks the agent for a
+// value the schema refuses.
+func checkUpdateTypes(agent bool) func(p *Pass) {
+	return func(p *Pass) { updateTypes(p, agent) }
+}
+
+func updateTypes(p *Pass, agent bool) {
 	nav := p.navFor()
 	if nav == nil {
 		return
 	}
 	for _, u := range p.stateWrites() {
-		if u.template || u.Kind == "" {
+		if u.template || u.Kind == "" || u.agent != agent {
 			continue
 		}
 		if s, ok := u.Value.(string); ok && (isPlaceholder(s) || u.owner == initialOwner && u.Key == "status" && p.overwritten(s)) {

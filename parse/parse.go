@@ -365,6 +365,8 @@ func inferMode(s *plan.Skill, orchPhase *plan.Phase) plan.Mode {
 		return plan.ModeSequential
 	case loop:
 		return plan.ModeAutonomous
+	case s.Entry != "":
+		return plan.ModeAgent
 	}
 	return plan.ModeUnknown
 }

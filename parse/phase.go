@@ -102,8 +102,8 @@ func readSteps(m *md) []*plan.Step {
 				break
 			}
 		}
-		mm := stepHeading.FindStringSubmatch(h.text)
-		st := &plan.Step{Number: mm[1], Title: mm[2], Pos: m.at(h.line, h.col), Text: m.text(h.line, end)}
+		number, title, _ := plan.StepHeading(h.text)
+		st := &plan.Step{Number: number, Title: title, Pos: m.at(h.line, h.col), Text: m.text(h.line, end)}
 		fillStep(m, st, h.line, end)
 		steps = append(steps, st)
 	}
@@ -124,7 +124,7 @@ func stepHeads(m *md, from, to int, inside bool) (heads []int, level int) {
 		if h.line <= from && inside || h.line > to || h.level < 2 {
 			continue
 		}
-		if stepHeading.MatchString(h.text) {
+		if _, _, ok := plan.StepHeading(h.text); ok {
 			heads = append(heads, i)
 			level = min(level, h.level)
 		}

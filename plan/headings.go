@@ -9,45 +9,71 @@ import (
 // the one table of section names: the parser files sections under these
 // keys, and lint's and the runtime's views of a section (has this phase
 // an execution section?) follow from it, so they cannot disagree. Real
-// skills write the same section many ways; the Chinese forms are the ones
-// found in the corpus.
+// skills write the same section many ways, in English and in Chinese: the
+// forms of the corpus (parse/testdata/headings.golden lists every corpus
+// heading that maps here) and their common variants.
 var sectionAliases = map[string]string{
 	"objective": SecObjective, "objectives": SecObjective, "goal": SecObjective,
-	"goals": SecObjective, "task objective": SecObjective, "目标": SecObjective,
+	"goals": SecObjective, "task objective": SecObjective,
+	"目标": SecObjective, "任务目标": SecObjective, "阶段目标": SecObjective,
 
-	"input": SecInput, "inputs": SecInput, "输入": SecInput,
+	"input": SecInput, "inputs": SecInput,
+	"输入": SecInput, "输入参数": SecInput,
 
 	"execution": SecExecution, "execution steps": SecExecution, "steps": SecExecution,
 	"execution flow": SecExecution, "execution process": SecExecution, "execution phases": SecExecution,
 	"execution protocol": SecExecution, "execution logic": SecExecution,
 	"执行": SecExecution, "执行步骤": SecExecution, "执行流程": SecExecution, "执行逻辑": SecExecution,
+	"执行过程": SecExecution, "步骤": SecExecution, "操作步骤": SecExecution,
 
-	"output": SecOutput, "outputs": SecOutput, "输出": SecOutput,
+	"output": SecOutput, "outputs": SecOutput,
+	"输出": SecOutput, "输出结果": SecOutput, "产出": SecOutput,
 
-	"next phase": SecNextPhase, "下一阶段": SecNextPhase, "next step": SecNextPhase,
+	"next phase": SecNextPhase, "next step": SecNextPhase,
+	"下一阶段": SecNextPhase, "下一步": SecNextPhase,
 
-	"purpose": SecPurpose, "目的": SecPurpose,
+	"purpose": SecPurpose, "目的": SecPurpose, "用途": SecPurpose,
 
 	"preconditions": SecPreconditions, "precondition": SecPreconditions,
-	"前置条件": SecPreconditions,
+	"前置条件": SecPreconditions, "先决条件": SecPreconditions,
 
 	"state update": SecStateUpdates, "state updates": SecStateUpdates,
 	"状态更新": SecStateUpdates,
 
 	"next actions": SecNextActions, "next actions (hints)": SecNextActions,
-	"next action": SecNextActions, "下一步动作": SecNextActions,
+	"next action": SecNextActions, "下一步动作": SecNextActions, "后续动作": SecNextActions,
 
 	"decision logic": SecDecisionLogic, "决策逻辑": SecDecisionLogic,
 
 	"action catalog": SecActionCatalog, "available actions": SecActionCatalog,
-	"动作目录": SecActionCatalog,
+	"动作目录": SecActionCatalog, "动作列表": SecActionCatalog,
 
 	"initial state": SecInitialState, "初始状态": SecInitialState,
+	"初始化": SecInitialState, "初始化状态": SecInitialState,
 
 	// "Structure Definition" is execution modes' own heading.
 	"schema definition": SecSchema, "structure definition": SecSchema,
 	"state schema": SecSchema, "schema": SecSchema,
-	"状态结构": SecSchema,
+	"状态结构": SecSchema, "状态定义": SecSchema, "状态模式": SecSchema,
+}
+
+// gloss is a parenthesised note after a heading's name, in either
+// script's parentheses: "Execution Flow (执行流程)", "执行流程（Execution）".
+var gloss = regexp.MustCompile(`\s*[(（][^()（）]*[)）]$`)
+
+// stepHeading matches "Step 2", "Step 2.1: Title", "Step 3 - Title" and
+// the Chinese "步骤 2".
+var stepHeading = regexp.MustCompile(`^(?i:step|步骤)\s*(\d+(?:\.\d+)*)\s*[:：.\-–—]?\s*(.*)$`)
+
+// StepHeading reports whether a heading's text names a step, and its
+// number and title: the parser's steps and lint's checks of headings
+// that are not steps read it alike.
+func StepHeading(text string) (number, title string, ok bool) {
+	m := stepHeading.FindStringSubmatch(text)
+	if m == nil {
+		return "", "", false
+	}
+	return m[1], m[2], true
 }
 
 // leadingEnumeration drops "1.", "2)" that some authors put before a
@@ -71,6 +97,13 @@ func SectionKey(heading string) string {
 	n := normalizeHeading(heading)
 	if k, ok := sectionAliases[n]; ok {
 		return k
+	}
+	// Bilingual skills gloss a heading in the other language; the name
+	// before the gloss is the section's.
+	if bare := gloss.ReplaceAllString(n, ""); bare != n && bare != "" {
+		if k, ok := sectionAliases[bare]; ok {
+			return k
+		}
 	}
 	// "Initial State Template", "Initial State (New Cycle)".
 	if strings.HasPrefix(n, "initial state") || strings.HasPrefix(n, "初始状态") {

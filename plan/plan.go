@@ -42,12 +42,16 @@ func (p Pos) IsValid() bool { return p.File != "" }
 // Mode is a skill's execution mode, inferred from its layout.
 type Mode string
 
-// The execution modes. ModeUnknown is a skill with no numbered phase, no
-// orchestrator and no action: there is nothing to run.
+// The execution modes. ModeAgent is a skill with an entry but no
+// numbered phase, no orchestrator and no action (a plain SKILL.md, or a
+// phases/ folder skillkit cannot order): it runs as one agent unit
+// (Skill.AgentUnit). ModeUnknown has not even an entry: there is nothing
+// to run.
 const (
 	ModeSequential Mode = "sequential"
 	ModeAutonomous Mode = "autonomous"
 	ModeHybrid     Mode = "hybrid"
+	ModeAgent      Mode = "agent"
 	ModeUnknown    Mode = "unknown"
 )
 

@@ -19,6 +19,22 @@ func TestSectionKeyExecutionAliases(t *testing.T) {
 	}
 }
 
+// TestSectionKeyLanguages: the Chinese headings of real skills, and
+// bilingual headings with a gloss, map where their English forms do.
+func TestSectionKeyLanguages(t *testing.T) {
+	for h, want := range map[string]string{
+		"执行流程": SecExecution, "执行流程：": SecExecution, "Execution Flow (执行流程)": SecExecution,
+		"执行流程（Execution Flow）": SecExecution, "下一阶段": SecNextPhase, "输入": SecInput, "输出": SecOutput,
+		"初始化": SecInitialState, "初始状态": SecInitialState, "目标": SecObjective, "前置条件": SecPreconditions,
+		"状态更新": SecStateUpdates, "状态结构": SecSchema, "Next Phase (Conditional)": SecNextPhase,
+		"Output (write to file)": SecOutput, "Exploration Strategy (${angle} focus)": "", "核心原则": "",
+	} {
+		if got := SectionKey(h); got != want {
+			t.Errorf("SectionKey(%q) = %q, want %q", h, got, want)
+		}
+	}
+}
+
 func TestResolveAction(t *testing.T) {
 	s := &Skill{Actions: []*Action{{ID: "action-init"}, {ID: "action-init-run"}, {ID: "done"}}}
 	for name, want := range map[string]string{

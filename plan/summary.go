@@ -15,6 +15,11 @@ func (s *Skill) WriteSummary(w io.Writer) error {
 	if s.Entry != "" {
 		p.line("entry  %s", s.Entry)
 	}
+	if u := s.AgentUnit(); u != nil {
+		p.line("")
+		p.line("one agent unit: %s with the listing of %d file(s)", s.Entry, len(s.Files)-1)
+		p.line("  %s: %s", u.Steps[0].Class.Kind, u.Steps[0].Class.Reason)
+	}
 	if len(s.Phases) > 0 {
 		p.line("")
 		p.line("phases (in order):")
@@ -27,6 +32,9 @@ func (s *Skill) WriteSummary(w io.Writer) error {
 			for _, st := range ph.Steps {
 				p.line("        step %-4s %-8s %s", orDash(st.Number), st.KindLabel(), st.Title)
 				p.line("             %s: %s", st.Class.Kind, st.Class.Reason)
+			}
+			for _, u := range ph.Unreached() {
+				p.line("        unreached %s (line %d) under %s: neither run nor sent to the agent", u.Heading.Markdown(), u.Heading.Pos.Line, u.Under.Markdown())
 			}
 			for _, o := range ph.Outputs {
 				p.line("        output %s %s", o.File, o.Format)
@@ -49,7 +57,7 @@ func (s *Skill) WriteSummary(w io.Writer) error {
 			p.line("    %s: %s", a.Execution.Class.Kind, a.Execution.Class.Reason)
 			writePre(p, a.Preconditions, "    ")
 			for _, h := range a.Hints {
-				p.line("    next %s: %s", h.Label, h.Action)
+				p.line("    next %s: %s%s", h.Label, h.Action, s.unfiledNote(h.Action))
 			}
 		}
 	}
@@ -57,7 +65,11 @@ func (s *Skill) WriteSummary(w io.Writer) error {
 		p.line("")
 		p.line("catalog  %s (%d rows, %d graph edges)", c.File, len(c.Rows), len(c.Edges))
 		for _, r := range c.Rows {
-			p.line("  %s", r.Action)
+			note := ""
+			if s.ResolveRow(r) == nil {
+				note = s.unfiledNote(r.Action)
+			}
+			p.line("  %s%s", r.Action, note)
 			writePre(p, r.Preconditions, "    ")
 		}
 	}
@@ -116,4 +128,13 @@ func (p *printer) line(format string, args ...any) {
 		return
 	}
 	_, p.err = fmt.Fprintf(p.w, format+"\n", args...)
+}
+
+// unfiledNote marks an action name with no file: a run that selects it
+// hands it to the agent (UnfiledAction).
+func (s *Skill) unfiledNote(name string) string {
+	if s.ResolveAction(name) != nil || !IsActionName(name) {
+		return ""
+	}
+	return "  (no file: the agent does it, from what the skill says of it)"
 }

@@ -54,3 +54,28 @@ func Skill(t testing.TB, dir string) string {
 	Skills(t)
 	return filepath.Join(Root(), dir)
 }
+
+// PlainRoot is the folder of plain skills (a SKILL.md with references and
+// no phases/), beside the corpus as ../shared/corpus-plain.
+func PlainRoot() string { return filepath.Join(filepath.Dir(Root()), "corpus-plain") }
+
+// PlainSkills returns the folders of the plain skills, each a folder
+// holding a SKILL.md under PlainRoot, sorted; it skips the test when the
+// folder is absent.
+func PlainSkills(t testing.TB) []string {
+	t.Helper()
+	if _, err := os.Stat(PlainRoot()); os.IsNotExist(err) {
+		t.Skipf("plain skills not found at %s: skipping (they sit beside the repository as ../shared/corpus-plain)", PlainRoot())
+	}
+	dirs, err := filepath.Glob(filepath.Join(PlainRoot(), "*", "skills", "*", "SKILL.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dirs) == 0 {
+		t.Fatalf("no skills under %s", PlainRoot())
+	}
+	for i, d := range dirs {
+		dirs[i] = filepath.Dir(d)
+	}
+	return dirs
+}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/skillkit/skillkit/internal/agent"
 	"github.com/skillkit/skillkit/internal/engine"
+	"github.com/skillkit/skillkit/internal/jsstatic"
 	"github.com/skillkit/skillkit/internal/runstore"
 	"github.com/skillkit/skillkit/internal/script"
 	"github.com/skillkit/skillkit/plan"
@@ -70,10 +71,7 @@ type failure struct {
 }
 
 func newLoop(r *engine.Runner, s *plan.Skill, o Options) (*loop, error) {
-	sel, err := newSelector(s)
-	if err != nil {
-		return nil, err
-	}
+	sel := newSelector(s)
 	sel.ask = r.AskSelect
 	schema, err := compileSchema(s.StateSchema)
 	if err != nil {
@@ -406,12 +404,44 @@ func (l *loop) noProgress() error {
 	if o := l.skill.Orchestrator; o != nil && o.Decision != nil {
 		how = "selectNextAction"
 	}
-	msg := fmt.Errorf("%w: the loop started %d actions and %s never ended it (last completed: %s); make it return null when the work is done, or raise the limit (--max-iterations)",
-		ErrNoProgress, l.max, how, strings.Join(last, ", "))
+	msg := fmt.Errorf("%w: the loop started %d actions and %s never ended it (last completed: %s)%s; make it return null when the work is done, or raise the limit (--max-iterations)",
+		ErrNoProgress, l.max, how, strings.Join(last, ", "), l.unsetReads())
 	if pos.IsValid() {
 		return fmt.Errorf("%s: %w", pos, msg)
 	}
 	return msg
+}
+
+// unsetReads names the state fields selectNextAction reads that are
+// still unset after the loop ran out of iterations, with where it reads
+// them: what it waits for and no action that ran sets (ccw-loop waits for
+// skill_state, which its action-init writes to a file, not the state).
+// "" when there is none.
+func (l *loop) unsetReads() string {
+	o := l.skill.Orchestrator
+	if o == nil || o.Decision == nil {
+		return ""
+	}
+	prog, err := jsstatic.Parse(o.Decision.Text)
+	if err != nil {
+		return ""
+	}
+	var unset []string
+	for _, r := range prog.StateReads(nil) {
+		var v any = l.r.State
+		for _, f := range r.Fields {
+			m, _ := v.(map[string]any)
+			v = m[f]
+		}
+		name := "state." + strings.Join(r.Fields, ".")
+		if v == nil && !slices.ContainsFunc(unset, func(u string) bool { return strings.HasPrefix(u, name+" ") }) {
+			unset = append(unset, fmt.Sprintf("%s (read at %s)", name, o.Decision.At(r.Line, r.Col)))
+		}
+	}
+	if len(unset) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; it reads %s, still unset: no action that ran sets it in the state", strings.Join(unset, ", "))
 }
 
 // skillFailed is the error of a run whose skill set status failed: it

@@ -141,6 +141,22 @@ func TestIterationLimit(t *testing.T) {
 	}
 }
 
+// A selection that waits for a field no action sets says which, and where
+// it reads it.
+func TestIterationLimitNamesUnsetField(t *testing.T) {
+	s := skillFiles{
+		decision: "function selectNextAction(state) { if (!state.ready) return 'action-spin'; return null; }",
+		acts:     map[string]string{"action-spin": "return { stateUpdates: { spins: (state.spins || 0) + 1 } };"},
+		fields:   "  spins?: number;\n  ready?: boolean;",
+	}.write(t)
+	o := options(t, s)
+	o.Loop.MaxIterations = 5
+	_, err := run(t, o)
+	if want := "it reads state.ready (read at phases/orchestrator.md:6:"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("error %v lacks %q", err, want)
+	}
+}
+
 // A failing action is tried again as its retries allow; every failed
 // attempt lands in errors[] and error_count.
 func TestActionRetries(t *testing.T) {

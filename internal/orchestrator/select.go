@@ -42,12 +42,13 @@ type candidate struct {
 // newSelector prepares selection. Declarative candidates are the actions
 // the catalog's rows resolve to (plan.Skill.ResolveRow), highest Priority first (a row without one counts as 0, ties keep
 // the catalog's order), or every action by id when there is no catalog. A
-// catalog row naming no action file is an error: the run could select it.
-func newSelector(s *plan.Skill) (*selector, error) {
+// catalog row naming no action file is a candidate too (an unfiled
+// action).
+func newSelector(s *plan.Skill) *selector {
 	sel := &selector{skill: s}
 	if o := s.Orchestrator; o != nil && o.Decision != nil {
 		if o.Class.Kind != plan.ClassAgent {
-			return sel, nil
+			return sel
 		}
 		sel.byAgent = true
 	}
@@ -55,43 +56,42 @@ func newSelector(s *plan.Skill) (*selector, error) {
 		for _, a := range s.Actions {
 			sel.candidates = append(sel.candidates, newCandidate(a, nil))
 		}
-		return sel, nil
+		return sel
 	}
 	rows := slices.Clone(s.Catalog.Rows)
 	slices.SortStableFunc(rows, func(a, b *plan.CatalogRow) int { return cmp.Compare(priority(b), priority(a)) })
 	for _, row := range rows {
-		a, err := rowAction(s, row)
-		if err != nil {
-			return nil, err
-		}
-		if a != nil {
+		if a := rowAction(s, row); a != nil {
 			c := newCandidate(a, row.Preconditions)
 			c.purpose = row.Purpose
 			sel.candidates = append(sel.candidates, c)
 		}
 	}
-	return sel, nil
+	return sel
 }
 
-// rowAction is the action a catalog row names; nil, nil for a row whose
+// rowAction is the action a catalog row names; nil for a row whose
 // Action cell is prose, which names no action (lint asks for no file
-// either).
-func rowAction(s *plan.Skill, row *plan.CatalogRow) (*plan.Action, error) {
-	a := s.ResolveRow(row)
-	if a == nil && plan.IsActionName(row.Action) {
-		return nil, fmt.Errorf("%s: the action catalog names %s, which has no action file", row.Pos, row.Action)
+// either). A name with no file is an unfiled action: selected, it goes to
+// the agent with what the skill says of it.
+func rowAction(s *plan.Skill, row *plan.CatalogRow) *plan.Action {
+	if a := s.ResolveRow(row); a != nil {
+		return a
 	}
-	return a, nil
+	return s.UnfiledAction(row.Action, row.Pos)
 }
 
 // resolve is the action a name selectNextAction (at pos) returned refers
-// to.
+// to: an action file, else an unfiled action when it is written as a
+// name. Prose is no action.
 func resolve(s *plan.Skill, id string, pos plan.Pos) (*plan.Action, error) {
-	a := s.ResolveAction(id)
-	if a == nil {
-		return nil, fmt.Errorf("%s: selectNextAction returned %q, which is no action of the skill", pos, id)
+	if a := s.ResolveAction(id); a != nil {
+		return a, nil
 	}
-	return a, nil
+	if a := s.UnfiledAction(id, pos); a != nil {
+		return a, nil
+	}
+	return nil, fmt.Errorf("%s: selectNextAction returned %q, which is no action of the skill", pos, id)
 }
 
 func newCandidate(a *plan.Action, row []*plan.Precondition) candidate {
@@ -187,9 +187,10 @@ func (sel *selector) agentSelects(ctx context.Context, state map[string]any, inp
 	if err != nil || !ok {
 		return nil, err
 	}
+	a := sel.skill.ResolveAction(id)
 	for _, c := range sel.candidates {
-		if a := sel.skill.ResolveAction(id); a == c.action {
-			return a, nil
+		if a == c.action || (a == nil && plan.IsActionName(id) && plan.MissingActionFile(id) == c.action.ID) {
+			return c.action, nil
 		}
 	}
 	return nil, fmt.Errorf("%s: the agent selected %q, which is not an action of the catalog (%s)",

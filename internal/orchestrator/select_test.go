@@ -1,6 +1,7 @@
 package orchestrator_test
 
 import (
+	"cmp"
 	"errors"
 	"strings"
 	"testing"
@@ -77,15 +78,25 @@ func TestDeclarativeSelection(t *testing.T) {
 
 func TestSelectionErrors(t *testing.T) {
 	tests := []struct {
-		name string
-		f    skillFiles
-		want string
+		name  string
+		f     skillFiles
+		want  string
+		state runstore.RunState // RunFailed when not set
 	}{
 		{
-			name: "selectNextAction names no action",
+			name: "selectNextAction returns prose",
+			f: skillFiles{decision: "function selectNextAction(state) { return 'run the checks'; }",
+				acts: map[string]string{"action-a": "return {};"}},
+			want: `phases/orchestrator.md:5:1: selectNextAction returned "run the checks", which is no action of the skill`,
+		},
+		{
+			// Without an agent, an action with no file stops the run where
+			// it was selected, resumable.
+			name: "selectNextAction names an action with no file",
 			f: skillFiles{decision: "function selectNextAction(state) { return 'action-nope'; }",
 				acts: map[string]string{"action-a": "return {};"}},
-			want: `phases/orchestrator.md:5:1: selectNextAction returned "action-nope", which is no action of the skill`,
+			want:  `phases/orchestrator.md:5:1: action action-nope: the action goes to the agent (no action file: the agent does it from what the skill says of it): this needs an agent`,
+			state: runstore.RunInterrupted,
 		},
 		{
 			name: "selectNextAction throws",
@@ -97,7 +108,8 @@ func TestSelectionErrors(t *testing.T) {
 			name: "a catalog row without its file",
 			f: skillFiles{catalog: "| Action | Preconditions |\n|---|---|\n| action-ghost | status=running |\n",
 				acts: map[string]string{"action-a": "return {};"}},
-			want: "the action catalog names action-ghost, which has no action file",
+			want:  "phases/orchestrator.md:7:1: action action-ghost: the action goes to the agent (no action file",
+			state: runstore.RunInterrupted,
 		},
 		{
 			name: "nothing selectable and a precondition throws",
@@ -112,8 +124,9 @@ func TestSelectionErrors(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("err = %v, want %q", err, tt.want)
 			}
-			if res != nil && res.State != runstore.RunFailed {
-				t.Errorf("run %s", res.State)
+			want := cmp.Or(tt.state, runstore.RunFailed)
+			if res != nil && res.State != want {
+				t.Errorf("run %s, want %s", res.State, want)
 			}
 		})
 	}

@@ -17,7 +17,8 @@ import (
 )
 
 // selectable is an action name a skill can make the run select, and
-// whether the runtime's resolution accepts it.
+// whether the runtime's resolution finds an action file for it (else the
+// run hands it to the agent as an unfiled action, or refuses prose).
 type selectable struct {
 	name, where string
 	accepted    bool
@@ -30,20 +31,20 @@ type selectable struct {
 // resolve for the rest), not through plan directly.
 func selectableNames(s *plan.Skill) []selectable {
 	var out []selectable
-	add := func(name, where string, err error) {
-		out = append(out, selectable{name: name, where: where, accepted: err == nil})
+	add := func(name, where string, a *plan.Action) {
+		out = append(out, selectable{name: name, where: where, accepted: a != nil && a.Doc != nil})
 	}
 	byName := func(name, where string) {
-		_, err := orchestrator.Resolve(s, name, plan.Pos{File: where})
-		add(name, where, err)
+		a, _ := orchestrator.Resolve(s, name, plan.Pos{File: where})
+		add(name, where, a)
 	}
 	if c := s.Catalog; c != nil {
 		for _, r := range c.Rows {
-			a, err := orchestrator.RowAction(s, r)
-			if a == nil && err == nil {
+			a := orchestrator.RowAction(s, r)
+			if a == nil {
 				continue // prose: names no action
 			}
-			add(r.Action, "catalog", err)
+			add(r.Action, "catalog", a)
 		}
 		for _, e := range c.Edges {
 			for _, n := range []plan.GraphNode{e.From, e.To} {
@@ -71,7 +72,8 @@ func selectableNames(s *plan.Skill) []selectable {
 }
 
 // checkNamesAgree lints each skill and checks every selectable name: lint
-// reports action-missing for it exactly when the runtime refuses it. It
+// reports action-missing for it exactly when the runtime finds no file
+// for it. It
 // returns how many names it checked.
 func checkNamesAgree(t *testing.T, dirs []string) (names, skills int) {
 	t.Helper()

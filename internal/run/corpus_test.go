@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -15,10 +16,12 @@ import (
 	"github.com/skillkit/skillkit/internal/agent"
 	"github.com/skillkit/skillkit/internal/corpus"
 	lifecycle "github.com/skillkit/skillkit/internal/run"
+	"github.com/skillkit/skillkit/internal/runstore"
 	"github.com/skillkit/skillkit/internal/runstore/fs"
 	"github.com/skillkit/skillkit/internal/script"
 	"github.com/skillkit/skillkit/internal/testagent"
 	"github.com/skillkit/skillkit/parse"
+	"github.com/skillkit/skillkit/plan"
 )
 
 func TestMain(m *testing.M) {
@@ -54,17 +57,7 @@ func TestCorpusRuns(t *testing.T) {
 	var rows []row
 	done, byMode, completeByMode := 0, map[string]int{}, map[string]int{}
 	for _, e := range entries {
-		s, err := parse.Dir(e.Path())
-		if err != nil {
-			t.Fatalf("%s: %v", e.Dir, err)
-		}
-		base := t.TempDir()
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		res, err := lifecycle.Run(ctx, lifecycle.Options{
-			Skill: s, Store: fs.New(fs.Options{Base: base, NoSync: true}), ProjectDir: base, Yes: true, Answers: script.Yes{},
-			Agent: &agent.Agent{Command: testagent.Command(), Timeout: time.Minute}, Backoff: time.Millisecond,
-		})
-		cancel()
+		res, err := runScripted(t, e.Path())
 		byMode[e.Mode]++
 		r := row{skill: e.Dir, mode: e.Mode, outcome: "completed"}
 		switch {
@@ -104,6 +97,48 @@ func TestCorpusRuns(t *testing.T) {
 		if byMode[m] > 0 && completeByMode[m]*100 < modeFloorPct*byMode[m] {
 			t.Errorf("%d of %d %s skills completed, want %d%% of the %s", completeByMode[m], byMode[m], m, modeFloorPct, modeFloorDesc)
 		}
+	}
+}
+
+// runScripted runs the skill in dir to its end with the scripted agent,
+// as a new user would.
+func runScripted(t *testing.T, dir string) (*lifecycle.Result, error) {
+	t.Helper()
+	s, err := parse.Dir(dir)
+	if err != nil {
+		t.Fatalf("%s: %v", dir, err)
+	}
+	base := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	return lifecycle.Run(ctx, lifecycle.Options{
+		Skill: s, Store: fs.New(fs.Options{Base: base, NoSync: true}), ProjectDir: base, Yes: true, Answers: script.Yes{},
+		Agent: &agent.Agent{Command: testagent.Command(), Timeout: time.Minute}, Backoff: time.Millisecond,
+	})
+}
+
+// TestPlainRuns runs each plain skill of ../shared/corpus-plain (a
+// SKILL.md with references, no phases/: Anthropic's public skills) to its
+// end with the scripted agent: each is one agent unit, as Claude Code
+// runs it.
+func TestPlainRuns(t *testing.T) {
+	for _, dir := range corpus.PlainSkills(t) {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			s, err := parse.Dir(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.Mode != plan.ModeAgent {
+				t.Fatalf("mode %s, want %s", s.Mode, plan.ModeAgent)
+			}
+			res, err := runScripted(t, dir)
+			if err != nil {
+				t.Fatalf("did not complete: %v", err)
+			}
+			if res.State != runstore.RunCompleted {
+				t.Fatalf("ended %s", res.State)
+			}
+		})
 	}
 }
 

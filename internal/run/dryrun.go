@@ -155,7 +155,7 @@ func Plan(o Options) (*DryRun, error) {
 		}
 		d.Phases = append(d.Phases, dp)
 	}
-	if s.Mode != plan.ModeSequential {
+	if s.Mode == plan.ModeAutonomous || s.Mode == plan.ModeHybrid {
 		if d.Loop, err = dryLoop(s, actx); err != nil {
 			return nil, err
 		}

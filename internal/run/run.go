@@ -170,6 +170,10 @@ func phasesOf(s *plan.Skill) ([]*plan.Phase, error) {
 			title = "Orchestrator"
 		}
 		return []*plan.Phase{{Doc: doc, Title: title, IsOrchestrator: true}}, nil
+	case plan.ModeAgent:
+		if u := s.AgentUnit(); u != nil {
+			return []*plan.Phase{u}, nil
+		}
 	}
 	return nil, fmt.Errorf("%s: the skill has no numbered phase, orchestrator or action to run (mode %s): %w", s.Dir, s.Mode, ErrInvalid)
 }
@@ -682,6 +686,9 @@ func absDir(dir string) string {
 // author.
 func shape(s *plan.Skill) string {
 	var parts []string
+	if s.Mode == plan.ModeAgent {
+		return "1 agent unit"
+	}
 	if n := len(s.Phases); n > 0 {
 		parts = append(parts, count(n, "phase"), count(totalSteps(s), "step"))
 	}
@@ -700,6 +707,9 @@ func count(n int, noun string) string {
 }
 
 func totalSteps(s *plan.Skill) int {
+	if u := s.AgentUnit(); u != nil {
+		return len(u.Steps)
+	}
 	n := 0
 	for _, ph := range s.Phases {
 		n += len(ph.Steps)

@@ -23,7 +23,7 @@ import (
 )
 
 // Dir is the folder of a skill that holds its test files.
-const Dir = "tests"
+const Dir = plan.TestsDir
 
 // Case is a test file, tests/NAME.yaml.
 type Case struct {
