@@ -16,7 +16,7 @@ import (
 
 	"github.com/skillkit/skillkit/internal/agent"
 	skrun "github.com/skillkit/skillkit/internal/run"
-	skillsql "github.com/skillkit/skillkit/internal/runstore/sql"
+	"github.com/skillkit/skillkit/internal/runstore/sqlstore"
 	"github.com/skillkit/skillkit/internal/worker"
 	"github.com/skillkit/skillkit/parse"
 	"github.com/skillkit/skillkit/plan"
@@ -25,13 +25,13 @@ import (
 // addDBFlag gives every command --db, the database of tasks and their
 // runs (DESIGN §3.6).
 func addDBFlag(root *cobra.Command) {
-	root.PersistentFlags().String("db", "", "the database of tasks: sqlite:PATH or postgres://USER:PASSWORD@HOST/DB (default $SKILLKIT_DB, else "+skillsql.DefaultURL+")")
+	root.PersistentFlags().String("db", "", "the database of tasks: sqlite:PATH or postgres://USER:PASSWORD@HOST/DB (default $SKILLKIT_DB, else "+sqlstore.DefaultURL+")")
 }
 
 // openDB opens the database --db or SKILLKIT_DB names, migrated.
-func openDB(c *cobra.Command) (*skillsql.DB, error) {
-	url := firstNonEmpty(c.Flag("db").Value.String(), os.Getenv("SKILLKIT_DB"), skillsql.DefaultURL)
-	d, err := skillsql.Open(c.Context(), url)
+func openDB(c *cobra.Command) (*sqlstore.DB, error) {
+	url := firstNonEmpty(c.Flag("db").Value.String(), os.Getenv("SKILLKIT_DB"), sqlstore.DefaultURL)
+	d, err := sqlstore.Open(c.Context(), url)
 	if err != nil {
 		return nil, dbErr(err)
 	}
@@ -46,8 +46,8 @@ func dbErr(err error) error {
 	switch {
 	case err == nil:
 		return nil
-	case errors.Is(err, skillsql.ErrURL), errors.Is(err, skillsql.ErrNoTask), errors.Is(err, skillsql.ErrTransition),
-		errors.Is(err, skillsql.ErrSchemaNewer):
+	case errors.Is(err, sqlstore.ErrURL), errors.Is(err, sqlstore.ErrNoTask), errors.Is(err, sqlstore.ErrTransition),
+		errors.Is(err, sqlstore.ErrSchemaNewer):
 		return usageErr(err)
 	}
 	return &exitError{code: ExitInternal, err: err}
@@ -187,15 +187,15 @@ does not allow is refused with exit 2.`,
   skillkit review t20261121-101500-ab12cd --reject "the summary misses the totals"`,
 		Args: cobra.ExactArgs(1),
 		RunE: runE(func(c *cobra.Command, args []string) error {
-			var to skillsql.TaskState
+			var to sqlstore.TaskState
 			var msg string
 			n := 0
 			for _, r := range []struct {
 				set   bool
-				state skillsql.TaskState
+				state sqlstore.TaskState
 				msg   string
-			}{{approve, skillsql.ReviewApproved, ""}, {c.Flags().Changed("reject"), skillsql.ReviewFailed, reject},
-				{c.Flags().Changed("fix"), skillsql.FixProposed, fix}, {exit, skillsql.ExitRequested, ""}} {
+			}{{approve, sqlstore.ReviewApproved, ""}, {c.Flags().Changed("reject"), sqlstore.ReviewFailed, reject},
+				{c.Flags().Changed("fix"), sqlstore.FixProposed, fix}, {exit, sqlstore.ExitRequested, ""}} {
 				if r.set {
 					n++
 					to, msg = r.state, r.msg
@@ -264,7 +264,7 @@ func newTasksCmd() *cobra.Command {
 		Args: cobra.NoArgs,
 		RunE: runE(func(c *cobra.Command, _ []string) error {
 			if state != "" && !validState(state) {
-				return usageErr(fmt.Errorf("--state %q: not a task state (%v)", state, skillsql.TaskStates))
+				return usageErr(fmt.Errorf("--state %q: not a task state (%v)", state, sqlstore.TaskStates()))
 			}
 			d, err := openDB(c)
 			if err != nil {
@@ -272,7 +272,7 @@ func newTasksCmd() *cobra.Command {
 			}
 			defer d.Close()
 			for {
-				if err := writeTasks(c.Context(), c.OutOrStdout(), d, skillsql.TaskState(state), asJSON); err != nil {
+				if err := writeTasks(c.Context(), c.OutOrStdout(), d, sqlstore.TaskState(state), asJSON); err != nil {
 					return dbErr(err)
 				}
 				if !watch {
@@ -295,7 +295,7 @@ func newTasksCmd() *cobra.Command {
 }
 
 func validState(s string) bool {
-	for _, st := range skillsql.TaskStates {
+	for _, st := range sqlstore.TaskStates() {
 		if string(st) == s {
 			return true
 		}
@@ -305,12 +305,12 @@ func validState(s string) bool {
 
 // taskRow is a task as `skillkit tasks` shows it.
 type taskRow struct {
-	*skillsql.Task
+	*sqlstore.Task
 	// Step is the current step of its run.
 	Step string `json:"step,omitempty"`
 }
 
-func writeTasks(ctx context.Context, w io.Writer, d *skillsql.DB, state skillsql.TaskState, asJSON bool) error {
+func writeTasks(ctx context.Context, w io.Writer, d *sqlstore.DB, state sqlstore.TaskState, asJSON bool) error {
 	tasks, err := d.Tasks(ctx, state)
 	if err != nil {
 		return err

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/skillkit/skillkit/internal/runstore"
-	"github.com/skillkit/skillkit/internal/runstore/fs"
+	"github.com/skillkit/skillkit/internal/runstore/fsstore"
 )
 
 // Killer kills child runs at random moments from one seed.
@@ -55,7 +55,7 @@ func (k *Killer) Kill(t testing.TB, cmd *exec.Cmd, least, span time.Duration) ti
 // restart when the kill came before the run existed, else resume.
 func Finish(t testing.TB, what, dir string, resume, restart func() *exec.Cmd) {
 	t.Helper()
-	sum, err := fs.New(fs.Options{}).Status(dir)
+	sum, err := fsstore.New(fsstore.Options{}).Status(dir)
 	if err == nil && sum.Progress.RunState == runstore.RunCompleted {
 		return
 	}

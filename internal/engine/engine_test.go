@@ -3,11 +3,10 @@ package engine
 import (
 	"context"
 	"errors"
+	"github.com/skillkit/skillkit/internal/runstore/fsstore"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/skillkit/skillkit/internal/runstore/fs"
 
 	"github.com/skillkit/skillkit/internal/runstore"
 	"github.com/skillkit/skillkit/internal/script"
@@ -59,7 +58,7 @@ func TestLoadHooksFromFrontMatter(t *testing.T) {
 func newRunner(t *testing.T) *Runner {
 	t.Helper()
 	dir := t.TempDir()
-	run, err := fs.New(fs.Options{Base: dir, NoSync: true}).Create(runstore.NewRun{Start: runstore.Start{RunID: "r", Skill: "s"}, WorkDir: dir}, runstore.ClaimOptions{})
+	run, err := fsstore.New(fsstore.Options{Base: dir, NoSync: true}).Create(runstore.NewRun{Start: runstore.Start{RunID: "r", Skill: "s"}, WorkDir: dir}, runstore.ClaimOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +104,7 @@ func TestRunUnitRetries(t *testing.T) {
 			if n, _ := r.State["error_count"].(float64); int(n) != min(tt.failTimes, tt.wantRuns) {
 				t.Errorf("error_count = %v", r.State["error_count"])
 			}
-			events, _ := fs.ReadEvents(r.Run.WorkDir())
+			events, _ := fsstore.New(fsstore.Options{}).Events(r.Run.WorkDir())
 			last := events[len(events)-1]
 			want := UnitCompleted
 			if tt.wantErr {
@@ -131,7 +130,7 @@ func TestRunUnitInterrupted(t *testing.T) {
 	if r.State["errors"] != nil {
 		t.Errorf("an interruption was logged as an error: %v", r.State["errors"])
 	}
-	events, _ := fs.ReadEvents(r.Run.WorkDir())
+	events, _ := fsstore.New(fsstore.Options{}).Events(r.Run.WorkDir())
 	for _, e := range events {
 		if s := UnitState(e.To); s == UnitFailed || s == UnitError || s == UnitRetrying {
 			t.Errorf("event %s → %s after an interruption", e.From, e.To)

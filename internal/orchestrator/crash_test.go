@@ -13,7 +13,7 @@ import (
 	"time"
 
 	lifecycle "github.com/skillkit/skillkit/internal/run"
-	"github.com/skillkit/skillkit/internal/runstore/fs"
+	"github.com/skillkit/skillkit/internal/runstore/fsstore"
 
 	"github.com/skillkit/skillkit/internal/crashtest"
 	"github.com/skillkit/skillkit/internal/runstore"
@@ -71,7 +71,7 @@ func helperMain() int {
 		return 3
 	}
 	_, err = lifecycle.Run(context.Background(), lifecycle.Options{
-		Skill: s, Store: fs.New(fs.Options{}), WorkDir: os.Getenv("HELPER_WORKDIR"), Resume: os.Getenv("HELPER_RESUME"),
+		Skill: s, Store: fsstore.New(fsstore.Options{}), WorkDir: os.Getenv("HELPER_WORKDIR"), Resume: os.Getenv("HELPER_RESUME"),
 	})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -107,7 +107,7 @@ func TestCrashResume(t *testing.T) {
 		var doneBefore []string
 		if sum, err := store(".").Status(dir); err == nil {
 			p := sum.Progress
-			data, err := os.ReadFile(filepath.Join(dir, fs.StateFile))
+			data, err := os.ReadFile(filepath.Join(dir, fsstore.StateFile))
 			var st map[string]any
 			if err != nil || json.Unmarshal(data, &st) != nil {
 				t.Fatalf("%s: state.json is not valid JSON (%v): %q", what, err, data)

@@ -12,7 +12,7 @@ import (
 	lifecycle "github.com/skillkit/skillkit/internal/run"
 
 	"github.com/skillkit/skillkit/internal/orchestrator"
-	"github.com/skillkit/skillkit/internal/runstore/fs"
+	"github.com/skillkit/skillkit/internal/runstore/fsstore"
 
 	"github.com/skillkit/skillkit/internal/engine"
 	"github.com/skillkit/skillkit/internal/runstore"
@@ -41,9 +41,9 @@ func TestSchemaRefusesUpdate(t *testing.T) {
 		}
 		switch e.To {
 		case string(engine.UnitExecuting):
-			before, _ = os.ReadFile(filepath.Join(o.WorkDir, fs.StateFile))
+			before, _ = os.ReadFile(filepath.Join(o.WorkDir, fsstore.StateFile))
 		case string(engine.UnitError):
-			atRefusal, _ = os.ReadFile(filepath.Join(o.WorkDir, fs.StateFile))
+			atRefusal, _ = os.ReadFile(filepath.Join(o.WorkDir, fsstore.StateFile))
 		}
 	}
 	res, err := run(t, o)

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	lifecycle "github.com/skillkit/skillkit/internal/run"
-	"github.com/skillkit/skillkit/internal/runstore/fs"
+	"github.com/skillkit/skillkit/internal/runstore/fsstore"
 
 	"github.com/skillkit/skillkit/internal/engine"
 	"github.com/skillkit/skillkit/internal/runstore"
@@ -81,7 +81,7 @@ func TestActionLifecycleEvents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	events, err := fs.ReadEvents(res.Dir)
+	events, err := fsstore.New(fsstore.Options{}).Events(res.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +107,7 @@ func TestActionLifecycleEvents(t *testing.T) {
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	metrics, _ := fs.ReadMetrics(res.Dir)
+	metrics, _ := fsstore.New(fsstore.Options{}).Metrics(res.Dir)
 	if len(metrics) != 2 || metrics[0].Kind != runstore.KindAction || metrics[0].Action != "action-a" || metrics[0].Outcome != "completed" {
 		t.Errorf("metrics = %+v", metrics)
 	}

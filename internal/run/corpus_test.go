@@ -15,7 +15,7 @@ import (
 	"github.com/skillkit/skillkit/internal/agent"
 	"github.com/skillkit/skillkit/internal/corpus"
 	lifecycle "github.com/skillkit/skillkit/internal/run"
-	"github.com/skillkit/skillkit/internal/runstore/fs"
+	"github.com/skillkit/skillkit/internal/runstore/fsstore"
 	"github.com/skillkit/skillkit/internal/script"
 	"github.com/skillkit/skillkit/internal/testagent"
 	"github.com/skillkit/skillkit/parse"
@@ -61,7 +61,7 @@ func TestCorpusRuns(t *testing.T) {
 		base := t.TempDir()
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		res, err := lifecycle.Run(ctx, lifecycle.Options{
-			Skill: s, Store: fs.New(fs.Options{Base: base, NoSync: true}), ProjectDir: base, Yes: true, Answers: script.Yes{},
+			Skill: s, Store: fsstore.New(fsstore.Options{Base: base, NoSync: true}), ProjectDir: base, Yes: true, Answers: script.Yes{},
 			Agent: &agent.Agent{Command: testagent.Command(), Timeout: time.Minute}, Backoff: time.Millisecond,
 		})
 		cancel()

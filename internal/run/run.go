@@ -487,11 +487,9 @@ func (w logWriter) Write(p []byte) (int, error) {
 func (l *lifecycle) run(ctx context.Context, phases []*plan.Phase) (*Result, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	if g, ok := l.rec.(proc.Groups); ok {
-		// The record names the process groups of the run's commands,
-		// for a resume after a kill to end what they left running.
-		ctx = proc.WithGroups(ctx, g)
-	}
+	// The record names the process groups of the run's commands, for a
+	// resume after a kill to end what they left running.
+	ctx = proc.WithGroups(ctx, l.rec)
 	go func() {
 		select {
 		case <-l.rec.Lost():

@@ -328,9 +328,9 @@ func (p *Progress) Apply(e *Event) {
 		p.CompletedSteps = append(p.CompletedSteps, *r)
 		p.LastAction = fmt.Sprintf("%s %s: %s", r.ID, r.Title, r.Result)
 	}
-	switch {
-	case e.Step != "":
-	case e.Phase != "":
+	switch e.Level() {
+	case LevelStep:
+	case LevelPhase:
 		p.applyUnit(e.Phase, e)
 		if e.To == "completed" {
 			p.CompletedPhases = append(p.CompletedPhases, e.Phase)
@@ -339,13 +339,16 @@ func (p *Progress) Apply(e *Event) {
 				p.CurrentPhase, p.ChecklistStatus["evidence"] = PhaseSuccess, ChecklistCompleted
 			}
 		}
-	case e.Action != "":
+	case LevelAction:
 		p.applyUnit(p.Phase, e)
 		if e.To == "loading" && p.Mode == "autonomous" {
 			// An autonomous skill's steps are the actions it ran.
 			p.TotalSteps++
 		}
-	case isRunState(e.To):
+	default:
+		if !isRunState(e.To) {
+			break
+		}
 		if p.RunState.Terminal() && !RunState(e.To).Terminal() {
 			// Retried: it has not finished after all.
 			p.CompletedAt, p.Error, p.CurrentPhase = nil, nil, p.Phase

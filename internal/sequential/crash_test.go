@@ -19,7 +19,7 @@ import (
 	"github.com/skillkit/skillkit/internal/crashtest"
 	"github.com/skillkit/skillkit/internal/engine"
 	"github.com/skillkit/skillkit/internal/runstore"
-	"github.com/skillkit/skillkit/internal/runstore/fs"
+	"github.com/skillkit/skillkit/internal/runstore/fsstore"
 	"github.com/skillkit/skillkit/plan"
 )
 
@@ -62,7 +62,7 @@ func helperMain() int {
 		return time.Duration(n) * time.Millisecond
 	}
 	o.Claim = runstore.ClaimOptions{Heartbeat: ms("HELPER_HEARTBEAT_MS"), Timeout: ms("HELPER_TIMEOUT_MS")}
-	o.Store = fs.New(fs.Options{})
+	o.Store = fsstore.New(fsstore.Options{})
 	_, err := lifecycle.Run(context.Background(), o)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -105,7 +105,7 @@ func TestCrashResume(t *testing.T) {
 		done := map[string]bool{}
 		if sum, err := store(".").Status(dir); err == nil {
 			p := sum.Progress
-			data, err := os.ReadFile(filepath.Join(dir, fs.StateFile))
+			data, err := os.ReadFile(filepath.Join(dir, fsstore.StateFile))
 			if err != nil || !json.Valid(data) {
 				t.Fatalf("%s: state.json is not valid JSON (%v): %q", what, err, data)
 			}

@@ -16,7 +16,7 @@ import (
 	"github.com/skillkit/skillkit/internal/crashtest"
 	"github.com/skillkit/skillkit/internal/proc"
 	"github.com/skillkit/skillkit/internal/runstore"
-	"github.com/skillkit/skillkit/internal/runstore/fs"
+	"github.com/skillkit/skillkit/internal/runstore/fsstore"
 )
 
 // orphanStep is shell text that leaves a background child behind and
@@ -110,7 +110,7 @@ func TestClaimDeletedUnderLiveRun(t *testing.T) {
 			t.Fatal(err)
 		}
 		waitFor(t, filepath.Join(dir, "steps.log"))
-		if err := os.Remove(filepath.Join(dir, fs.ClaimFile)); err != nil {
+		if err := os.Remove(filepath.Join(dir, fsstore.ClaimFile)); err != nil {
 			t.Fatal(err)
 		}
 		// Right away, before the holder noticed, or after it did.
@@ -160,7 +160,7 @@ func TestFrozenHolderStopsBeforeWriting(t *testing.T) {
 	if out, err := helper(t, skillDir, "0.05", append(claim, "HELPER_RESUME="+dir)...).CombinedOutput(); err != nil {
 		t.Fatalf("taking over from a frozen holder: %v\n%s", err, out)
 	}
-	log := filepath.Join(dir, fs.EventsFile)
+	log := filepath.Join(dir, fsstore.EventsFile)
 	before, _ := os.ReadFile(log)
 	first.Process.Signal(syscall.SIGCONT)
 	if err := first.Wait(); err == nil {

@@ -16,7 +16,7 @@ import (
 
 	"github.com/skillkit/skillkit/internal/agent"
 	"github.com/skillkit/skillkit/internal/runstore"
-	"github.com/skillkit/skillkit/internal/runstore/fs"
+	"github.com/skillkit/skillkit/internal/runstore/fsstore"
 	"github.com/skillkit/skillkit/internal/testfs"
 	"github.com/skillkit/skillkit/plan"
 )
@@ -212,7 +212,7 @@ func TestLifecycleEvents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	events, err := fs.ReadEvents(res.Dir)
+	events, err := fsstore.New(fsstore.Options{}).Events(res.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,7 +244,7 @@ func TestLifecycleEvents(t *testing.T) {
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	metrics, _ := fs.ReadMetrics(res.Dir)
+	metrics, _ := fsstore.New(fsstore.Options{}).Metrics(res.Dir)
 	if len(metrics) != 3 || metrics[2].Kind != runstore.KindPhase || metrics[2].Outcome != "completed" || metrics[0].Attempts != 1 {
 		t.Errorf("metrics = %+v, want two steps and a phase", metrics)
 	}
@@ -299,12 +299,14 @@ func TestBadHooksAreInvalid(t *testing.T) {
 func TestValidateStopsBeforeAnythingIsWritten(t *testing.T) {
 	s := newSkill(t, phase("01-x.md", bashStep("a", "true")))
 	o := opts(t, s)
+	base := t.TempDir()
+	o.Store = store(base)
 	o.Validate = func(*plan.Skill) error { return errors.New("phases/01-x.md:1:1: error: no title [layout-title]") }
 	_, err := lifecycle.Run(context.Background(), o)
 	if !errors.Is(err, lifecycle.ErrInvalid) {
 		t.Fatalf("err = %v, want invalid", err)
 	}
-	if _, serr := os.Stat(o.Store.(*fs.Store).Root()); serr == nil {
+	if _, serr := os.Stat(fsstore.RunsRoot(base)); serr == nil {
 		t.Error("a run directory was made for a skill that does not validate")
 	}
 }
@@ -390,7 +392,7 @@ func TestCancelLeavesRunResumable(t *testing.T) {
 	if !errors.Is(err, context.Canceled) || res.State != runstore.RunInterrupted {
 		t.Fatalf("after cancel: %v, state %s", err, res.State)
 	}
-	if _, err := os.Stat(filepath.Join(res.Dir, fs.ClaimFile)); err == nil {
+	if _, err := os.Stat(filepath.Join(res.Dir, fsstore.ClaimFile)); err == nil {
 		t.Error("an interrupted run kept its claim")
 	}
 	s.Phases[0].Steps[1] = bashStep("slow", "echo slow >> out.txt")

@@ -23,7 +23,7 @@ import (
 	"github.com/skillkit/skillkit/internal/engine"
 	"github.com/skillkit/skillkit/internal/run"
 	"github.com/skillkit/skillkit/internal/runstore"
-	rfs "github.com/skillkit/skillkit/internal/runstore/fs"
+	"github.com/skillkit/skillkit/internal/runstore/fsstore"
 	"github.com/skillkit/skillkit/internal/script"
 	"github.com/skillkit/skillkit/internal/stateschema"
 	"github.com/skillkit/skillkit/plan"
@@ -102,7 +102,7 @@ func runIn(ctx context.Context, s *plan.Skill, c *Case, o Options, tmp string) *
 		return res
 	}
 	opts := run.Options{
-		Skill: s, Store: rfs.New(rfs.Options{Base: tmp, NoSync: true}), WorkDir: work, Inputs: c.Inputs, Args: c.Args,
+		Skill: s, Store: fsstore.New(fsstore.Options{Base: tmp, NoSync: true}), WorkDir: work, Inputs: c.Inputs, Args: c.Args,
 		ProjectDir: work, Agent: tape.agent, Yes: c.Yes, Backoff: retryWait,
 	}
 	if opts.Answers, err = c.answers(tmp); err != nil {
@@ -376,7 +376,7 @@ func because(err error) string {
 }
 
 func readState(work string) (map[string]any, error) {
-	data, err := os.ReadFile(filepath.Join(work, rfs.StateFile))
+	data, err := os.ReadFile(filepath.Join(work, fsstore.StateFile))
 	if err != nil {
 		return nil, fmt.Errorf("reading the final state: %w", err)
 	}
@@ -553,7 +553,7 @@ func (c *Case) expectEvents(res *Result, work string) {
 
 // ReadEvents reads a run's events.jsonl.
 func ReadEvents(work string) ([]runstore.Event, error) {
-	f, err := os.Open(filepath.Join(work, rfs.EventsFile))
+	f, err := os.Open(filepath.Join(work, fsstore.EventsFile))
 	if err != nil {
 		return nil, err
 	}
@@ -564,7 +564,7 @@ func ReadEvents(work string) ([]runstore.Event, error) {
 	for sc.Scan() {
 		var e runstore.Event
 		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			return nil, fmt.Errorf("reading %s: %w", rfs.EventsFile, err)
+			return nil, fmt.Errorf("reading %s: %w", fsstore.EventsFile, err)
 		}
 		out = append(out, e)
 	}

@@ -1,4 +1,4 @@
-// Package sql is the SQL store of runs and tasks: one schema, applied by
+// Package sqlstore is the SQL store of runs and tasks: one schema, applied by
 // versioned migrations on first use, over two drivers behind one code path
 // (database/sql): SQLite through modernc.org/sqlite (pure Go, the
 // embedded default) and PostgreSQL through pgx's database/sql adapter
@@ -18,7 +18,7 @@
 // machine, point every worker's work base at one shared mount (NFS, a
 // cloud file system), so that the run's work dir is the same folder
 // wherever it continues.
-package sql
+package sqlstore
 
 import (
 	"context"
