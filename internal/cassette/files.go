@@ -4,7 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"github.com/skillkit/skillkit/internal/runstore/fsstore"
+	"github.com/skillkit/skillkit/internal/runstore"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -29,7 +29,7 @@ func WorkFiles(dir string) (map[string]string, error) {
 		if rel == "." {
 			return nil
 		}
-		if !strings.Contains(rel, string(filepath.Separator)) && fsstore.RecordFile(d.Name()) {
+		if !strings.Contains(rel, string(filepath.Separator)) && runstore.RecordFile(d.Name()) {
 			if d.IsDir() {
 				return filepath.SkipDir
 			}

@@ -29,6 +29,11 @@ type Script interface {
 	// out, when set, gets all of the output as it comes; the result
 	// keeps its tail.
 	Shell(ctx context.Context, text string, out io.Writer) (proc.Result, error)
+	// RunAction runs the Execution of a JS or bash action of an
+	// autonomous skill and returns its state updates. Agent-class
+	// actions (prose, or code that is an instruction for a model) go to
+	// the engine's agent instead.
+	RunAction(ctx context.Context, a *plan.Action, state map[string]any) (map[string]any, error)
 }
 
 // Agent is the agent command; *agent.Agent is one.

@@ -18,14 +18,6 @@ import (
 	"github.com/skillkit/skillkit/plan"
 )
 
-// ActionRunner runs the Execution of a JS or bash action and returns its
-// state updates: the run's JS host (engine.Script, a *script.Host) does.
-// Agent-class actions (prose, or code that is an instruction for a model)
-// go to the engine's agent instead.
-type ActionRunner interface {
-	RunAction(ctx context.Context, a *plan.Action, state map[string]any) (map[string]any, error)
-}
-
 // ErrNoProgress fails a run whose loop reached its iteration limit.
 var ErrNoProgress = errors.New("no progress")
 
@@ -311,11 +303,7 @@ func (l *loop) execute(ctx context.Context, a *plan.Action) (map[string]any, err
 	if a.Execution.ToAgent() {
 		return l.ask(ctx, a, nil)
 	}
-	ar, ok := l.r.Script.(ActionRunner)
-	if !ok {
-		return nil, &engine.ActionError{Action: a.ID, Pos: a.Execution.Pos, Err: errors.New("the run's JS host cannot run actions")}
-	}
-	updates, err := ar.RunAction(ctx, a, l.r.State)
+	updates, err := l.r.Script.RunAction(ctx, a, l.r.State)
 	if err != nil && l.r.TakesOverAction(ctx, a, err) {
 		// As for a step: native code that fails was guidance after all.
 		return l.ask(ctx, a, err)

@@ -10,10 +10,6 @@ import (
 	"time"
 )
 
-// StateFile is the skill's state in the work dir, where the processes of
-// the skill read it.
-const StateFile = "state.json"
-
 // SnapshotEvery bounds how stale a backend's snapshots (the filesystem's
 // skill-state.yaml) may get during a run: rewriting them after every step
 // would make a long run quadratic (its list of completed steps grows) and

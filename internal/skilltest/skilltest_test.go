@@ -92,7 +92,7 @@ func trace(t *testing.T, work string) (state string, files map[string]string, ev
 		}
 		files[path] = cassette.HashBytes([]byte(normal(string(data), work)))
 	}
-	evs, err := ReadEvents(work)
+	evs, err := fsstore.New(fsstore.Options{}).Events(work)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,7 +41,7 @@ type ClaimInfo struct {
 }
 
 // Holder names the holder as pid@host.
-func (c ClaimInfo) Holder() string { return fmt.Sprintf("%d@%s", c.PID, c.Host) }
+func (c ClaimInfo) Holder() string { return runstore.Holder(c.PID, c.Host) }
 
 // Stale reports whether the claim may be taken over at now: its heartbeat
 // is older than its timeout, or its process is gone from this host. A
@@ -56,10 +56,10 @@ func (c ClaimInfo) Stale(now time.Time) bool {
 	if timeout <= 0 {
 		timeout = runstore.DefaultClaimTimeout
 	}
-	here := c.Host == hostname()
-	if here && !proc.Alive(c.PID) {
+	if runstore.Gone(c.Holder()) {
 		return true
 	}
+	here := c.Host == runstore.Hostname()
 	beat := c.Heartbeat
 	if beat.After(now.Add(skew)) {
 		if here {
@@ -73,11 +73,6 @@ func (c ClaimInfo) Stale(now time.Time) bool {
 // skew is how far in the future a heartbeat may be before it counts as
 // clock skew: the clock readings of one host are closer than that.
 const skew = time.Second
-
-func hostname() string {
-	h, _ := os.Hostname()
-	return h
-}
 
 // claim is a held claim on a run directory. A goroutine refreshes its
 // heartbeat until release.
@@ -110,7 +105,7 @@ func acquire(files runstore.Files, dir string, opts runstore.ClaimOptions) (c *c
 	rand.Read(tok[:])
 	now := time.Now()
 	info := ClaimInfo{
-		PID: os.Getpid(), Host: hostname(), Started: now, Heartbeat: now,
+		PID: os.Getpid(), Host: runstore.Hostname(), Started: now, Heartbeat: now,
 		TimeoutMS: opts.Timeout.Milliseconds(), Token: hex.EncodeToString(tok[:]),
 	}
 	if fresh, err = create(dir, info); err != nil {
@@ -170,7 +165,7 @@ func takeover(dir, tmp string) error {
 		// than Acquire; take it over rather than refuse forever.
 	case !holder.Stale(time.Now()):
 		return holder.claimed(dir)
-	case holder.Host == hostname():
+	case holder.Host == runstore.Hostname():
 		// Whatever the holder's steps left running would run beside
 		// the steps run again now.
 		killGroups(dir)

@@ -27,29 +27,17 @@ import (
 // Names of the files in a run directory.
 const (
 	StateFile    = runstore.StateFile
-	ProgressFile = "skill-state.yaml"
-	EventsFile   = "events.jsonl"
-	MetricsFile  = "metrics.jsonl"
-	ClaimFile    = "claim.json"
+	ProgressFile = runstore.ProgressFile
+	EventsFile   = runstore.EventsFile
+	MetricsFile  = runstore.MetricsFile
+	ClaimFile    = runstore.ClaimFile
 	// LockFile serialises the processes that replace claim.json.
 	LockFile = ".claim.lock"
 	// GroupsFile lists the process groups of the holder's commands.
 	GroupsFile = ".claim.groups"
-	ThreadsDir = "threads"
-	LogsDir    = "logs"
+	ThreadsDir = runstore.ThreadsDir
+	LogsDir    = runstore.LogsDir
 )
-
-// RecordFile reports whether a name at the top of a run directory is the
-// record's (the files above, their temporary copies and the claim's lock),
-// not the work the steps left beside it.
-func RecordFile(name string) bool {
-	switch name {
-	case StateFile, ProgressFile, EventsFile, MetricsFile, ClaimFile, ClaimFile + ".lock", ThreadsDir, LogsDir:
-		return true
-	}
-	// Files are replaced through hidden temporary copies (.state.json…).
-	return runstore.IsTemp(name)
-}
 
 // handle writes a claimed run's folder.
 type handle struct {

@@ -86,9 +86,17 @@ func (b *Backend) open(id string, c *claim) *handle {
 func (b *Backend) Claim(ctx context.Context, id string, co runstore.ClaimOptions) (*runstore.Claimed, error) {
 	c := newClaim(co)
 	now := time.Now()
+	// A holder on this machine whose process is gone is stale whatever
+	// its heartbeat says: its token is taken over, if it is still the
+	// one read.
+	var gone, holder, token dbsql.NullString
+	if err := b.db.db.QueryRowContext(ctx, b.db.q(`SELECT holder, token FROM runs WHERE id = ?`), id).Scan(&holder, &token); err == nil &&
+		token.Valid && runstore.Gone(holder.String) {
+		gone = token
+	}
 	res, err := b.db.exec(ctx, `UPDATE runs SET holder = ?, token = ?, claimed_at = ?, heartbeat = ?, timeout_ms = ?
-		WHERE id = ? AND (token IS NULL OR heartbeat + timeout_ms < ?)`,
-		c.holder, c.token, ms(now), ms(now), c.timeout.Milliseconds(), id, ms(now))
+		WHERE id = ? AND (token IS NULL OR heartbeat + timeout_ms < ? OR token = ?)`,
+		c.holder, c.token, ms(now), ms(now), c.timeout.Milliseconds(), id, ms(now), gone)
 	if err != nil {
 		return nil, &runstore.WriteError{Err: fmt.Errorf("claiming run %s: %v", id, oneLine(err))}
 	}
@@ -116,7 +124,7 @@ func (b *Backend) Claim(ctx context.Context, id string, co runstore.ClaimOptions
 // and forgets them: whatever a holder killed with SIGKILL left running
 // would run beside the steps run again now.
 func (b *Backend) killGroups(ctx context.Context, id string) error {
-	host := hostname()
+	host := runstore.Hostname()
 	rows, err := b.db.db.QueryContext(ctx, b.db.q(`SELECT pgid FROM process_groups WHERE run_id = ? AND host = ?`), id, host)
 	if err != nil {
 		return err
@@ -138,10 +146,16 @@ func (b *Backend) killGroups(ctx context.Context, id string) error {
 	return err
 }
 
-// Locate finds the run ref names by its id.
+// Locate finds the run ref names: by its id, or by its work dir (the
+// newest run that worked there).
 func (b *Backend) Locate(ctx context.Context, ref string) (string, error) {
 	var id string
 	err := b.db.db.QueryRowContext(ctx, b.db.q(`SELECT id FROM runs WHERE id = ?`), ref).Scan(&id)
+	if errors.Is(err, dbsql.ErrNoRows) {
+		if st, serr := os.Stat(ref); serr == nil && st.IsDir() {
+			err = b.db.db.QueryRowContext(ctx, b.db.q(`SELECT id FROM runs WHERE work_dir = ? ORDER BY started_at DESC, id DESC LIMIT 1`), abs(ref)).Scan(&id)
+		}
+	}
 	switch {
 	case errors.Is(err, dbsql.ErrNoRows):
 		return "", fmt.Errorf("finding run %q: %w with that id in %s", ref, runstore.ErrNoRun, b.db.Redacted())
@@ -202,7 +216,7 @@ func (b *Backend) Holder(ctx context.Context, id string) (string, error) {
 		return "", nil
 	case err != nil:
 		return "", fmt.Errorf("reading run %s: %v", id, oneLine(err))
-	case time.Since(fromMS(beat.Int64)) > time.Duration(timeout.Int64)*time.Millisecond:
+	case time.Since(fromMS(beat.Int64)) > time.Duration(timeout.Int64)*time.Millisecond, runstore.Gone(holder.String):
 		return "", nil
 	}
 	return holder.String, nil
@@ -257,12 +271,7 @@ type claim struct {
 func newClaim(o runstore.ClaimOptions) *claim {
 	var tok [8]byte
 	rand.Read(tok[:])
-	return &claim{token: hex.EncodeToString(tok[:]), holder: fmt.Sprintf("%d@%s", os.Getpid(), hostname()), timeout: o.Timing().Timeout}
-}
-
-func hostname() string {
-	h, _ := os.Hostname()
-	return h
+	return &claim{token: hex.EncodeToString(tok[:]), holder: runstore.Holder(os.Getpid(), runstore.Hostname()), timeout: o.Timing().Timeout}
 }
 
 func abs(dir string) string {

@@ -153,14 +153,14 @@ func (h *handle) Heartbeat(ctx context.Context) error {
 func (h *handle) Started(pgid int) {
 	h.groups.Lock()
 	defer h.groups.Unlock()
-	h.db.exec(context.Background(), `INSERT INTO process_groups (run_id, pgid, host) VALUES (?, ?, ?)`, h.id, pgid, hostname())
+	h.db.exec(context.Background(), `INSERT INTO process_groups (run_id, pgid, host) VALUES (?, ?, ?)`, h.id, pgid, runstore.Hostname())
 }
 
 // Ended forgets a command's process group.
 func (h *handle) Ended(pgid int) {
 	h.groups.Lock()
 	defer h.groups.Unlock()
-	h.db.exec(context.Background(), `DELETE FROM process_groups WHERE run_id = ? AND pgid = ? AND host = ?`, h.id, pgid, hostname())
+	h.db.exec(context.Background(), `DELETE FROM process_groups WHERE run_id = ? AND pgid = ? AND host = ?`, h.id, pgid, runstore.Hostname())
 }
 
 // Release gives the claim up if it is still this one. A run left
