@@ -34,7 +34,7 @@ func TestStepExecutionSpec(t *testing.T) {
 	var got []string
 	for _, e := range events {
 		if e.Step != "" {
-			got = append(got, e.Step+" "+e.To)
+			got = append(got, e.Step+" "+string(e.To))
 		}
 	}
 	trail := strings.Join(got, "\n")

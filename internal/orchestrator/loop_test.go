@@ -40,9 +40,9 @@ func TestSchemaRefusesUpdate(t *testing.T) {
 			return
 		}
 		switch e.To {
-		case string(engine.UnitExecuting):
+		case runstore.State(engine.UnitExecuting):
 			before, _ = os.ReadFile(filepath.Join(o.WorkDir, fsstore.StateFile))
-		case string(engine.UnitError):
+		case runstore.State(engine.UnitError):
 			atRefusal, _ = os.ReadFile(filepath.Join(o.WorkDir, fsstore.StateFile))
 		}
 	}

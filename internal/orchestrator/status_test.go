@@ -30,7 +30,7 @@ func TestStatusShowsLoop(t *testing.T) {
 	defer cancel()
 	var out bytes.Buffer
 	o.Observe = func(e runstore.Event) {
-		if e.Action != "action-wait" || e.To != string(engine.UnitExecuting) {
+		if e.Action != "action-wait" || e.To != runstore.State(engine.UnitExecuting) {
 			return
 		}
 		sum, err := o.Store.Status("")
@@ -94,7 +94,7 @@ func TestActionLifecycleEvents(t *testing.T) {
 		case e.Phase != "":
 			who = e.Phase
 		}
-		got = append(got, who+": "+e.From+" > "+e.To)
+		got = append(got, who+": "+string(e.From)+" > "+string(e.To))
 	}
 	want := []string{
 		"run:  > pending", "run: pending > validating", "run: validating > ready", "run: ready > running",

@@ -346,7 +346,7 @@ func (p *Progress) Apply(e *Event) {
 			p.TotalSteps++
 		}
 	default:
-		if !isRunState(e.To) {
+		if !isRunState(string(e.To)) {
 			break
 		}
 		if p.RunState.Terminal() && !RunState(e.To).Terminal() {

@@ -191,8 +191,8 @@ type Event struct {
 	Phase  string    `json:"phase,omitempty"`
 	Action string    `json:"action,omitempty"`
 	Step   string    `json:"step,omitempty"`
-	From   string    `json:"from"`
-	To     string    `json:"to"`
+	From   State     `json:"from"`
+	To     State     `json:"to"`
 	Detail string    `json:"detail,omitempty"`
 
 	// Start is the run's identity, on its first event only.
@@ -221,6 +221,13 @@ type Event struct {
 	// a step that ran JS: a resume in mid-phase gives it to the steps left.
 	Scope map[string]any `json:"scope,omitempty"`
 }
+
+// State is where the run, a phase, an action or a step is in its
+// lifecycle, as an event's From and To say: a RunState, or the engine's
+// unit and step states, each of which converts to it and back without
+// loss (they are strings of the lifecycle's names). Event.Level says
+// which lifecycle it is of.
+type State string
 
 // Mark is a checkpoint in the log: who took it, for whom.
 type Mark struct {

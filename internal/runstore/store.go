@@ -47,7 +47,7 @@ func (s *records) Create(n NewRun, co ClaimOptions) (Run, error) {
 		r.Close()
 		return nil, err
 	}
-	if err := r.Commit(Event{Time: start.StartedAt, To: string(RunPending), Detail: start.Skill, Start: &start}); err != nil {
+	if err := r.Commit(Event{Time: start.StartedAt, To: State(RunPending), Detail: start.Skill, Start: &start}); err != nil {
 		r.Close()
 		return nil, err
 	}

@@ -228,7 +228,7 @@ func TestLifecycleEvents(t *testing.T) {
 		case e.Phase != "":
 			who = e.Phase
 		}
-		got = append(got, who+": "+e.From+" > "+e.To)
+		got = append(got, who+": "+string(e.From)+" > "+string(e.To))
 		if e.Run != res.ID {
 			t.Errorf("event %+v names run %q", e, e.Run)
 		}

@@ -52,7 +52,7 @@ state_machine:
 			t.Fatal(err)
 		}
 		if e.Phase != "" && e.Step == "" {
-			path = append(path, e.To)
+			path = append(path, string(e.To))
 		}
 		if e.Checkpoint != nil {
 			workers = append(workers, e.Checkpoint.Worker)

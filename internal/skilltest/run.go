@@ -520,7 +520,7 @@ func (c *Case) expectEvents(res *Result, store runstore.Store, ref string) {
 		res.fail("%v", err)
 		return
 	}
-	has := func(id string, to string) bool {
+	has := func(id string, to runstore.State) bool {
 		for _, e := range events {
 			if (e.Step == id || e.Action == id && e.Step == "") && e.To == to {
 				return true
@@ -529,19 +529,19 @@ func (c *Case) expectEvents(res *Result, store runstore.Store, ref string) {
 		return false
 	}
 	for _, id := range ev.Skipped {
-		if !has(id, string(engine.StepSkipped)) {
+		if !has(id, runstore.State(engine.StepSkipped)) {
 			res.fail("events.skipped: %s was not skipped", id)
 		}
 	}
 	for _, id := range ev.Retried {
-		if !has(id, string(engine.StepRetrying)) {
+		if !has(id, runstore.State(engine.StepRetrying)) {
 			res.fail("events.retried: %s was not retried", id)
 		}
 	}
 	for _, id := range sortedKeys(ev.ActionRuns) {
 		n := 0
 		for _, e := range events {
-			if e.Action == id && e.Step == "" && e.To == string(engine.UnitLoading) {
+			if e.Action == id && e.Step == "" && e.To == runstore.State(engine.UnitLoading) {
 				n++
 			}
 		}

@@ -130,6 +130,25 @@ func open(rawURL string) (*DB, error) {
 	return d, nil
 }
 
+// volatile is a connection whose commits do not wait for the disk: for
+// rows that matter only while processes of this machine live (process
+// groups), which a power loss ends anyway; a killed process keeps them.
+func (d *DB) volatile(ctx context.Context) (*dbsql.Conn, error) {
+	c, err := d.db.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	stmt := "PRAGMA synchronous = OFF"
+	if d.dialect == postgres {
+		stmt = "SET synchronous_commit = off"
+	}
+	if _, err := c.ExecContext(ctx, stmt); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
 // Close closes the connections.
 func (d *DB) Close() error { return d.db.Close() }
 

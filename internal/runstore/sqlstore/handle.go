@@ -32,8 +32,9 @@ type handle struct {
 	waiting                runstore.Batch
 
 	// groups serialises the writes of process groups, which come from
-	// the goroutines that run commands.
-	groups sync.Mutex
+	// the goroutines that run commands, on groupConn.
+	groups    sync.Mutex
+	groupConn *dbsql.Conn
 }
 
 // numberOn reads where the run's rows are numbered up to, so that a
@@ -151,21 +152,41 @@ func (h *handle) Heartbeat(ctx context.Context) error {
 // Started records a command's process group in process_groups, for a
 // takeover on this host to kill. A failed write costs only that kill.
 func (h *handle) Started(pgid int) {
-	h.groups.Lock()
-	defer h.groups.Unlock()
-	h.db.exec(context.Background(), `INSERT INTO process_groups (run_id, pgid, host) VALUES (?, ?, ?)`, h.id, pgid, runstore.Hostname())
+	h.group(`INSERT INTO process_groups (run_id, pgid, host) VALUES (?, ?, ?)`, pgid)
 }
 
 // Ended forgets a command's process group.
 func (h *handle) Ended(pgid int) {
+	h.group(`DELETE FROM process_groups WHERE run_id = ? AND pgid = ? AND host = ?`, pgid)
+}
+
+// group writes a row of process_groups on the handle's volatile
+// connection (DB.volatile): a command's children start within a
+// millisecond of it, and a kill between its start and its record leaves
+// them to nobody.
+func (h *handle) group(query string, pgid int) {
 	h.groups.Lock()
 	defer h.groups.Unlock()
-	h.db.exec(context.Background(), `DELETE FROM process_groups WHERE run_id = ? AND pgid = ? AND host = ?`, h.id, pgid, runstore.Hostname())
+	ctx := context.Background()
+	if h.groupConn == nil {
+		c, err := h.db.volatile(ctx)
+		if err != nil {
+			return
+		}
+		h.groupConn = c
+	}
+	h.groupConn.ExecContext(ctx, h.db.q(query), h.id, pgid, runstore.Hostname())
 }
 
 // Release gives the claim up if it is still this one. A run left
 // running needs no mark: its row always says who holds it.
 func (h *handle) Release(ctx context.Context, _ bool) error {
+	h.groups.Lock()
+	if h.groupConn != nil {
+		h.groupConn.Close()
+		h.groupConn = nil
+	}
+	h.groups.Unlock()
 	if _, err := h.db.exec(ctx, `UPDATE runs SET holder = NULL, token = NULL WHERE id = ? AND token = ?`, h.id, h.claim.token); err != nil {
 		return fmt.Errorf("releasing run %s: %v", h.id, oneLine(err))
 	}

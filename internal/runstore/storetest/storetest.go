@@ -121,7 +121,7 @@ func step(r runstore.Run, n int) error {
 // run starts a run and runs steps from..to.
 func run(r runstore.Run, from, to int) error {
 	if from == 1 {
-		if err := r.Commit(runstore.Event{From: "pending", To: string(runstore.RunRunning)}); err != nil {
+		if err := r.Commit(runstore.Event{From: "pending", To: runstore.State(runstore.RunRunning)}); err != nil {
 			return err
 		}
 	}
@@ -134,7 +134,7 @@ func run(r runstore.Run, from, to int) error {
 }
 
 func finish(r runstore.Run, to runstore.RunState) error {
-	return r.Commit(runstore.Event{From: string(runstore.RunRunning), To: string(to)})
+	return r.Commit(runstore.Event{From: runstore.State(runstore.RunRunning), To: runstore.State(to)})
 }
 
 // stateJSON reads the state.json of the run's work dir.
