@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -64,8 +65,13 @@ func skillOrRunGraph(c *cobra.Command, arg string) (*graph.Graph, error) {
 			return nil, serr
 		}
 		defer done()
-		if sum, events, rerr := readRun(store, arg); rerr == nil {
+		sum, events, rerr := readRun(store, arg)
+		if rerr == nil {
 			return paintedGraph(sum, events)
+		}
+		if !errors.Is(rerr, runstore.ErrNoRun) {
+			// A run that is there and does not read says why.
+			return nil, rerr
 		}
 	}
 	s, err := readSkill(arg)
