@@ -134,7 +134,7 @@ func TestDotAcceptedByGraphviz(t *testing.T) {
 func TestPaint(t *testing.T) {
 	s := mustParse(t, "../examples/hybrid")
 	ev := func(phase, action, to string) runstore.Event {
-		return runstore.Event{Phase: phase, Action: action, To: to}
+		return runstore.Event{Phase: phase, Action: action, To: runstore.State(to)}
 	}
 	cases := []struct {
 		name   string

@@ -70,7 +70,7 @@ func (g *Graph) Paint(events []runstore.Event) {
 		case e.Step != "":
 			continue
 		case unit == "":
-			runDone = runDone || e.To == string(runstore.RunCompleted)
+			runDone = runDone || e.To == runstore.State(runstore.RunCompleted)
 			continue
 		}
 		o := byUnit[unit]
@@ -82,7 +82,7 @@ func (g *Graph) Paint(events []runstore.Event) {
 		case "loading":
 			o.Runs++
 			o.Status = Started
-		case string(Completed), string(Failed):
+		case runstore.State(Completed), runstore.State(Failed):
 			o.Status = Status(e.To)
 		}
 	}

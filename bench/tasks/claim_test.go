@@ -10,13 +10,12 @@ package tasks
 import (
 	"context"
 	"fmt"
+	"github.com/skillkit/skillkit/internal/runstore/sqlstore"
+	"github.com/skillkit/skillkit/internal/runstore/sqlstore/sqltest"
 	"strings"
 	"sync"
 	"testing"
 	"time"
-
-	skillsql "github.com/skillkit/skillkit/internal/runstore/sql"
-	"github.com/skillkit/skillkit/internal/runstore/sql/sqltest"
 )
 
 var databases = []struct {
@@ -26,7 +25,7 @@ var databases = []struct {
 
 // fill queues n tasks in one transaction: AddTask commits each, which
 // would make the setup, not the claim, the benchmark.
-func fill(b *testing.B, d *skillsql.DB, n int) {
+func fill(b *testing.B, d *sqlstore.DB, n int) {
 	b.Helper()
 	if err := d.Fill(context.Background(), "skills/demo", n); err != nil {
 		b.Fatal(err)
@@ -37,7 +36,7 @@ func BenchmarkClaimQueued(b *testing.B) {
 	for _, db := range databases {
 		for _, queued := range []int{1000, 100000} {
 			b.Run(fmt.Sprintf("%s/queued=%d", db.name, queued), func(b *testing.B) {
-				d, err := skillsql.Open(context.Background(), db.url(b))
+				d, err := sqlstore.Open(context.Background(), db.url(b))
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -58,7 +57,7 @@ func BenchmarkClaimers(b *testing.B) {
 	for _, db := range databases {
 		for _, n := range []int{1, 2, 8} {
 			b.Run(fmt.Sprintf("%s/claimers=%d", db.name, n), func(b *testing.B) {
-				d, err := skillsql.Open(context.Background(), db.url(b))
+				d, err := sqlstore.Open(context.Background(), db.url(b))
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -3,6 +3,8 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/skillkit/skillkit/internal/runstore/fsstore"
+	"github.com/skillkit/skillkit/internal/testfs"
 	"maps"
 	"math/rand/v2"
 	"os"
@@ -13,9 +15,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/skillkit/skillkit/internal/runstore/fs"
-	"github.com/skillkit/skillkit/internal/testfs"
 )
 
 // The malformed skills of testdata/bad/ and those made at test time (too
@@ -126,25 +125,25 @@ var generated = map[string]func(t *testing.T, dir string){
 // resumeCases damage the run directory of an interrupted run of a good
 // skill before `run --resume`.
 var resumeCases = map[string]func(t *testing.T, runDir string){
-	"state-not-json": func(t *testing.T, d string) { write(t, d, fs.StateFile, "{\n  \"status\": running\n}\n") },
+	"state-not-json": func(t *testing.T, d string) { write(t, d, fsstore.StateFile, "{\n  \"status\": running\n}\n") },
 	"state-truncated": func(t *testing.T, d string) {
-		write(t, d, fs.StateFile, "{\n  \"status\": \"running\",\n  \"items\": [1, 2")
+		write(t, d, fsstore.StateFile, "{\n  \"status\": \"running\",\n  \"items\": [1, 2")
 	},
-	"state-deleted":     func(t *testing.T, d string) { os.Remove(filepath.Join(d, fs.StateFile)) },
-	"progress-not-yaml": func(t *testing.T, d string) { write(t, d, fs.ProgressFile, "runId: x\n\tskill: [\n") },
-	"progress-deleted":  func(t *testing.T, d string) { os.Remove(filepath.Join(d, fs.ProgressFile)) },
+	"state-deleted":     func(t *testing.T, d string) { os.Remove(filepath.Join(d, fsstore.StateFile)) },
+	"progress-not-yaml": func(t *testing.T, d string) { write(t, d, fsstore.ProgressFile, "runId: x\n\tskill: [\n") },
+	"progress-deleted":  func(t *testing.T, d string) { os.Remove(filepath.Join(d, fsstore.ProgressFile)) },
 	"progress-truncated": func(t *testing.T, d string) {
-		data, _ := os.ReadFile(filepath.Join(d, fs.ProgressFile))
-		write(t, d, fs.ProgressFile, string(data[:len(data)/3]))
+		data, _ := os.ReadFile(filepath.Join(d, fsstore.ProgressFile))
+		write(t, d, fsstore.ProgressFile, string(data[:len(data)/3]))
 	},
 	"events-cut-in-first-line": func(t *testing.T, d string) {
-		data, _ := os.ReadFile(filepath.Join(d, fs.EventsFile))
-		write(t, d, fs.EventsFile, string(data[:40]))
+		data, _ := os.ReadFile(filepath.Join(d, fsstore.EventsFile))
+		write(t, d, fsstore.EventsFile, string(data[:40]))
 	},
-	"claim-garbage":  func(t *testing.T, d string) { write(t, d, fs.ClaimFile, "\x00\x01 not a claim") },
-	"events-garbage": func(t *testing.T, d string) { write(t, d, fs.EventsFile, "garbage\n{\"to\":") },
+	"claim-garbage":  func(t *testing.T, d string) { write(t, d, fsstore.ClaimFile, "\x00\x01 not a claim") },
+	"events-garbage": func(t *testing.T, d string) { write(t, d, fsstore.EventsFile, "garbage\n{\"to\":") },
 	"events-torn-last-line": func(t *testing.T, d string) {
-		f, err := os.OpenFile(filepath.Join(d, fs.EventsFile), os.O_APPEND|os.O_WRONLY, 0)
+		f, err := os.OpenFile(filepath.Join(d, fsstore.EventsFile), os.O_APPEND|os.O_WRONLY, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -152,13 +151,13 @@ var resumeCases = map[string]func(t *testing.T, runDir string){
 		f.WriteString(`{"time":"2026-11-22T10:00:00Z","run":"x","pha`)
 	},
 	"events-damaged-mid-log": func(t *testing.T, d string) {
-		data, err := os.ReadFile(filepath.Join(d, fs.EventsFile))
+		data, err := os.ReadFile(filepath.Join(d, fsstore.EventsFile))
 		if err != nil {
 			t.Fatal(err)
 		}
 		lines := strings.SplitAfter(string(data), "\n")
 		lines[2] = "{\"time\": nonsense}\n"
-		write(t, d, fs.EventsFile, strings.Join(lines, ""))
+		write(t, d, fsstore.EventsFile, strings.Join(lines, ""))
 	},
 	"run-dir-is-not-a-folder": func(t *testing.T, d string) { os.RemoveAll(d); write(t, filepath.Dir(d), filepath.Base(d), "x") },
 }
@@ -408,7 +407,7 @@ func TestStateDeletedBetweenIterations(t *testing.T) {
 	run := filepath.Join(t.TempDir(), "run")
 	check(t, completes, "run", skill, "--workdir", run)
 	var st map[string]any
-	data, err := os.ReadFile(filepath.Join(run, fs.StateFile))
+	data, err := os.ReadFile(filepath.Join(run, fsstore.StateFile))
 	if err == nil {
 		err = json.Unmarshal(data, &st)
 	}

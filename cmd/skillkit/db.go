@@ -7,19 +7,19 @@ import (
 
 	"github.com/spf13/cobra"
 
-	skillsql "github.com/skillkit/skillkit/internal/runstore/sql"
+	"github.com/skillkit/skillkit/internal/runstore/sqlstore"
 )
 
 // addDBFlag gives every command --db, the database of tasks and their
 // runs (DESIGN §3.6).
 func addDBFlag(root *cobra.Command) {
-	root.PersistentFlags().String("db", "", "the database of tasks: sqlite:PATH or postgres://USER:PASSWORD@HOST/DB (default $SKILLKIT_DB, else "+skillsql.DefaultURL+")")
+	root.PersistentFlags().String("db", "", "the database of tasks: sqlite:PATH or postgres://USER:PASSWORD@HOST/DB (default $SKILLKIT_DB, else "+sqlstore.DefaultURL+")")
 }
 
 // openDB opens the database --db or SKILLKIT_DB names, migrated.
-func openDB(c *cobra.Command) (*skillsql.DB, error) {
-	url := firstNonEmpty(c.Flag("db").Value.String(), os.Getenv("SKILLKIT_DB"), skillsql.DefaultURL)
-	d, err := skillsql.Open(c.Context(), url)
+func openDB(c *cobra.Command) (*sqlstore.DB, error) {
+	url := firstNonEmpty(c.Flag("db").Value.String(), os.Getenv("SKILLKIT_DB"), sqlstore.DefaultURL)
+	d, err := sqlstore.Open(c.Context(), url)
 	if err != nil {
 		return nil, dbErr(err)
 	}
@@ -34,8 +34,8 @@ func dbErr(err error) error {
 	switch {
 	case err == nil:
 		return nil
-	case errors.Is(err, skillsql.ErrURL), errors.Is(err, skillsql.ErrNoTask), errors.Is(err, skillsql.ErrTransition),
-		errors.Is(err, skillsql.ErrSchemaNewer):
+	case errors.Is(err, sqlstore.ErrURL), errors.Is(err, sqlstore.ErrNoTask), errors.Is(err, sqlstore.ErrTransition),
+		errors.Is(err, sqlstore.ErrSchemaNewer):
 		return usageErr(err)
 	}
 	return &exitError{code: ExitInternal, err: err}

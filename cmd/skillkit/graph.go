@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,7 +12,6 @@ import (
 	"github.com/skillkit/skillkit/graph"
 	"github.com/skillkit/skillkit/internal/jsstatic"
 	"github.com/skillkit/skillkit/internal/runstore"
-	"github.com/skillkit/skillkit/internal/runstore/fs"
 	"github.com/skillkit/skillkit/plan"
 )
 
@@ -40,7 +40,7 @@ past it) or not reached.`,
 			if format != "mermaid" && format != "dot" {
 				return usageErr(fmt.Errorf("--format %q: want mermaid or dot", format))
 			}
-			g, err := skillOrRunGraph(args[0])
+			g, err := skillOrRunGraph(c, args[0])
 			if err != nil {
 				return err
 			}
@@ -58,12 +58,20 @@ past it) or not reached.`,
 
 // skillOrRunGraph is the graph of the skill folder arg names, or of the
 // run it names, painted with the path the run took.
-func skillOrRunGraph(arg string) (*graph.Graph, error) {
+func skillOrRunGraph(c *cobra.Command, arg string) (*graph.Graph, error) {
 	if _, err := os.Stat(filepath.Join(arg, "SKILL.md")); err != nil {
-		if store, serr := projectStore(); serr == nil {
-			if dir, lerr := store.Locate(arg); lerr == nil {
-				return runGraph(dir)
-			}
+		store, done, serr := readStore(c, projectStore)
+		if serr != nil {
+			return nil, serr
+		}
+		defer done()
+		sum, events, rerr := readRun(store, arg)
+		if rerr == nil {
+			return paintedGraph(sum, events)
+		}
+		if !errors.Is(rerr, runstore.ErrNoRun) {
+			// A run that is there and does not read says why.
+			return nil, rerr
 		}
 	}
 	s, err := readSkill(arg)
@@ -71,16 +79,6 @@ func skillOrRunGraph(arg string) (*graph.Graph, error) {
 		return nil, err
 	}
 	return graph.Build(s, selectorReturns), nil
-}
-
-// runGraph is the graph of the skill of the run in dir, as it is now,
-// painted with the run's events.
-func runGraph(dir string) (*graph.Graph, error) {
-	sum, events, err := readRun(dir)
-	if err != nil {
-		return nil, err
-	}
-	return paintedGraph(sum, events)
 }
 
 // paintedGraph is the graph of a run's skill painted with its events.
@@ -94,13 +92,13 @@ func paintedGraph(sum *runstore.Summary, events []runstore.Event) (*graph.Graph,
 	return g, nil
 }
 
-// readRun reads the record of the run in dir: its status and events.
-func readRun(dir string) (*runstore.Summary, []runstore.Event, error) {
-	sum, err := fs.New(fs.Options{Base: dir}).Status(dir)
+// readRun reads the record of the run ref names: its status and events.
+func readRun(store runstore.Store, ref string) (*runstore.Summary, []runstore.Event, error) {
+	sum, err := store.Status(ref)
 	if err != nil {
 		return nil, nil, usageErr(err)
 	}
-	events, err := fs.ReadEvents(dir)
+	events, err := store.Events(ref)
 	if err != nil {
 		return nil, nil, usageErr(err)
 	}

@@ -5,7 +5,9 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/skillkit/skillkit/internal/runstore/fs"
+	"github.com/spf13/cobra"
+
+	"github.com/skillkit/skillkit/internal/runstore"
 )
 
 // projectRoot is the project that holds dir, as git finds a repository:
@@ -41,12 +43,28 @@ func projectDir(root string) string {
 
 // projectStore is the store of the runs of the project that holds the
 // current folder.
-func projectStore() (*fs.Store, error) {
+func projectStore() (runstore.Store, error) {
 	cwd, err := os.Getwd()
 	if err != nil {
 		return nil, fmt.Errorf("finding the current folder: %w", err)
 	}
 	return runsOf(projectRoot(cwd)), nil
+}
+
+// readStore is the store a read command (status, runs, report, graph)
+// reads: the database --db names when it is given, else the runs of the
+// project. SKILLKIT_DB alone does not switch them, so that a shell set up
+// for a worker still sees its project's runs. close closes the database.
+func readStore(c *cobra.Command, project func() (runstore.Store, error)) (s runstore.Store, close func(), err error) {
+	if f := c.Flag("db"); f == nil || !f.Changed {
+		s, err = project()
+		return s, func() {}, err
+	}
+	d, err := openDB(c)
+	if err != nil {
+		return nil, nil, err
+	}
+	return d.Store(""), func() { d.Close() }, nil
 }
 
 // enclosingSkill is the name of the skill folder that holds dir (dir or

@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/skillkit/skillkit/internal/report"
-	"github.com/skillkit/skillkit/internal/runstore/fs"
 )
 
 func newReportCmd() *cobra.Command {
@@ -35,19 +34,16 @@ names another file; its path is printed.`,
 			if len(args) == 1 {
 				ref = args[0]
 			}
-			store, err := projectStore()
+			store, done, err := readStore(c, projectStore)
 			if err != nil {
 				return err
 			}
-			dir, err := store.Locate(ref)
-			if err != nil {
-				return usageErr(err)
-			}
-			sum, events, err := readRun(dir)
+			defer done()
+			sum, events, err := readRun(store, ref)
 			if err != nil {
 				return err
 			}
-			metrics, err := fs.ReadMetrics(dir)
+			metrics, err := store.Metrics(ref)
 			if err != nil {
 				return usageErr(err)
 			}
@@ -62,7 +58,7 @@ names another file; its path is printed.`,
 				return err
 			}
 			if out == "" {
-				out = filepath.Join(dir, "report.html")
+				out = filepath.Join(sum.WorkDir, "report.html")
 			}
 			if err := os.WriteFile(out, page.Bytes(), 0o644); err != nil {
 				return fmt.Errorf("writing the report: %w", err)

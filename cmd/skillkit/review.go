@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	skillsql "github.com/skillkit/skillkit/internal/runstore/sql"
+	"github.com/skillkit/skillkit/internal/runstore/sqlstore"
 )
 
 func newReviewCmd() *cobra.Command {
@@ -25,15 +25,15 @@ does not allow is refused with exit 2.`,
   skillkit review t20261121-101500-ab12cd --reject "the summary misses the totals"`,
 		Args: cobra.ExactArgs(1),
 		RunE: runE(func(c *cobra.Command, args []string) error {
-			var to skillsql.TaskState
+			var to sqlstore.TaskState
 			var msg string
 			n := 0
 			for _, r := range []struct {
 				set   bool
-				state skillsql.TaskState
+				state sqlstore.TaskState
 				msg   string
-			}{{approve, skillsql.ReviewApproved, ""}, {c.Flags().Changed("reject"), skillsql.ReviewFailed, reject},
-				{c.Flags().Changed("fix"), skillsql.FixProposed, fix}, {exit, skillsql.ExitRequested, ""}} {
+			}{{approve, sqlstore.ReviewApproved, ""}, {c.Flags().Changed("reject"), sqlstore.ReviewFailed, reject},
+				{c.Flags().Changed("fix"), sqlstore.FixProposed, fix}, {exit, sqlstore.ExitRequested, ""}} {
 				if r.set {
 					n++
 					to, msg = r.state, r.msg

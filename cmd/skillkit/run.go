@@ -21,7 +21,7 @@ import (
 	"github.com/skillkit/skillkit/internal/proc"
 	skrun "github.com/skillkit/skillkit/internal/run"
 	"github.com/skillkit/skillkit/internal/runstore"
-	"github.com/skillkit/skillkit/internal/runstore/fs"
+	"github.com/skillkit/skillkit/internal/runstore/fsstore"
 	"github.com/skillkit/skillkit/internal/script"
 	"github.com/skillkit/skillkit/internal/skilltest"
 	"github.com/skillkit/skillkit/plan"
@@ -390,11 +390,11 @@ func lastRun(base, skill string) (string, error) {
 			return r.Dir, nil
 		}
 	}
-	return "", fmt.Errorf("--resume last: no run of %s under %s", skill, store.Root())
+	return "", fmt.Errorf("--resume last: no run of %s under %s", skill, fsstore.RunsRoot(base))
 }
 
 // runsOf is the store of the runs under base.
-func runsOf(base string) *fs.Store { return fs.New(fs.Options{Base: base}) }
+func runsOf(base string) runstore.Store { return fsstore.New(fsstore.Options{Base: base}) }
 
 // parseInputs reads --input key=value pairs.
 func parseInputs(pairs []string) (map[string]string, error) {

@@ -16,7 +16,7 @@ import (
 
 	"github.com/skillkit/skillkit/internal/proc"
 	"github.com/skillkit/skillkit/internal/runstore"
-	"github.com/skillkit/skillkit/internal/runstore/fs"
+	"github.com/skillkit/skillkit/internal/runstore/fsstore"
 	"github.com/skillkit/skillkit/internal/testfs"
 )
 
@@ -65,7 +65,7 @@ func TestSignalsInterruptTheRun(t *testing.T) {
 			if !errors.As(err, &exitErr) || exitErr.ExitCode() != ExitInterrupted {
 				t.Fatalf("exit %v, want %d: %s", err, ExitInterrupted, &stderr)
 			}
-			sum, err := fs.New(fs.Options{Base: dir}).Status(work)
+			sum, err := fsstore.New(fsstore.Options{Base: dir}).Status(work)
 			if err != nil || sum.State != runstore.RunInterrupted {
 				t.Fatalf("status %+v, %v: want interrupted", sum, err)
 			}
@@ -120,7 +120,7 @@ func TestTwoRunsInOneWorkDir(t *testing.T) {
 	if !strings.Contains(out[loser].String(), "a run is already there") {
 		t.Errorf("the refused run said %q", &out[loser])
 	}
-	events, err := fs.ReadEvents(work)
+	events, err := fsstore.New(fsstore.Options{}).Events(work)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,10 +29,11 @@ status finds them from any subfolder.`,
 			if len(args) == 1 {
 				ref = args[0]
 			}
-			store, err := projectStore()
+			store, done, err := readStore(c, projectStore)
 			if err != nil {
 				return err
 			}
+			defer done()
 			s, err := store.Status(ref)
 			if err != nil {
 				return usageErr(err)
@@ -67,7 +68,12 @@ holds .skillkit/ or .git.`,
 				return fmt.Errorf("finding the current folder: %w", err)
 			}
 			root := projectRoot(cwd)
-			runs, err := runsOf(root).List()
+			store, done, err := readStore(c, func() (runstore.Store, error) { return runsOf(root), nil })
+			if err != nil {
+				return err
+			}
+			defer done()
+			runs, err := store.List()
 			if err != nil {
 				return err
 			}

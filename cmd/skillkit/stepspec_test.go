@@ -1,13 +1,12 @@
 package main
 
 import (
+	"github.com/skillkit/skillkit/internal/runstore/fsstore"
+	"github.com/skillkit/skillkit/internal/testfs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/skillkit/skillkit/internal/runstore/fs"
-	"github.com/skillkit/skillkit/internal/testfs"
 )
 
 // The step-execution specification, on a real run: a condition that parses
@@ -30,12 +29,12 @@ func TestStepExecutionSpec(t *testing.T) {
 	must(t, os.Chmod(agent, 0o755))
 	run := filepath.Join(t.TempDir(), "run")
 	check(t, outcome{1, `step 01-a#4`}, "run", skill, "--workdir", run, "--agent", agent)
-	events, err := fs.ReadEvents(run)
+	events, err := fsstore.New(fsstore.Options{}).Events(run)
 	must(t, err)
 	var got []string
 	for _, e := range events {
 		if e.Step != "" {
-			got = append(got, e.Step+" "+e.To)
+			got = append(got, e.Step+" "+string(e.To))
 		}
 	}
 	trail := strings.Join(got, "\n")

@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	skillsql "github.com/skillkit/skillkit/internal/runstore/sql"
+	"github.com/skillkit/skillkit/internal/runstore/sqlstore"
 )
 
 func newTasksCmd() *cobra.Command {
@@ -24,7 +24,7 @@ func newTasksCmd() *cobra.Command {
 		Args: cobra.NoArgs,
 		RunE: runE(func(c *cobra.Command, _ []string) error {
 			if state != "" && !validState(state) {
-				return usageErr(fmt.Errorf("--state %q: not a task state (%v)", state, skillsql.TaskStates))
+				return usageErr(fmt.Errorf("--state %q: not a task state (%v)", state, sqlstore.TaskStates()))
 			}
 			d, err := openDB(c)
 			if err != nil {
@@ -32,7 +32,7 @@ func newTasksCmd() *cobra.Command {
 			}
 			defer d.Close()
 			for {
-				if err := writeTasks(c.Context(), c.OutOrStdout(), d, skillsql.TaskState(state), asJSON); err != nil {
+				if err := writeTasks(c.Context(), c.OutOrStdout(), d, sqlstore.TaskState(state), asJSON); err != nil {
 					return dbErr(err)
 				}
 				if !watch {
@@ -55,7 +55,7 @@ func newTasksCmd() *cobra.Command {
 }
 
 func validState(s string) bool {
-	for _, st := range skillsql.TaskStates {
+	for _, st := range sqlstore.TaskStates() {
 		if string(st) == s {
 			return true
 		}
@@ -65,12 +65,12 @@ func validState(s string) bool {
 
 // taskRow is a task as `skillkit tasks` shows it.
 type taskRow struct {
-	*skillsql.Task
+	*sqlstore.Task
 	// Step is the current step of its run.
 	Step string `json:"step,omitempty"`
 }
 
-func writeTasks(ctx context.Context, w io.Writer, d *skillsql.DB, state skillsql.TaskState, asJSON bool) error {
+func writeTasks(ctx context.Context, w io.Writer, d *sqlstore.DB, state sqlstore.TaskState, asJSON bool) error {
 	tasks, err := d.Tasks(ctx, state)
 	if err != nil {
 		return err

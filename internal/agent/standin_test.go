@@ -149,6 +149,9 @@ func TestClaudeBadOutput(t *testing.T) {
 func TestClaudeLongStream(t *testing.T) {
 	line := `{"type":"assistant","message":{"content":[{"type":"tool_use","name":"Read"}]},"session_id":"21111111-2222-4333-8444-555555555555","pad":"` + strings.Repeat("x", 900) + `"}`
 	a, _ := standIn(t, "claude", "yes '"+line+"' | head -n 52000\n"+claudeSuccess)
+	// 50 MB of JSON is seconds of work, many more under the race
+	// detector on a busy machine: the limit is not what this tests.
+	a.Timeout = 5 * time.Minute
 	var mu sync.Mutex
 	var last Activity
 	a.Progress = func(x Activity) { mu.Lock(); last = x; mu.Unlock() }

@@ -4,14 +4,13 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"github.com/skillkit/skillkit/internal/runstore"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"unicode/utf8"
-
-	rfs "github.com/skillkit/skillkit/internal/runstore/fs"
 )
 
 // WorkFiles hashes the files a run's work dir holds apart from the run's
@@ -30,7 +29,7 @@ func WorkFiles(dir string) (map[string]string, error) {
 		if rel == "." {
 			return nil
 		}
-		if !strings.Contains(rel, string(filepath.Separator)) && rfs.RecordFile(d.Name()) {
+		if !strings.Contains(rel, string(filepath.Separator)) && runstore.RecordFile(d.Name()) {
 			if d.IsDir() {
 				return filepath.SkipDir
 			}

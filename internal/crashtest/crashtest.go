@@ -5,6 +5,7 @@
 package crashtest
 
 import (
+	"context"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -15,8 +16,48 @@ import (
 	"time"
 
 	"github.com/skillkit/skillkit/internal/runstore"
-	"github.com/skillkit/skillkit/internal/runstore/fs"
+	"github.com/skillkit/skillkit/internal/runstore/fsstore"
+	"github.com/skillkit/skillkit/internal/runstore/sqlstore"
+	"github.com/skillkit/skillkit/internal/runstore/sqlstore/sqltest"
 )
+
+// Backend is a store of runs the crash tests run on: Env tells the helper
+// processes to use it (StoreFromEnv), and Store reads what they left. The
+// in-memory backend is not one: a killed process takes it along.
+type Backend struct {
+	Env   []string
+	Store runstore.Store
+}
+
+// dbEnv names the database of the helper processes; without it they use
+// the filesystem.
+const dbEnv = "SKILLKIT_CRASH_DB"
+
+// Each runs f on the filesystem, SQLite and PostgreSQL, as subtests.
+func Each(t *testing.T, f func(t *testing.T, b Backend)) {
+	t.Run("fs", func(t *testing.T) { f(t, Backend{Store: fsstore.New(fsstore.Options{})}) })
+	sqltest.Each(t, func(t *testing.T, url string) {
+		d, err := sqlstore.Open(context.Background(), url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { d.Close() })
+		f(t, Backend{Env: []string{dbEnv + "=" + url}, Store: d.Store(t.TempDir())})
+	})
+}
+
+// StoreFromEnv is the store of a helper process, as Each's Env says.
+func StoreFromEnv() (runstore.Store, error) {
+	url := os.Getenv(dbEnv)
+	if url == "" {
+		return fsstore.New(fsstore.Options{}), nil
+	}
+	d, err := sqlstore.Open(context.Background(), url)
+	if err != nil {
+		return nil, err
+	}
+	return d.Store(""), nil
+}
 
 // Killer kills child runs at random moments from one seed.
 type Killer struct {
@@ -51,11 +92,12 @@ func (k *Killer) Kill(t testing.TB, cmd *exec.Cmd, least, span time.Duration) ti
 	return after
 }
 
-// Finish completes a killed run in dir: nothing if it completed anyway,
-// restart when the kill came before the run existed, else resume.
-func Finish(t testing.TB, what, dir string, resume, restart func() *exec.Cmd) {
+// Finish completes a killed run in dir, as s records it: nothing if it
+// completed anyway, restart when the kill came before the run existed,
+// else resume.
+func Finish(t testing.TB, what, dir string, s runstore.Store, resume, restart func() *exec.Cmd) {
 	t.Helper()
-	sum, err := fs.New(fs.Options{}).Status(dir)
+	sum, err := s.Status(dir)
 	if err == nil && sum.Progress.RunState == runstore.RunCompleted {
 		return
 	}

@@ -35,7 +35,7 @@ func (e *ActionError) Unwrap() error { return e.Err }
 // failure, when not nil, is how the action's native code failed: the
 // agent takes the action over.
 func (r *Runner) AskAction(ctx context.Context, a *plan.Action, failure error) (string, error) {
-	if err := r.Run.Flush(); err != nil {
+	if err := r.o.Run.Flush(); err != nil {
 		return "", err
 	}
 	c, err := r.AgentContext(ctx)
@@ -49,7 +49,7 @@ func (r *Runner) AskAction(ctx context.Context, a *plan.Action, failure error) (
 	if failure != nil {
 		prompt.Note("ACTION", fmt.Sprintf("skillkit ran this action's code as written, and it failed: %v\nDo what the action means instead.", failure))
 	}
-	reply, err := r.Agent.Ask(ctx, prompt)
+	reply, err := r.o.Agent.Ask(ctx, prompt)
 	r.log(a.ID, "# agent\n"+reply)
 	return reply, err
 }
@@ -58,10 +58,10 @@ func (r *Runner) AskAction(ctx context.Context, a *plan.Action, failure error) (
 // selection when the skill's Decision Logic is not code skillkit runs. ok
 // is false when the agent ends the loop.
 func (r *Runner) AskSelect(ctx context.Context, choices []agent.Choice) (id string, ok bool, err error) {
-	if r.Agent == nil {
+	if r.o.Agent == nil {
 		return "", false, fmt.Errorf("the skill's Decision Logic goes to the agent: %w", agent.ErrNoAgent)
 	}
-	if err := r.Run.Flush(); err != nil {
+	if err := r.o.Run.Flush(); err != nil {
 		return "", false, err
 	}
 	c, err := r.AgentContext(ctx)
@@ -72,7 +72,7 @@ func (r *Runner) AskSelect(ctx context.Context, choices []agent.Choice) (id stri
 	if err != nil {
 		return "", false, err
 	}
-	reply, err := r.Agent.Ask(ctx, prompt)
+	reply, err := r.o.Agent.Ask(ctx, prompt)
 	r.log("select", "# agent\n"+reply)
 	if err != nil {
 		return "", false, err
@@ -84,17 +84,17 @@ func (r *Runner) AskSelect(ctx context.Context, choices []agent.Choice) (id stri
 // that its steps did not leave: as for a native step that failed, only in
 // auto mode, with an agent, and not under --strict.
 func (r *Runner) AsksForOutputs() bool {
-	return r.Agent != nil && !r.Strict && r.Skill.Execution != plan.ExecutionNative
+	return r.o.Agent != nil && !r.o.Strict && r.o.Skill.Execution != plan.ExecutionNative
 }
 
 // AskOutputs asks the agent to leave the outputs of phase ph that failed
 // verification (failure says how), as one more step of the phase.
 func (r *Runner) AskOutputs(ctx context.Context, ph *plan.Phase, failure error) error {
 	id := ph.ID()
-	if err := r.Event(runstore.Event{Phase: id, From: string(UnitVerifying), To: string(UnitVerifying), Detail: "the agent leaves the outputs: " + failure.Error()}); err != nil {
+	if err := r.Event(runstore.Event{Phase: id, From: runstore.State(UnitVerifying), To: runstore.State(UnitVerifying), Detail: "the agent leaves the outputs: " + failure.Error()}); err != nil {
 		return err
 	}
-	if err := r.Run.Flush(); err != nil {
+	if err := r.o.Run.Flush(); err != nil {
 		return err
 	}
 	c, err := r.AgentContext(ctx)
@@ -109,7 +109,7 @@ func (r *Runner) AskOutputs(ctx context.Context, ph *plan.Phase, failure error) 
 	}
 	prompt.ID = id + "-outputs"
 	prompt.Note("STEP", "The phase's steps ran, and its outputs are not right yet:\n"+failure.Error())
-	reply, err := r.Agent.Ask(ctx, prompt)
+	reply, err := r.o.Agent.Ask(ctx, prompt)
 	r.log(id+"-outputs", "# agent\n"+reply)
 	return err
 }

@@ -29,6 +29,11 @@ type Script interface {
 	// out, when set, gets all of the output as it comes; the result
 	// keeps its tail.
 	Shell(ctx context.Context, text string, out io.Writer) (proc.Result, error)
+	// RunAction runs the Execution of a JS or bash action of an
+	// autonomous skill and returns its state updates. Agent-class
+	// actions (prose, or code that is an instruction for a model) go to
+	// the engine's agent instead.
+	RunAction(ctx context.Context, a *plan.Action, state map[string]any) (map[string]any, error)
 }
 
 // Agent is the agent command; *agent.Agent is one.
@@ -81,15 +86,15 @@ func permanent(ctx context.Context, err error) bool {
 // further retry waits twice as long as the one before.
 const DefaultBackoff = time.Second
 
-// Runner runs units and steps of one run. Only one goroutine may use it.
-type Runner struct {
+// Options are what a Runner is built from (New).
+type Options struct {
+	// Run is the run's record: the one owner of its progress and of the
+	// skill's state, which the runner reads from it and hands every
+	// change to (SetState, Update).
 	Run   runstore.Run
 	Skill *plan.Skill
 	// Inputs are the --input values.
 	Inputs map[string]string
-	// State is the skill's state; the runner hands every change to the
-	// record (SetState, Update), which logs it with the next event.
-	State map[string]any
 
 	// Script runs JS and shell blocks. Required.
 	Script Script
@@ -132,6 +137,11 @@ type Runner struct {
 	// ```!) too, in the work dir (off with --no-shell-context).
 	Vars         agent.Vars
 	ShellContext bool
+}
+
+// Runner runs units and steps of one run. Only one goroutine may use it.
+type Runner struct {
+	o Options
 
 	// loop is the autonomous loop's record, waiting for the next event
 	// when moved.
@@ -148,6 +158,37 @@ type Runner struct {
 	// instructions is the skill's [CONTEXT], expanded once per process:
 	// its context commands run at most once.
 	instructions *string
+}
+
+// New returns the runner of a run built from o.
+func New(o Options) *Runner { return &Runner{o: o} }
+
+// Inputs are the run's --input values.
+func (r *Runner) Inputs() map[string]string { return r.o.Inputs }
+
+// HasAgent reports whether the run has an agent to do agent work.
+func (r *Runner) HasAgent() bool { return r.o.Agent != nil }
+
+// ActionBase is added to an action's iteration for its place in the run.
+func (r *Runner) ActionBase() int { return r.o.ActionBase }
+
+// Hooks are the skill's own hook commands.
+func (r *Runner) Hooks() Hooks { return r.o.Hooks }
+
+// MaxRetries is how often a phase is retried (worker.yaml's
+// max_retries).
+func (r *Runner) MaxRetries() int { return r.o.Worker.MaxRetries }
+
+// Record is the run's record.
+func (r *Runner) Record() runstore.Run { return r.o.Run }
+
+// Skill is the skill the run runs.
+func (r *Runner) Skill() *plan.Skill { return r.o.Skill }
+
+// RunAction runs the Execution of a JS or bash action on the state and
+// returns its updates.
+func (r *Runner) RunAction(ctx context.Context, a *plan.Action) (map[string]any, error) {
+	return r.o.Script.RunAction(ctx, a, r.State())
 }
 
 // Event records one transition, not waiting for the disk: the kernel
@@ -170,19 +211,19 @@ func (r *Runner) record(e runstore.Event, commit bool) error {
 	e.Agent = r.conv
 	var err error
 	if commit {
-		err = r.Run.Commit(e)
+		err = r.o.Run.Commit(e)
 	} else {
-		err = r.Run.Append(e)
+		err = r.o.Run.Append(e)
 	}
 	if err != nil {
 		return err
 	}
 	r.moved, r.conv = false, nil
-	if r.Observe != nil {
+	if r.o.Observe != nil {
 		if e.Run == "" {
-			e.Run = r.Run.ID()
+			e.Run = r.o.Run.ID()
 		}
-		r.Observe(e)
+		r.o.Observe(e)
 	}
 	return nil
 }
@@ -190,14 +231,14 @@ func (r *Runner) record(e runstore.Event, commit bool) error {
 // RunEvent records a transition of the run itself (DESIGN §3.1: pending →
 // validating → ready → running → completed | failed), durably.
 func (r *Runner) RunEvent(from, to runstore.RunState, detail string) error {
-	return r.Commit(runstore.Event{From: string(from), To: string(to), Detail: detail})
+	return r.Commit(runstore.Event{From: runstore.State(from), To: runstore.State(to), Detail: detail})
 }
 
 // SetLoop changes the loop's record; the next event carries it.
 func (r *Runner) SetLoop(fn func(l *runstore.Loop)) {
 	if r.loop == nil {
 		r.loop = &runstore.Loop{}
-		if p := r.Run.Progress(); p.Loop != nil {
+		if p := r.o.Run.Progress(); p.Loop != nil {
 			*r.loop = *p.Loop
 		}
 	}
@@ -208,7 +249,7 @@ func (r *Runner) SetLoop(fn func(l *runstore.Loop)) {
 // Loop is the loop's record as it stands.
 func (r *Runner) Loop() runstore.Loop {
 	if r.loop == nil {
-		if p := r.Run.Progress(); p.Loop != nil {
+		if p := r.o.Run.Progress(); p.Loop != nil {
 			return *p.Loop
 		}
 		return runstore.Loop{}
@@ -220,19 +261,20 @@ func (r *Runner) Loop() runstore.Loop {
 // to write them is reported once and does not stop the run (the event
 // log, which is the record, does).
 func (r *Runner) metric(m runstore.Metric) {
-	r.history(r.Run.Metric(m))
+	r.history(r.o.Run.Metric(m))
 }
 
 func (r *Runner) history(err error) {
 	if err != nil && !r.warned {
 		r.warned = true
-		r.printf("warning: the run's history is incomplete: %v\n", err)
+		r.Printf("warning: the run's history is incomplete: %v\n", err)
 	}
 }
 
-func (r *Runner) printf(format string, args ...any) {
-	if r.Out != nil {
-		fmt.Fprintf(r.Out, format, args...)
+// Printf writes a plain progress line to Options.Out, if any.
+func (r *Runner) Printf(format string, args ...any) {
+	if r.o.Out != nil {
+		fmt.Fprintf(r.o.Out, format, args...)
 	}
 }
 
@@ -242,13 +284,13 @@ func (r *Runner) printf(format string, args ...any) {
 // be sent is expanded, so lint, plan and dry runs never run them.
 func (r *Runner) AgentContext(ctx context.Context) (agent.Context, error) {
 	c := agent.Context{
-		Skill: r.Skill.Name, SkillDir: r.Vars.SkillDir, WorkDir: r.Run.WorkDir(), State: r.State,
+		Skill: r.o.Skill.Name, SkillDir: r.o.Vars.SkillDir, WorkDir: r.o.Run.WorkDir(), State: r.State(),
 		Expand: func(text string) (string, error) { return r.expand(ctx, text) },
 	}
 	if r.instructions == nil {
-		text, err := r.expand(ctx, r.Vars.Instructions(r.Skill.Instructions))
+		text, err := r.expand(ctx, r.o.Vars.Instructions(r.o.Skill.Instructions))
 		if err != nil {
-			return c, fmt.Errorf("%s: %w", r.Skill.Entry, err)
+			return c, fmt.Errorf("%s: %w", r.o.Skill.Entry, err)
 		}
 		r.instructions = &text
 	}
@@ -258,12 +300,12 @@ func (r *Runner) AgentContext(ctx context.Context) (agent.Context, error) {
 
 // expand substitutes the variables in text and runs its context commands.
 func (r *Runner) expand(ctx context.Context, text string) (string, error) {
-	text = r.Vars.Substitute(text)
-	if !r.ShellContext {
+	text = r.o.Vars.Substitute(text)
+	if !r.o.ShellContext {
 		return text, nil
 	}
 	return agent.RunContext(ctx, text, func(ctx context.Context, cmd string) (string, error) {
-		res, err := r.Script.Shell(ctx, cmd, nil)
+		res, err := r.o.Script.Shell(ctx, cmd, nil)
 		if err == nil && res.ExitCode != 0 {
 			err = &agent.CommandError{Command: cmd, ExitCode: res.ExitCode, Stderr: res.Stderr}
 		}
@@ -300,7 +342,7 @@ func (r *Runner) scope(unit string) *script.Scope {
 	if r.scopes == nil {
 		r.scopes = map[string]*script.Scope{}
 	}
-	p := r.Run.Progress()
+	p := r.o.Run.Progress()
 	var values map[string]any
 	if p.ScopePhase == unit {
 		values = p.Scope
@@ -317,7 +359,7 @@ func (r *Runner) scope(unit string) *script.Scope {
 }
 
 func (r *Runner) phase(unit string) *plan.Phase {
-	for _, ph := range r.Skill.Phases {
+	for _, ph := range r.o.Skill.Phases {
 		if ph.ID() == unit {
 			return ph
 		}
@@ -332,9 +374,12 @@ func (r *Runner) SetState(state map[string]any) {
 		state = map[string]any{}
 	}
 	state["updated_at"] = time.Now().UTC().Format(time.RFC3339Nano)
-	r.State = state
-	r.Run.SetState(state)
+	r.o.Run.SetState(state)
 }
+
+// State is the skill's state, as the run's record has it: the record is
+// its one owner, so what the runner reads is what the next event logs.
+func (r *Runner) State() map[string]any { return r.o.Run.State() }
 
 // Update applies state updates (dotted keys set nested fields, see
 // script.ApplyUpdates).
@@ -342,7 +387,7 @@ func (r *Runner) Update(updates map[string]any) error {
 	if len(updates) == 0 {
 		return nil
 	}
-	next, err := script.ApplyUpdates(r.State, updates)
+	next, err := script.ApplyUpdates(r.State(), updates)
 	if err != nil {
 		return err
 	}

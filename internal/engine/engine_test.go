@@ -2,14 +2,16 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/skillkit/skillkit/internal/runstore/fs"
-
 	"github.com/skillkit/skillkit/internal/runstore"
+	"github.com/skillkit/skillkit/internal/runstore/fsstore"
 	"github.com/skillkit/skillkit/internal/script"
 	"github.com/skillkit/skillkit/plan"
 )
@@ -59,7 +61,7 @@ func TestLoadHooksFromFrontMatter(t *testing.T) {
 func newRunner(t *testing.T) *Runner {
 	t.Helper()
 	dir := t.TempDir()
-	run, err := fs.New(fs.Options{Base: dir, NoSync: true}).Create(runstore.NewRun{Start: runstore.Start{RunID: "r", Skill: "s"}, WorkDir: dir}, runstore.ClaimOptions{})
+	run, err := fsstore.New(fsstore.Options{Base: dir, NoSync: true}).Create(runstore.NewRun{Start: runstore.Start{RunID: "r", Skill: "s"}, WorkDir: dir}, runstore.ClaimOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +70,7 @@ func newRunner(t *testing.T) *Runner {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &Runner{Run: run, Skill: &plan.Skill{Name: "s"}, State: map[string]any{}, Script: host, Backoff: time.Millisecond}
+	return New(Options{Run: run, Skill: &plan.Skill{Name: "s"}, Script: host, Backoff: time.Millisecond})
 }
 
 // A unit with retries runs Execute and Verify again after an error, logs
@@ -102,16 +104,16 @@ func TestRunUnitRetries(t *testing.T) {
 			if (err != nil) != tt.wantErr || runs != tt.wantRuns {
 				t.Fatalf("err %v, runs %d", err, runs)
 			}
-			if n, _ := r.State["error_count"].(float64); int(n) != min(tt.failTimes, tt.wantRuns) {
-				t.Errorf("error_count = %v", r.State["error_count"])
+			if n, _ := r.State()["error_count"].(float64); int(n) != min(tt.failTimes, tt.wantRuns) {
+				t.Errorf("error_count = %v", r.State()["error_count"])
 			}
-			events, _ := fs.ReadEvents(r.Run.WorkDir())
+			events, _ := fsstore.New(fsstore.Options{}).Events(r.Record().WorkDir())
 			last := events[len(events)-1]
 			want := UnitCompleted
 			if tt.wantErr {
 				want = UnitFailed
 			}
-			if last.Action != "action-x" || last.To != string(want) {
+			if last.Action != "action-x" || last.To != runstore.State(want) {
 				t.Errorf("last event %+v, want action-x → %s", last, want)
 			}
 		})
@@ -128,13 +130,72 @@ func TestRunUnitInterrupted(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v", err)
 	}
-	if r.State["errors"] != nil {
-		t.Errorf("an interruption was logged as an error: %v", r.State["errors"])
+	if r.State()["errors"] != nil {
+		t.Errorf("an interruption was logged as an error: %v", r.State()["errors"])
 	}
-	events, _ := fs.ReadEvents(r.Run.WorkDir())
+	events, _ := fsstore.New(fsstore.Options{}).Events(r.Record().WorkDir())
 	for _, e := range events {
 		if s := UnitState(e.To); s == UnitFailed || s == UnitError || s == UnitRetrying {
 			t.Errorf("event %s → %s after an interruption", e.From, e.To)
 		}
 	}
+}
+
+// The state has one owner, the run's record: what the runner reads, what
+// the record holds, what the log replays to and what state.json says
+// agree after every kind of change (a set, an update, an error a unit
+// logs), so that no second copy can drift.
+func TestStateHasOneOwner(t *testing.T) {
+	r := newRunner(t)
+	ctx := context.Background()
+	check := func(when string) {
+		t.Helper()
+		if err := r.Record().Flush(); err != nil {
+			t.Fatal(err)
+		}
+		want, _ := json.Marshal(r.State())
+		for what, got := range map[string]any{"record": r.Record().State(), "state.json": readStateJSON(t, r.Record().WorkDir())} {
+			if data, _ := json.Marshal(got); string(data) != string(want) {
+				t.Errorf("%s: the %s says %s, the runner %s", when, what, data, want)
+			}
+		}
+		events, err := fsstore.New(fsstore.Options{}).Events(r.Record().WorkDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := runstore.Replay(r.Record().Where(), events, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if data, _ := json.Marshal(rep.State); string(data) != string(want) {
+			t.Errorf("%s: the log replays to %s, the runner says %s", when, data, want)
+		}
+	}
+	r.SetState(map[string]any{"n": 1.0})
+	r.Commit(runstore.Event{To: "running"})
+	check("after SetState")
+	if err := r.Update(map[string]any{"a.b": "c"}); err != nil {
+		t.Fatal(err)
+	}
+	r.Commit(runstore.Event{From: "running", To: "running"})
+	check("after Update")
+	r.RunUnit(ctx, UnitSpec{Kind: runstore.KindAction, ID: "action-x",
+		Execute: func(context.Context) error { return errors.New("bad") }})
+	check("after a unit failed")
+	if r.State()["error_count"] != 1.0 {
+		t.Errorf("error_count = %v", r.State()["error_count"])
+	}
+}
+
+func readStateJSON(t *testing.T, dir string) map[string]any {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, runstore.StateFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st map[string]any
+	if err := json.Unmarshal(data, &st); err != nil {
+		t.Fatal(err)
+	}
+	return st
 }

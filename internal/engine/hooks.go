@@ -45,19 +45,19 @@ func LoadHooks(s *plan.Skill, w *plan.Worker) (Hooks, error) {
 // with the run's environment plus SKILL_HOOK and the given variables. It
 // stops at the first command that fails.
 func (r *Runner) RunHooks(ctx context.Context, point string, vars map[string]string) error {
-	env := append(os.Environ(), r.Env...)
+	env := append(os.Environ(), r.o.Env...)
 	env = append(env, "SKILL_HOOK="+point)
 	for _, k := range slices.Sorted(maps.Keys(vars)) {
 		env = append(env, k+"="+vars[k])
 	}
-	if len(r.Hooks[point]) > 0 {
-		if err := r.Run.Flush(); err != nil {
+	if len(r.o.Hooks[point]) > 0 {
+		if err := r.o.Run.Flush(); err != nil {
 			return err
 		}
 	}
-	for _, h := range r.Hooks[point] {
+	for _, h := range r.o.Hooks[point] {
 		hctx, cancel := context.WithTimeout(ctx, HookTimeout)
-		res, err := proc.Run(hctx, proc.Cmd{Name: "sh", Args: []string{"-c", h.Command}, Dir: r.Run.WorkDir(), Env: env})
+		res, err := proc.Run(hctx, proc.Cmd{Name: "sh", Args: []string{"-c", h.Command}, Dir: r.o.Run.WorkDir(), Env: env})
 		cancel()
 		r.log("hooks", fmt.Sprintf("$ %s  # %s\n%s%s", h.Command, point, res.Stdout, res.Stderr))
 		if err == nil && res.ExitCode != 0 {

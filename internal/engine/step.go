@@ -63,7 +63,7 @@ type stepRun struct {
 }
 
 func (s *stepRun) to(state StepState, detail string) error {
-	err := s.r.Event(runstore.Event{Phase: s.unit, Step: s.id, From: string(s.state), To: string(state), Detail: detail})
+	err := s.r.Event(runstore.Event{Phase: s.unit, Step: s.id, From: runstore.State(s.state), To: runstore.State(state), Detail: detail})
 	s.state = state
 	return err
 }
@@ -79,8 +79,8 @@ func (r *Runner) RunStep(ctx context.Context, unit, id string, step *plan.Step) 
 		// Stopped (Ctrl-C, a lost claim): no step starts after that.
 		return "", err
 	}
-	s := &stepRun{r: r, unit: unit, id: id, step: step, start: time.Now(), position: r.Positions[id]}
-	if err := s.r.Event(runstore.Event{Phase: unit, Step: id, To: string(StepPending), Detail: step.Title, Position: s.position}); err != nil {
+	s := &stepRun{r: r, unit: unit, id: id, step: step, start: time.Now(), position: r.o.Positions[id]}
+	if err := s.r.Event(runstore.Event{Phase: unit, Step: id, To: runstore.State(StepPending), Detail: step.Title, Position: s.position}); err != nil {
 		return "", err
 	}
 	s.state = StepPending
@@ -88,7 +88,7 @@ func (r *Runner) RunStep(ctx context.Context, unit, id string, step *plan.Step) 
 		if err := s.to(StepChecking, c.JS); err != nil {
 			return "", err
 		}
-		ok, err := script.EvalExpr(ctx, c, script.PureEnv{State: r.State, Inputs: r.Inputs})
+		ok, err := script.EvalExpr(ctx, c, script.PureEnv{State: r.State(), Inputs: r.o.Inputs})
 		if err != nil {
 			err = fmt.Errorf("condition %s: %w", c.Text, err)
 			return s.fail(ctx, 0, err, nil)
@@ -112,7 +112,7 @@ func (r *Runner) RunStep(ctx context.Context, unit, id string, step *plan.Step) 
 			if err := s.to(StepAborted, "confirmation: abort ("+how+")"); err != nil {
 				return "", err
 			}
-			r.printf("  step %s %s: aborted (%s)\n", id, step.Title, how)
+			r.Printf("  step %s %s: aborted (%s)\n", id, step.Title, how)
 			return "", &StepError{Step: id, Pos: c.Pos, Err: ErrAborted}
 		}
 	}
@@ -144,7 +144,7 @@ func (r *Runner) RunStep(ctx context.Context, unit, id string, step *plan.Step) 
 		if policy.Policy != plan.OnErrorRetry || attempt > policy.Retries {
 			return s.fail(ctx, attempt, err, res)
 		}
-		wait := backoff(policy.Backoff, r.Backoff, attempt)
+		wait := backoff(policy.Backoff, r.o.Backoff, attempt)
 		if err := s.to(StepFailed, err.Error()); err != nil {
 			return "", err
 		}
@@ -169,7 +169,7 @@ func (s *stepRun) fail(ctx context.Context, attempts int, err error, res *execRe
 	// group.
 	rec := runstore.NewStepRecord(s.position, s.id, s.step.Title, runstore.StepFailed, res != nil && res.evidence, time.Now())
 	rec.Fingerprint = s.step.Fingerprint()
-	if terr := s.r.Event(runstore.Event{Phase: s.unit, Step: s.id, From: string(s.state), To: string(StepFailed), Detail: err.Error(), Record: &rec}); terr != nil {
+	if terr := s.r.Event(runstore.Event{Phase: s.unit, Step: s.id, From: runstore.State(s.state), To: runstore.State(StepFailed), Detail: err.Error(), Record: &rec}); terr != nil {
 		return "", terr
 	}
 	s.state = StepFailed
@@ -182,7 +182,7 @@ func (s *stepRun) fail(ctx context.Context, attempts int, err error, res *execRe
 		return "", terr
 	}
 	s.r.metric(runstore.Metric{Kind: runstore.KindStep, Phase: s.unit, Step: s.id, DurationMS: ms(time.Since(s.start)), Attempts: attempts, Outcome: string(StepFailed)})
-	s.r.printf("  step %s %s: failed: %v\n", s.id, s.step.Title, err)
+	s.r.Printf("  step %s %s: failed: %v\n", s.id, s.step.Title, err)
 	pos := s.step.Pos
 	if res != nil && res.pos.IsValid() {
 		pos = res.pos
@@ -196,7 +196,7 @@ func (s *stepRun) finish(status runstore.StepResult, to StepState, detail string
 	now := time.Now()
 	rec := runstore.NewStepRecord(s.position, s.id, s.step.Title, status, evidence, now)
 	rec.Fingerprint = s.step.Fingerprint()
-	e := runstore.Event{Time: now, Phase: s.unit, Step: s.id, From: string(s.state), To: string(to), Detail: detail, Record: &rec}
+	e := runstore.Event{Time: now, Phase: s.unit, Step: s.id, From: runstore.State(s.state), To: runstore.State(to), Detail: detail, Record: &rec}
 	if s.bound {
 		e.Scope = s.r.scope(s.unit).Values
 	}
@@ -210,7 +210,7 @@ func (s *stepRun) finish(status runstore.StepResult, to StepState, detail string
 	if detail != "" {
 		note = ", " + detail
 	}
-	s.r.printf("  step %s %s: %s (%v%s)\n", s.id, s.step.Title, status, since(s.start), note)
+	s.r.Printf("  step %s %s: %s (%v%s)\n", s.id, s.step.Title, status, since(s.start), note)
 	return status, nil
 }
 
@@ -227,15 +227,15 @@ func (r *Runner) confirm(ctx context.Context, s *stepRun) (answer plan.ConfirmAn
 		def = plan.ConfirmYes
 	}
 	switch {
-	case r.Yes:
+	case r.o.Yes:
 		answer, how = plan.ConfirmYes, "--yes"
-	case r.Confirm != nil:
+	case r.o.Confirm != nil:
 		timeout := c.Timeout
 		if timeout <= 0 {
 			timeout = DefaultConfirmTimeout
 		}
 		actx, cancel := context.WithTimeout(ctx, timeout)
-		answer, err = r.Confirm.Confirm(actx, c)
+		answer, err = r.o.Confirm.Confirm(actx, c)
 		cancel()
 		how = "answered"
 		switch {
@@ -264,10 +264,10 @@ func (r *Runner) confirm(ctx context.Context, s *stepRun) (answer plan.ConfirmAn
 	if err := s.to(StepLetClaude, "the agent decides"); err != nil {
 		return "", "", err
 	}
-	if r.Agent == nil {
+	if r.o.Agent == nil {
 		return "", "", fmt.Errorf("confirmation %q is left to the agent: %w", c.Question, agent.ErrNoAgent)
 	}
-	if err := r.Run.Flush(); err != nil {
+	if err := r.o.Run.Flush(); err != nil {
 		return "", "", err
 	}
 	actx, err := r.AgentContext(ctx)
@@ -279,7 +279,7 @@ func (r *Runner) confirm(ctx context.Context, s *stepRun) (answer plan.ConfirmAn
 		return "", "", err
 	}
 	prompt.ID = s.id
-	reply, err := r.Agent.Ask(ctx, prompt)
+	reply, err := r.o.Agent.Ask(ctx, prompt)
 	if err != nil {
 		return "", "", fmt.Errorf("asking the agent to confirm: %w", err)
 	}
@@ -348,11 +348,11 @@ func (r *Runner) execBlocks(ctx context.Context, s *stepRun, res *execResult) er
 		res.pos = b.Pos
 		switch b.Kind() {
 		case plan.LangBash:
-			if err := r.Run.Flush(); err != nil {
+			if err := r.o.Run.Flush(); err != nil {
 				return err
 			}
 			lw := &stepLog{r: r, name: logName, header: fmt.Sprintf("# bash %s\n", b.Pos)}
-			out, err := r.Script.Shell(ctx, b.Text, lw)
+			out, err := r.o.Script.Shell(ctx, b.Text, lw)
 			res.stdout, res.stderr = out.Stdout, out.Stderr
 			if lw.close() {
 				res.evidence = true
@@ -364,7 +364,7 @@ func (r *Runner) execBlocks(ctx context.Context, s *stepRun, res *execResult) er
 				return fmt.Errorf("bash: %w", err)
 			}
 		case plan.LangJS:
-			state, err := r.Script.RunStep(ctx, b, r.State, r.scope(s.unit))
+			state, err := r.o.Script.RunStep(ctx, b, r.State(), r.scope(s.unit))
 			s.bound = true
 			if err != nil {
 				res.stderr = err.Error()
@@ -381,10 +381,10 @@ func (r *Runner) execBlocks(ctx context.Context, s *stepRun, res *execResult) er
 // and, when the step's code ran and failed, that failure.
 func (r *Runner) askStep(ctx context.Context, s *stepRun, res *execResult, logName string) error {
 	res.pos = s.step.Pos
-	if r.Agent == nil {
+	if r.o.Agent == nil {
 		return fmt.Errorf("%s: step %s goes to the agent (%s): %w", s.step.Pos, s.id, AgentReason(s.step), agent.ErrNoAgent)
 	}
-	if err := r.Run.Flush(); err != nil {
+	if err := r.o.Run.Flush(); err != nil {
 		return err
 	}
 	actx, err := r.AgentContext(ctx)
@@ -399,7 +399,7 @@ func (r *Runner) askStep(ctx context.Context, s *stepRun, res *execResult, logNa
 	if s.takeover != "" {
 		prompt.Note("STEP", s.takeover)
 	}
-	reply, err := r.Agent.Ask(ctx, prompt)
+	reply, err := r.o.Agent.Ask(ctx, prompt)
 	res.stdout = reply
 	var aerr *agent.Error
 	if errors.As(err, &aerr) {
@@ -421,13 +421,13 @@ func (r *Runner) askStep(ctx context.Context, s *stepRun, res *execResult, logNa
 // timeout or a stop. Code that reads the work of earlier agent steps, or
 // tools the machine lacks, is guidance after all.
 func (r *Runner) takesOver(ctx context.Context, s *stepRun, err error) bool {
-	return r.mayTakeOver(ctx, err) && s.takeover == "" && s.step.Kind() == plan.StepCode && !s.step.Native(r.Skill)
+	return r.mayTakeOver(ctx, err) && s.takeover == "" && s.step.Kind() == plan.StepCode && !s.step.Native(r.o.Skill)
 }
 
 // mayTakeOver is what a takeover needs whatever fails: an agent, auto
 // mode, and a failure of the code, not a timeout or a stop.
 func (r *Runner) mayTakeOver(ctx context.Context, err error) bool {
-	return r.Agent != nil && !r.Strict && r.Skill.Execution != plan.ExecutionNative &&
+	return r.o.Agent != nil && !r.o.Strict && r.o.Skill.Execution != plan.ExecutionNative &&
 		!interrupted(ctx, err) && !errors.As(err, new(errTimeout))
 }
 
@@ -450,7 +450,7 @@ func (r *Runner) log(name, text string) bool {
 	if !strings.HasSuffix(text, "\n") {
 		text += "\n"
 	}
-	err := r.Run.Log(name, text)
+	err := r.o.Run.Log(name, text)
 	r.history(err)
 	return err == nil
 }

@@ -29,7 +29,7 @@ func (l *stepLog) Write(p []byte) (int, error) {
 		text = l.header + text
 		l.started = true
 	}
-	if l.err = l.r.Run.Log(l.name, text); l.err == nil {
+	if l.err = l.r.o.Run.Log(l.name, text); l.err == nil {
 		l.evidence = l.evidence || len(bytes.TrimSpace(p)) > 0
 		l.last = p[len(p)-1]
 	}
@@ -41,7 +41,7 @@ func (l *stepLog) Write(p []byte) (int, error) {
 // written.
 func (l *stepLog) close() bool {
 	if l.started && l.err == nil && l.last != '\n' {
-		l.err = l.r.Run.Log(l.name, "\n")
+		l.err = l.r.o.Run.Log(l.name, "\n")
 	}
 	if l.err != nil {
 		l.r.history(fmt.Errorf("logging %s: %w", l.name, l.err))

@@ -73,7 +73,7 @@ type unit struct {
 }
 
 func (u *unit) to(state UnitState, detail string) error {
-	e := runstore.Event{From: string(u.state), To: string(state), Detail: detail}
+	e := runstore.Event{From: runstore.State(u.state), To: runstore.State(state), Detail: detail}
 	if u.spec.Kind == runstore.KindAction {
 		e.Action = u.spec.ID
 		// An action is one of the run's steps in the progress file.
@@ -125,7 +125,7 @@ func (r *Runner) RunUnit(ctx context.Context, spec UnitSpec) error {
 		if final {
 			break
 		}
-		wait := backoff(spec.Backoff, r.Backoff, attempts)
+		wait := backoff(spec.Backoff, r.o.Backoff, attempts)
 		if terr := u.to(UnitRetrying, fmt.Sprintf("attempt %d of %d in %v", attempts+1, spec.Retries+1, wait)); terr != nil {
 			return terr
 		}
@@ -165,7 +165,7 @@ func (r *Runner) RunUnit(ctx context.Context, spec UnitSpec) error {
 	if err := u.to(UnitCompleted, ""); err != nil {
 		return err
 	}
-	r.printf("%s %s: completed (%v)\n", spec.Kind, spec.ID, since(start))
+	r.Printf("%s %s: completed (%v)\n", spec.Kind, spec.ID, since(start))
 	return nil
 }
 
@@ -190,7 +190,7 @@ func (r *Runner) postHooks(ctx context.Context, u *unit, start time.Time, attemp
 	now := time.Now()
 	w := r.worker(u, UnitCompleted, start)
 	w.CompletedAt = &now
-	if err := r.Run.Checkpoint(HookAutoCheckpoint, w); err != nil {
+	if err := r.o.Run.Checkpoint(HookAutoCheckpoint, w); err != nil {
 		return fmt.Errorf("%s hook: %w", HookAutoCheckpoint, err)
 	}
 	r.metric(u.metric(time.Since(start), attempts, UnitCompleted))
@@ -228,27 +228,27 @@ func (r *Runner) unitError(ctx context.Context, u *unit, start time.Time, attemp
 	if final {
 		w.State, w.CompletedAt = string(UnitCompleted), &now
 	}
-	errs := []error{r.Run.Checkpoint(HookCheckpointErrorState, w)}
+	errs := []error{r.o.Run.Checkpoint(HookCheckpointErrorState, w)}
 	// The error transition records errors[] and the checkpoint.
 	errs = append(errs, u.to(UnitError, msg))
 	errs = append(errs, r.runHooks(ctx, HookOnError, u.spec, err))
 	if herr := errors.Join(errs...); herr != nil {
-		r.printf("warning: error hooks of %s: %v\n", u.spec.ID, herr)
+		r.Printf("warning: error hooks of %s: %v\n", u.spec.ID, herr)
 	}
 }
 
 // worker is the thread's worker record of a unit in state.
 func (r *Runner) worker(u *unit, state UnitState, start time.Time) runstore.Worker {
-	id := r.Worker.ID
+	id := r.o.Worker.ID
 	if id == "" {
-		id = plan.DefaultWorkerID(r.Skill.Name)
+		id = plan.DefaultWorkerID(r.o.Skill.Name)
 	}
-	return runstore.Worker{ID: id, Skill: r.Skill.Name, Unit: u.spec.ID, State: string(state), StartedAt: start}
+	return runstore.Worker{ID: id, Skill: r.o.Skill.Name, Unit: u.spec.ID, State: string(state), StartedAt: start}
 }
 
 // logError appends to the base state's errors[] and counts error_count.
 func (r *Runner) logError(id string, err error, now time.Time) {
-	state := maps.Clone(r.State)
+	state := maps.Clone(r.State())
 	list, _ := state["errors"].([]any)
 	state["errors"] = append(list, map[string]any{
 		"action": id, "message": err.Error(), "timestamp": now.UTC().Format(time.RFC3339Nano),

@@ -6,15 +6,14 @@
 package faultfs
 
 import (
+	"github.com/skillkit/skillkit/internal/runstore"
 	"path/filepath"
 	"sync"
-
-	"github.com/skillkit/skillkit/internal/runstore/fs"
 )
 
-// Files is a fs.Files whose writes Fault may fail.
+// Files is a runstore.Files whose writes Fault may fail.
 type Files struct {
-	Inner fs.Files
+	Inner runstore.Files
 	// Fault is called with the file's path before each write; nil lets
 	// every write through.
 	Fault func(path string) error
@@ -47,10 +46,10 @@ func (w *Files) fault(path string) error {
 }
 
 // Wrap returns Files over the operating system's.
-func Wrap(fault func(path string) error) *Files { return &Files{Inner: fs.OS{}, Fault: fault} }
+func Wrap(fault func(path string) error) *Files { return &Files{Inner: runstore.OS{}, Fault: fault} }
 
-// OpenAppend implements fs.Files.
-func (w *Files) OpenAppend(path string) (fs.AppendFile, error) {
+// OpenAppend implements runstore.Files.
+func (w *Files) OpenAppend(path string) (runstore.AppendFile, error) {
 	f, err := w.Inner.OpenAppend(path)
 	if err != nil {
 		return nil, err
@@ -58,9 +57,9 @@ func (w *Files) OpenAppend(path string) (fs.AppendFile, error) {
 	return &appendFile{AppendFile: f, path: path, w: w}, nil
 }
 
-// CreateTemp implements fs.Files: the fault is judged by the path of the
+// CreateTemp implements runstore.Files: the fault is judged by the path of the
 // file the temporary one replaces.
-func (w *Files) CreateTemp(target string) (fs.TempFile, error) {
+func (w *Files) CreateTemp(target string) (runstore.TempFile, error) {
 	f, err := w.Inner.CreateTemp(target)
 	if err != nil {
 		return nil, err
@@ -69,7 +68,7 @@ func (w *Files) CreateTemp(target string) (fs.TempFile, error) {
 }
 
 type appendFile struct {
-	fs.AppendFile
+	runstore.AppendFile
 	path string
 	w    *Files
 }
@@ -88,7 +87,7 @@ func (f *appendFile) Write(p []byte) (int, error) {
 }
 
 type tempFile struct {
-	fs.TempFile
+	runstore.TempFile
 	target string
 	w      *Files
 }

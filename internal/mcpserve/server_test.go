@@ -13,7 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/skillkit/skillkit/internal/runstore/fs"
+	"github.com/skillkit/skillkit/internal/runstore/fsstore"
 	"github.com/skillkit/skillkit/internal/testfs"
 )
 
@@ -56,7 +56,7 @@ func project(t testing.TB) Options {
 	if err := os.CopyFS(filepath.Join(dir, "examples"), os.DirFS(filepath.Join("..", "..", "examples"))); err != nil {
 		t.Fatal(err)
 	}
-	return Options{Version: "test", Base: dir, Dirs: []string{"examples"}, Store: fs.New(fs.Options{Base: dir}), ProjectDir: dir,
+	return Options{Version: "test", Base: dir, Dirs: []string{"examples"}, Store: fsstore.New(fsstore.Options{Base: dir}), ProjectDir: dir,
 		ExitCode: func(err error) int {
 			if err != nil {
 				return 1

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/skillkit/skillkit/internal/orchestrator"
-	"github.com/skillkit/skillkit/internal/runstore/fs"
+	"github.com/skillkit/skillkit/internal/runstore/fsstore"
 
 	lifecycle "github.com/skillkit/skillkit/internal/run"
 
@@ -28,7 +28,7 @@ func noopOptions(b testing.TB, n int, sync bool) lifecycle.Options {
 	s := writeSkill(b, "noop-loop", files)
 	base := b.TempDir()
 	return lifecycle.Options{
-		Skill: s, Store: fs.New(fs.Options{Base: base, NoSync: !sync}), ProjectDir: base,
+		Skill: s, Store: fsstore.New(fsstore.Options{Base: base, NoSync: !sync}), ProjectDir: base,
 		Loop: orchestrator.Options{MaxIterations: n},
 	}
 }

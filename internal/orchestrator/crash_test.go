@@ -13,7 +13,7 @@ import (
 	"time"
 
 	lifecycle "github.com/skillkit/skillkit/internal/run"
-	"github.com/skillkit/skillkit/internal/runstore/fs"
+	"github.com/skillkit/skillkit/internal/runstore/fsstore"
 
 	"github.com/skillkit/skillkit/internal/crashtest"
 	"github.com/skillkit/skillkit/internal/runstore"
@@ -70,8 +70,13 @@ func helperMain() int {
 		fmt.Fprintln(os.Stderr, err)
 		return 3
 	}
+	store, err := crashtest.StoreFromEnv()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 3
+	}
 	_, err = lifecycle.Run(context.Background(), lifecycle.Options{
-		Skill: s, Store: fs.New(fs.Options{}), WorkDir: os.Getenv("HELPER_WORKDIR"), Resume: os.Getenv("HELPER_RESUME"),
+		Skill: s, Store: store, WorkDir: os.Getenv("HELPER_WORKDIR"), Resume: os.Getenv("HELPER_RESUME"),
 	})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -91,23 +96,28 @@ func helper(skillDir string, env ...string) *exec.Cmd {
 // moments, then resumes it to the end. No completed action may be lost
 // or applied twice (the state counts every item once, in order), and only
 // the action in flight at the kill may run again (its effect, a line in
-// actions.log, may be there twice). SKILLKIT_CRASH_SEED replays a seed.
+// actions.log, may be there twice). SKILLKIT_CRASH_SEED replays a seed. It
+// runs on every backend a killed process leaves its record in.
 func TestCrashResume(t *testing.T) {
 	if testing.Short() {
 		t.Skip("kills 20 child processes")
 	}
+	crashtest.Each(t, crashResume)
+}
+
+func crashResume(t *testing.T, b crashtest.Backend) {
 	k := crashtest.NewKiller(t)
 	skillDir := crashSkill(t)
 	midRun, reran := 0, 0
 	for i := range 20 {
 		dir := filepath.Join(t.TempDir(), "run")
-		after := k.Kill(t, helper(skillDir, "HELPER_WORKDIR="+dir), 20*time.Millisecond, 280*time.Millisecond)
+		after := k.Kill(t, helper(skillDir, append(b.Env, "HELPER_WORKDIR="+dir)...), 20*time.Millisecond, 280*time.Millisecond)
 		what := fmt.Sprintf("kill %d after %v", i, after)
 
 		var doneBefore []string
-		if sum, err := store(".").Status(dir); err == nil {
+		if sum, err := b.Store.Status(dir); err == nil {
 			p := sum.Progress
-			data, err := os.ReadFile(filepath.Join(dir, fs.StateFile))
+			data, err := os.ReadFile(filepath.Join(dir, fsstore.StateFile))
 			var st map[string]any
 			if err != nil || json.Unmarshal(data, &st) != nil {
 				t.Fatalf("%s: state.json is not valid JSON (%v): %q", what, err, data)
@@ -117,20 +127,20 @@ func TestCrashResume(t *testing.T) {
 				midRun++
 			}
 		}
-		crashtest.Finish(t, what, dir,
-			func() *exec.Cmd { return helper(skillDir, "HELPER_RESUME="+dir) },
-			func() *exec.Cmd { return helper(skillDir, "HELPER_WORKDIR="+dir) })
-		reran += checkCrashRun(t, what, dir, doneBefore)
+		crashtest.Finish(t, what, dir, b.Store,
+			func() *exec.Cmd { return helper(skillDir, append(b.Env, "HELPER_RESUME="+dir)...) },
+			func() *exec.Cmd { return helper(skillDir, append(b.Env, "HELPER_WORKDIR="+dir)...) })
+		reran += checkCrashRun(t, what, dir, b.Store, doneBefore)
 	}
 	t.Logf("%d of 20 kills landed in the middle of a run; %d in-flight actions ran again on resume", midRun, reran)
 }
 
 // checkCrashRun checks a finished crash run and returns how many actions
 // ran twice (0 or 1).
-func checkCrashRun(t *testing.T, what, dir string, doneBefore []string) int {
+func checkCrashRun(t *testing.T, what, dir string, s runstore.Store, doneBefore []string) int {
 	t.Helper()
-	if p := progress(t, dir); p.RunState != runstore.RunCompleted {
-		t.Fatalf("%s: run ended %s", what, p.RunState)
+	if sum, err := s.Status(dir); err != nil || sum.State != runstore.RunCompleted {
+		t.Fatalf("%s: run ended %v, %v", what, sum, err)
 	}
 	st := state(t, dir)
 	want := make([]string, crashItems)

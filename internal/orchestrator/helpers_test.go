@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	lifecycle "github.com/skillkit/skillkit/internal/run"
-	"github.com/skillkit/skillkit/internal/runstore/fs"
+	"github.com/skillkit/skillkit/internal/runstore/fsstore"
 
 	"github.com/skillkit/skillkit/internal/runstore"
 	"github.com/skillkit/skillkit/internal/testfs"
@@ -44,7 +44,7 @@ func options(t testing.TB, s *plan.Skill) lifecycle.Options {
 }
 
 // store is the filesystem store under base, without fsyncs.
-func store(base string) *fs.Store { return fs.New(fs.Options{Base: base, NoSync: true}) }
+func store(base string) runstore.Store { return fsstore.New(fsstore.Options{Base: base, NoSync: true}) }
 
 func run(t testing.TB, o lifecycle.Options) (*lifecycle.Result, error) {
 	t.Helper()
@@ -59,7 +59,7 @@ func run(t testing.TB, o lifecycle.Options) (*lifecycle.Result, error) {
 func state(t testing.TB, dir string) map[string]any {
 	t.Helper()
 	var st map[string]any
-	data, err := os.ReadFile(filepath.Join(dir, fs.StateFile))
+	data, err := os.ReadFile(filepath.Join(dir, fsstore.StateFile))
 	if err == nil {
 		err = json.Unmarshal(data, &st)
 	}

@@ -19,14 +19,6 @@ import (
 	"github.com/skillkit/skillkit/plan"
 )
 
-// ActionRunner runs the Execution of a JS or bash action and returns its
-// state updates: the run's JS host (engine.Script, a *script.Host) does.
-// Agent-class actions (prose, or code that is an instruction for a model)
-// go to the engine's agent instead.
-type ActionRunner interface {
-	RunAction(ctx context.Context, a *plan.Action, state map[string]any) (map[string]any, error)
-}
-
 // ErrNoProgress fails a run whose loop reached its iteration limit.
 var ErrNoProgress = errors.New("no progress")
 
@@ -79,7 +71,7 @@ func newLoop(r *engine.Runner, s *plan.Skill, o Options) (*loop, error) {
 	}
 	retries := o.Retries
 	if retries == 0 {
-		retries = r.Worker.MaxRetries
+		retries = r.MaxRetries()
 	}
 	return &loop{
 		r: r, skill: s, sel: sel, schema: schema, max: o.MaxIterations, retries: retries, backoff: o.Backoff,
@@ -150,20 +142,20 @@ func (l *loop) run(ctx context.Context) error {
 
 func (l *loop) loop(ctx context.Context) error {
 	for {
-		switch l.r.State["status"] {
+		switch l.r.State()["status"] {
 		case "completed":
 			return nil
 		case "failed":
 			return l.skillFailed()
 		}
-		a, err := l.sel.next(ctx, l.r.State, l.r.Inputs)
+		a, err := l.sel.next(ctx, l.r.State(), l.r.Inputs())
 		if err != nil {
 			return err
 		}
 		if a == nil {
 			return nil
 		}
-		before := l.r.State
+		before := l.r.State()
 		err = l.action(ctx, a)
 		if err == nil {
 			delete(l.failures, a.ID)
@@ -194,9 +186,9 @@ func (l *loop) idle(a *plan.Action, before map[string]any) error {
 		// is progress (a loop of n passes).
 		return nil
 	}
-	if l.idleAction != a.ID || !sameState(before, l.r.State) {
+	if l.idleAction != a.ID || !sameState(before, l.r.State()) {
 		l.idleAction, l.idleRuns = a.ID, 0
-		if !sameState(before, l.r.State) {
+		if !sameState(before, l.r.State()) {
 			return nil
 		}
 	}
@@ -261,7 +253,7 @@ func (l *loop) action(ctx context.Context, a *plan.Action) error {
 	if l.r.Loop().Iteration >= l.max {
 		return l.noProgress()
 	}
-	st := clone(l.r.State)
+	st := clone(l.r.State())
 	st["current_action"] = a.ID
 	l.r.SetState(st)
 	l.progress(func(lp *runstore.Loop) { lp.Iteration++; lp.CurrentAction = a.ID })
@@ -276,7 +268,7 @@ func (l *loop) action(ctx context.Context, a *plan.Action) error {
 	}
 	err := l.r.RunUnit(ctx, engine.UnitSpec{
 		Kind: runstore.KindAction, ID: a.ID, Title: a.Title,
-		Retries: retries, Backoff: backoff, Position: l.r.ActionBase + l.r.Loop().Iteration,
+		Retries: retries, Backoff: backoff, Position: l.r.ActionBase() + l.r.Loop().Iteration,
 		Execute: func(ctx context.Context) (err error) {
 			if t := a.Attrs.Timeout; t != nil {
 				var cancel context.CancelFunc
@@ -309,11 +301,7 @@ func (l *loop) execute(ctx context.Context, a *plan.Action) (map[string]any, err
 	if a.Execution.ToAgent() {
 		return l.ask(ctx, a, nil)
 	}
-	ar, ok := l.r.Script.(ActionRunner)
-	if !ok {
-		return nil, &engine.ActionError{Action: a.ID, Pos: a.Execution.Pos, Err: errors.New("the run's JS host cannot run actions")}
-	}
-	updates, err := ar.RunAction(ctx, a, l.r.State)
+	updates, err := l.r.RunAction(ctx, a)
 	if err != nil && l.r.TakesOverAction(ctx, a, err) {
 		// As for a step: native code that fails was guidance after all.
 		return l.ask(ctx, a, err)
@@ -325,7 +313,7 @@ func (l *loop) execute(ctx context.Context, a *plan.Action) (map[string]any, err
 // an agent-class action, or a native one whose code failed (failure).
 // Without an agent the run stops there, resumable.
 func (l *loop) ask(ctx context.Context, a *plan.Action, failure error) (map[string]any, error) {
-	if l.r.Agent == nil {
+	if !l.r.HasAgent() {
 		return nil, &engine.ActionError{Action: a.ID, Pos: a.Execution.Pos, Err: fmt.Errorf("the action goes to the agent (%s): %w", a.Execution.Class.Reason, agent.ErrNoAgent)}
 	}
 	reply, err := l.r.AskAction(ctx, a, failure)
@@ -344,12 +332,12 @@ func (l *loop) ask(ctx context.Context, a *plan.Action, failure error) (map[stri
 // result against the state schema and writes state.json once. A refused
 // update leaves state.json as it was.
 func (l *loop) apply(a *plan.Action, updates map[string]any) error {
-	next, err := script.ApplyUpdates(l.r.State, updates)
+	next, err := script.ApplyUpdates(l.r.State(), updates)
 	if err != nil {
 		return &engine.ActionError{Action: a.ID, Pos: resultPos(a), Err: err}
 	}
 	next["current_action"] = nil
-	if !appendsItself(l.r.State, next, a.ID) {
+	if !appendsItself(l.r.State(), next, a.ID) {
 		done, _ := next["completed_actions"].([]any)
 		next["completed_actions"] = append(slices.Clip(done), a.ID)
 	}
@@ -384,19 +372,19 @@ func resultPos(a *plan.Action) plan.Pos {
 // the state holds up to date; the next event records it.
 func (l *loop) progress(fn func(lp *runstore.Loop)) {
 	l.r.SetLoop(func(lp *runstore.Loop) {
-		done := completed(l.r.State)
+		done := completed(l.r.State())
 		lp.MaxIterations = l.max
 		lp.Completed = len(done)
 		if len(done) > 0 {
 			lp.LastAction = done[len(done)-1]
 		}
-		lp.ErrorCount = errorCount(l.r.State)
+		lp.ErrorCount = errorCount(l.r.State())
 		fn(lp)
 	})
 }
 
 func (l *loop) noProgress() error {
-	last := completed(l.r.State)
+	last := completed(l.r.State())
 	if len(last) > 6 {
 		last = last[len(last)-6:]
 	}
@@ -449,13 +437,13 @@ func (l *loop) unsetReads() string {
 // set it (so that it counts once, as that action's).
 func (l *loop) skillFailed() error {
 	err := ErrSkillFailed
-	list, _ := l.r.State["errors"].([]any)
+	list, _ := l.r.State()["errors"].([]any)
 	if len(list) > 0 {
 		if e, ok := list[len(list)-1].(map[string]any); ok {
 			err = fmt.Errorf("%w (last error, in %v: %v)", ErrSkillFailed, e["action"], e["message"])
 		}
 	}
-	if done := completed(l.r.State); len(done) > 0 {
+	if done := completed(l.r.State()); len(done) > 0 {
 		return &engine.ActionError{Action: done[len(done)-1], Err: err}
 	}
 	return err

@@ -12,7 +12,7 @@ import (
 	lifecycle "github.com/skillkit/skillkit/internal/run"
 
 	"github.com/skillkit/skillkit/internal/orchestrator"
-	"github.com/skillkit/skillkit/internal/runstore/fs"
+	"github.com/skillkit/skillkit/internal/runstore/fsstore"
 
 	"github.com/skillkit/skillkit/internal/engine"
 	"github.com/skillkit/skillkit/internal/runstore"
@@ -40,10 +40,10 @@ func TestSchemaRefusesUpdate(t *testing.T) {
 			return
 		}
 		switch e.To {
-		case string(engine.UnitExecuting):
-			before, _ = os.ReadFile(filepath.Join(o.WorkDir, fs.StateFile))
-		case string(engine.UnitError):
-			atRefusal, _ = os.ReadFile(filepath.Join(o.WorkDir, fs.StateFile))
+		case runstore.State(engine.UnitExecuting):
+			before, _ = os.ReadFile(filepath.Join(o.WorkDir, fsstore.StateFile))
+		case runstore.State(engine.UnitError):
+			atRefusal, _ = os.ReadFile(filepath.Join(o.WorkDir, fsstore.StateFile))
 		}
 	}
 	res, err := run(t, o)

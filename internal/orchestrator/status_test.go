@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	lifecycle "github.com/skillkit/skillkit/internal/run"
-	"github.com/skillkit/skillkit/internal/runstore/fs"
+	"github.com/skillkit/skillkit/internal/runstore/fsstore"
 
 	"github.com/skillkit/skillkit/internal/engine"
 	"github.com/skillkit/skillkit/internal/runstore"
@@ -30,7 +30,7 @@ func TestStatusShowsLoop(t *testing.T) {
 	defer cancel()
 	var out bytes.Buffer
 	o.Observe = func(e runstore.Event) {
-		if e.Action != "action-wait" || e.To != string(engine.UnitExecuting) {
+		if e.Action != "action-wait" || e.To != runstore.State(engine.UnitExecuting) {
 			return
 		}
 		sum, err := o.Store.Status("")
@@ -81,7 +81,7 @@ func TestActionLifecycleEvents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	events, err := fs.ReadEvents(res.Dir)
+	events, err := fsstore.New(fsstore.Options{}).Events(res.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func TestActionLifecycleEvents(t *testing.T) {
 		case e.Phase != "":
 			who = e.Phase
 		}
-		got = append(got, who+": "+e.From+" > "+e.To)
+		got = append(got, who+": "+string(e.From)+" > "+string(e.To))
 	}
 	want := []string{
 		"run:  > pending", "run: pending > validating", "run: validating > ready", "run: ready > running",
@@ -107,7 +107,7 @@ func TestActionLifecycleEvents(t *testing.T) {
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	metrics, _ := fs.ReadMetrics(res.Dir)
+	metrics, _ := fsstore.New(fsstore.Options{}).Metrics(res.Dir)
 	if len(metrics) != 2 || metrics[0].Kind != runstore.KindAction || metrics[0].Action != "action-a" || metrics[0].Outcome != "completed" {
 		t.Errorf("metrics = %+v", metrics)
 	}

@@ -6,7 +6,7 @@ import (
 
 	"github.com/skillkit/skillkit/internal/faultfs"
 	lifecycle "github.com/skillkit/skillkit/internal/run"
-	"github.com/skillkit/skillkit/internal/runstore/fs"
+	"github.com/skillkit/skillkit/internal/runstore/fsstore"
 )
 
 // An iteration of the loop costs one durable write: the action's completed
@@ -16,7 +16,7 @@ func TestOneSyncPerIteration(t *testing.T) {
 	const n = 200
 	o := noopOptions(t, n, true)
 	files := faultfs.Wrap(nil)
-	o.Store = fs.New(fs.Options{Base: t.TempDir(), Files: files})
+	o.Store = fsstore.New(fsstore.Options{Base: t.TempDir(), Files: files})
 	res, err := lifecycle.Run(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
@@ -24,12 +24,12 @@ func TestOneSyncPerIteration(t *testing.T) {
 	if got := len(completed(state(t, res.Dir))); got != n {
 		t.Fatalf("%d actions ran, want %d", got, n)
 	}
-	syncs := files.Syncs(fs.EventsFile)
+	syncs := files.Syncs(fsstore.EventsFile)
 	t.Logf("%d syncs of the log for %d iterations (%.3f per iteration)", syncs, n, float64(syncs)/n)
 	if per := float64(syncs) / n; per > 1.05 {
 		t.Errorf("%d syncs for %d iterations: %.3f per iteration, want at most 1.05", syncs, n, per)
 	}
-	for _, snap := range []string{fs.StateFile, fs.ProgressFile} {
+	for _, snap := range []string{fsstore.StateFile, fsstore.ProgressFile} {
 		if s := files.Syncs(snap); s != 0 {
 			t.Errorf("%s was synced %d times: snapshots are derived, not synced", snap, s)
 		}

@@ -66,7 +66,7 @@ func stateDiffs(events []runstore.Event) []unitDiff {
 		if !ok || !ended(e) {
 			continue
 		}
-		d := unitDiff{Unit: unit, Action: e.Action != "", Outcome: e.To, Changes: diff(start, state)}
+		d := unitDiff{Unit: unit, Action: e.Action != "", Outcome: string(e.To), Changes: diff(start, state)}
 		if e.Record != nil {
 			d.Position = e.Record.Step
 		}

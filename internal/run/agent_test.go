@@ -13,7 +13,7 @@ import (
 	"github.com/skillkit/skillkit/internal/agent"
 	"github.com/skillkit/skillkit/internal/run"
 	"github.com/skillkit/skillkit/internal/runstore"
-	"github.com/skillkit/skillkit/internal/runstore/fs"
+	"github.com/skillkit/skillkit/internal/runstore/fsstore"
 	"github.com/skillkit/skillkit/internal/testfs"
 	"github.com/skillkit/skillkit/parse"
 )
@@ -137,7 +137,7 @@ func TestAgentAdapters(t *testing.T) {
 				t.Fatal(err)
 			}
 			o := run.Options{
-				Skill: s, Store: fs.New(fs.Options{Base: t.TempDir(), NoSync: true}), Backoff: 1,
+				Skill: s, Store: fsstore.New(fsstore.Options{Base: t.TempDir(), NoSync: true}), Backoff: 1,
 				Agent: &agent.Agent{Command: tt.command, Timeout: 20 * time.Second}, Args: []string{"src/app", "deep mode"},
 			}
 			// The second call hangs: interrupt the run there, as Ctrl-C
@@ -250,7 +250,7 @@ func TestContextCommandsOnlyAtRunTime(t *testing.T) {
 		t.Fatal(err)
 	}
 	work := t.TempDir()
-	o := run.Options{Skill: s, Store: fs.New(fs.Options{Base: t.TempDir(), NoSync: true}), WorkDir: work, Args: []string{"x"}}
+	o := run.Options{Skill: s, Store: fsstore.New(fsstore.Options{Base: t.TempDir(), NoSync: true}), WorkDir: work, Args: []string{"x"}}
 	d, err := run.Plan(o)
 	if err != nil {
 		t.Fatal(err)
@@ -311,7 +311,7 @@ func TestAgentBudgets(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			o := run.Options{Skill: s, Store: fs.New(fs.Options{Base: t.TempDir(), NoSync: true}), Agent: &agent.Agent{Command: tt.command}, Args: []string{"x"}}
+			o := run.Options{Skill: s, Store: fsstore.New(fsstore.Options{Base: t.TempDir(), NoSync: true}), Agent: &agent.Agent{Command: tt.command}, Args: []string{"x"}}
 			tt.budget(&o, false)
 			res, err := run.Run(context.Background(), o)
 			if res == nil || res.State != runstore.RunInterrupted || !errors.Is(err, agent.ErrBudget) || !strings.Contains(err.Error(), tt.flag) {

@@ -17,7 +17,7 @@ import (
 	"github.com/skillkit/skillkit/internal/corpus"
 	lifecycle "github.com/skillkit/skillkit/internal/run"
 	"github.com/skillkit/skillkit/internal/runstore"
-	"github.com/skillkit/skillkit/internal/runstore/fs"
+	"github.com/skillkit/skillkit/internal/runstore/fsstore"
 	"github.com/skillkit/skillkit/internal/script"
 	"github.com/skillkit/skillkit/internal/testagent"
 	"github.com/skillkit/skillkit/parse"
@@ -112,7 +112,7 @@ func runScripted(t *testing.T, dir string) (*lifecycle.Result, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	return lifecycle.Run(ctx, lifecycle.Options{
-		Skill: s, Store: fs.New(fs.Options{Base: base, NoSync: true}), ProjectDir: base, Yes: true, Answers: script.Yes{},
+		Skill: s, Store: fsstore.New(fsstore.Options{Base: base, NoSync: true}), ProjectDir: base, Yes: true, Answers: script.Yes{},
 		Agent: &agent.Agent{Command: testagent.Command(), Timeout: time.Minute}, Backoff: time.Millisecond,
 	})
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/skillkit/skillkit/internal/agent"
 	"github.com/skillkit/skillkit/internal/corpus"
 	lifecycle "github.com/skillkit/skillkit/internal/run"
-	"github.com/skillkit/skillkit/internal/runstore/fs"
+	"github.com/skillkit/skillkit/internal/runstore/fsstore"
 	"github.com/skillkit/skillkit/internal/script"
 	"github.com/skillkit/skillkit/internal/testagent"
 	"github.com/skillkit/skillkit/parse"
@@ -60,7 +60,7 @@ func TestPromptEconomy(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
 		if _, err := lifecycle.Run(ctx, lifecycle.Options{
-			Skill: s, Store: fs.New(fs.Options{Base: base, NoSync: true}), ProjectDir: base, Yes: true, Answers: script.Yes{},
+			Skill: s, Store: fsstore.New(fsstore.Options{Base: base, NoSync: true}), ProjectDir: base, Yes: true, Answers: script.Yes{},
 			Agent: &agent.Agent{Command: command, Timeout: time.Minute}, Backoff: time.Millisecond,
 		}); err != nil {
 			t.Fatalf("%s: %v", command, err)

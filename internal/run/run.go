@@ -140,16 +140,16 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
+	skill := parts{phases: phases, hooks: hooks, worker: *w}
 	var l *lifecycle
 	if o.Resume != "" {
-		l, err = resume(o, phases)
+		l, err = resume(o, skill)
 	} else {
-		l, err = create(o, phases)
+		l, err = create(o, skill)
 	}
 	if err != nil {
 		return nil, err
 	}
-	l.eng.Hooks, l.eng.Worker = hooks, *w
 	return l.run(ctx, phases)
 }
 
@@ -185,8 +185,15 @@ type lifecycle struct {
 	eng *engine.Runner
 	// from is the run state the run is in when it starts running.
 	from runstore.RunState
+	parts
+}
+
+// parts are what a run takes from its skill before it starts.
+type parts struct {
 	// phases are what the phase strategy runs (phasesOf).
 	phases []*plan.Phase
+	hooks  engine.Hooks
+	worker plan.Worker
 }
 
 // create validates the skill and records a new run, claimed. A skill that
@@ -194,7 +201,7 @@ type lifecycle struct {
 // record, pending → validating → failed with the problems, so that status
 // and runs show why (the step-execution specification's Validating →
 // Failed); the error wraps ErrInvalid.
-func create(o Options, phases []*plan.Phase) (*lifecycle, error) {
+func create(o Options, skill parts) (*lifecycle, error) {
 	s := o.Skill
 	t0 := time.Now()
 	inputs, problems := s.CheckInputs(o.Inputs, o.Args)
@@ -208,7 +215,7 @@ func create(o Options, phases []*plan.Phase) (*lifecycle, error) {
 	t1 := time.Now()
 	start := runstore.Start{
 		RunID: runstore.NewID(t0), Skill: s.Name, SkillDir: absDir(s.Dir), SkillHash: s.Hash, Mode: string(s.Mode),
-		StartedAt: t0.UTC(), SkillVersion: skillVersion(s), TotalSteps: totalSteps(s), Phases: len(phases), Inputs: inputs,
+		StartedAt: t0.UTC(), SkillVersion: skillVersion(s), TotalSteps: totalSteps(s), Phases: len(skill.phases), Inputs: inputs,
 		Args: o.Args, SessionID: runstore.NewSessionID(),
 	}
 	rec, err := o.Store.Create(runstore.NewRun{Start: start, State: s.InitialState(t0), WorkDir: o.WorkDir}, o.Claim)
@@ -218,26 +225,26 @@ func create(o Options, phases []*plan.Phase) (*lifecycle, error) {
 		}
 		return nil, err
 	}
-	l := &lifecycle{o: o, rec: rec, from: runstore.RunReady, phases: phases}
+	l := &lifecycle{o: o, rec: rec, from: runstore.RunReady, parts: skill}
 	if err := l.newEngine(); err != nil {
 		rec.Close()
 		return nil, err
 	}
 	if o.Observe != nil {
 		// The store recorded the first transition as it made the record.
-		o.Observe(runstore.Event{Time: t0, Run: start.RunID, To: string(runstore.RunPending), Detail: s.Name})
+		o.Observe(runstore.Event{Time: t0, Run: start.RunID, To: runstore.State(runstore.RunPending), Detail: s.Name})
 	}
 	// These transitions happened before the record existed to hold them.
-	next := runstore.Event{Time: t1, From: string(runstore.RunValidating), To: string(runstore.RunReady)}
+	next := runstore.Event{Time: t1, From: runstore.State(runstore.RunValidating), To: runstore.State(runstore.RunReady)}
 	if invalid != nil {
-		st := maps.Clone(l.eng.State)
+		st := maps.Clone(l.eng.State())
 		st["status"] = "failed"
 		l.eng.SetState(st)
-		next.To, next.Detail = string(runstore.RunFailed), invalid.Error()
+		next.To, next.Detail = runstore.State(runstore.RunFailed), invalid.Error()
 		next.Error = &runstore.RunError{ID: string(runstore.RunValidating), Message: invalid.Error(),
 			Diagnostics: runstore.Diagnostics{Console: []string{}, Files: []string{}}}
 	}
-	for _, e := range []runstore.Event{{Time: t0, From: string(runstore.RunPending), To: string(runstore.RunValidating)}, next} {
+	for _, e := range []runstore.Event{{Time: t0, From: runstore.State(runstore.RunPending), To: runstore.State(runstore.RunValidating)}, next} {
 		commit := l.eng.Event
 		if e.Error != nil {
 			commit = l.eng.Commit
@@ -255,7 +262,7 @@ func create(o Options, phases []*plan.Phase) (*lifecycle, error) {
 }
 
 // resume claims an existing run of the skill.
-func resume(o Options, phases []*plan.Phase) (*lifecycle, error) {
+func resume(o Options, skill parts) (*lifecycle, error) {
 	if _, err := resumable(o); err != nil {
 		return nil, err
 	}
@@ -277,7 +284,7 @@ func resume(o Options, phases []*plan.Phase) (*lifecycle, error) {
 	if len(o.Args) > 0 && !slices.Equal(o.Args, p.Args) {
 		return fail(fmt.Errorf("resuming run %s: it runs with the arguments %q; a resume keeps them (pass none): %w", p.RunID, p.Args, ErrInvalid))
 	}
-	l := &lifecycle{o: o, rec: rec, from: p.RunState, phases: phases}
+	l := &lifecycle{o: o, rec: rec, from: p.RunState, parts: skill}
 	for _, n := range rec.Notes() {
 		l.printf("note: %s\n", n)
 	}
@@ -406,22 +413,23 @@ func (l *lifecycle) newEngine() error {
 	if err != nil {
 		return err
 	}
-	e = &engine.Runner{
-		Run: l.rec, Skill: l.o.Skill, Inputs: inputs, State: l.rec.State(), Script: host, Env: script.Env(hopts),
+	eo := engine.Options{
+		Run: l.rec, Skill: l.o.Skill, Inputs: inputs, Script: host, Env: script.Env(hopts),
 		Yes: l.o.Yes, Strict: l.o.Strict, Out: l.o.Out, Backoff: l.o.Backoff, Observe: l.o.Observe,
-		Vars: vars, ShellContext: !l.o.NoShellContext,
+		Vars: vars, ShellContext: !l.o.NoShellContext, Hooks: l.hooks, Worker: l.worker,
 	}
 	if l.o.Answers != nil {
-		e.Confirm = l.o.Answers
+		eo.Confirm = l.o.Answers
 	}
 	if ag != nil {
 		// The agent works in the run like a step: same folder, same SKILL_*.
 		a := *ag
 		a.Dir = l.rec.WorkDir()
-		a.Env = append(slices.Clone(e.Env), a.Env...)
-		e.Agent = &a
+		a.Env = append(slices.Clone(eo.Env), a.Env...)
+		eo.Agent = &a
 	}
-	e.Positions, e.ActionBase = positions(l.phases)
+	eo.Positions, eo.ActionBase = positions(l.phases)
+	e = engine.New(eo)
 	l.eng = e
 	return nil
 }
@@ -524,11 +532,9 @@ func agentLog(p *agent.Prompt) string {
 func (l *lifecycle) run(ctx context.Context, phases []*plan.Phase) (*Result, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	if g, ok := l.rec.(proc.Groups); ok {
-		// The record names the process groups of the run's commands,
-		// for a resume after a kill to end what they left running.
-		ctx = proc.WithGroups(ctx, g)
-	}
+	// The record names the process groups of the run's commands, for a
+	// resume after a kill to end what they left running.
+	ctx = proc.WithGroups(ctx, l.rec)
 	go func() {
 		select {
 		case <-l.rec.Lost():
@@ -537,10 +543,10 @@ func (l *lifecycle) run(ctx context.Context, phases []*plan.Phase) (*Result, err
 		}
 	}()
 	p := l.rec.Progress()
-	e := runstore.Event{From: string(l.from), To: string(runstore.RunRunning)}
+	e := runstore.Event{From: runstore.State(l.from), To: runstore.State(runstore.RunRunning)}
 	if l.from.Terminal() {
 		// A retry: the skill's status goes back to running, as the run's.
-		st := maps.Clone(l.eng.State)
+		st := maps.Clone(l.eng.State())
 		st["status"] = "running"
 		l.eng.SetState(st)
 	}
@@ -594,14 +600,14 @@ func (l *lifecycle) finish(ctx context.Context, start time.Time, err error) (*Re
 	}
 	if state.Terminal() {
 		// The base state knows completed and failed only: aborted is failed.
-		st := maps.Clone(l.eng.State)
+		st := maps.Clone(l.eng.State())
 		st["status"] = "failed"
 		if state == runstore.RunCompleted {
 			st["status"] = "completed"
 		}
 		l.eng.SetState(st)
 	}
-	e := runstore.Event{From: string(runstore.RunRunning), To: string(state), Detail: errText(err)}
+	e := runstore.Event{From: runstore.State(runstore.RunRunning), To: runstore.State(state), Detail: errText(err)}
 	if err != nil && state != runstore.RunInterrupted {
 		e.Error = runError(err, l.rec.Progress().CurrentStep)
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/skillkit/skillkit/internal/agent"
 	"github.com/skillkit/skillkit/internal/run"
 	"github.com/skillkit/skillkit/internal/runstore"
-	"github.com/skillkit/skillkit/internal/runstore/fs"
+	"github.com/skillkit/skillkit/internal/runstore/fsstore"
 	"github.com/skillkit/skillkit/internal/testfs"
 	"github.com/skillkit/skillkit/parse"
 )
@@ -40,7 +40,7 @@ func TestUnfiledActionGoesToTheAgent(t *testing.T) {
 	log := filepath.Join(t.TempDir(), "prompts")
 	base := t.TempDir()
 	res, err := run.Run(context.Background(), run.Options{
-		Skill: s, Store: fs.New(fs.Options{Base: base, NoSync: true}), ProjectDir: base,
+		Skill: s, Store: fsstore.New(fsstore.Options{Base: base, NoSync: true}), ProjectDir: base,
 		Agent: &agent.Agent{Command: "cat >> " + log + `; echo '{"stateUpdates": {}}'`, Timeout: time.Minute},
 	})
 	if err != nil {

@@ -337,9 +337,9 @@ func (p *Progress) Apply(e *Event) {
 		p.record(*r)
 		p.LastAction = fmt.Sprintf("%s %s: %s", r.ID, r.Title, r.Result)
 	}
-	switch {
-	case e.Step != "":
-	case e.Phase != "":
+	switch e.Level() {
+	case LevelStep:
+	case LevelPhase:
 		p.applyUnit(e.Phase, e)
 		if e.To == "completed" {
 			p.CompletedPhases = append(p.CompletedPhases, e.Phase)
@@ -348,14 +348,17 @@ func (p *Progress) Apply(e *Event) {
 				p.CurrentPhase, p.ChecklistStatus["evidence"] = PhaseSuccess, ChecklistCompleted
 			}
 		}
-	case e.Action != "":
+	case LevelAction:
 		p.applyUnit(p.Phase, e)
 		if e.To == "loading" && p.number(e.Action) > len(p.CompletedSteps) {
 			// A loop's steps are the actions it started; an action run
 			// again after failing is the step it was.
 			p.TotalSteps++
 		}
-	case isRunState(e.To):
+	default:
+		if !isRunState(string(e.To)) {
+			break
+		}
 		if p.RunState.Terminal() && !RunState(e.To).Terminal() {
 			// Retried: it has not finished after all.
 			p.CompletedAt, p.Error, p.CurrentPhase = nil, nil, PhaseExecute

@@ -71,3 +71,28 @@ func TestApplyFoldsARun(t *testing.T) {
 		t.Errorf("error %+v, loop %+v, last %q", p.Error, p.Loop, p.LastAction)
 	}
 }
+
+// A log line reads into typed states and writes back byte for byte, and
+// its level comes from the fields it names: old logs replay as they were.
+func TestEventBytesUnchanged(t *testing.T) {
+	for line, level := range map[string]Level{
+		`{"time":"2026-01-02T03:04:05Z","run":"r","phase":"01-a","step":"01-a#1","from":"pending","to":"executing"}`: LevelStep,
+		`{"time":"2026-01-02T03:04:05Z","run":"r","phase":"01-a","from":"loading","to":"executing"}`:                 LevelPhase,
+		`{"time":"2026-01-02T03:04:05Z","run":"r","action":"action-x","from":"","to":"loading"}`:                     LevelAction,
+		`{"time":"2026-01-02T03:04:05Z","run":"r","from":"running","to":"completed"}`:                                LevelRun,
+	} {
+		var e Event
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatal(err)
+		}
+		if data, _ := json.Marshal(e); string(data) != line {
+			t.Errorf("%s\nwrites back as\n%s", line, data)
+		}
+		if e.Level() != level {
+			t.Errorf("%s: level %d, want %d", line, e.Level(), level)
+		}
+	}
+	if RunState(State(RunCompleted)) != RunCompleted {
+		t.Error("a run state does not convert back")
+	}
+}

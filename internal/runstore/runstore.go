@@ -22,7 +22,7 @@ import (
 	"time"
 )
 
-// Store keeps the records of runs.
+// Store keeps the records of runs. NewStore makes one over a Backend.
 type Store interface {
 	// Create records a new run and claims it for this process.
 	Create(n NewRun, c ClaimOptions) (Run, error)
@@ -36,6 +36,11 @@ type Store interface {
 	Status(ref string) (*Summary, error)
 	// List returns every run, newest first.
 	List() ([]*Summary, error)
+	// Events reads the events of the run ref names, for the readers of
+	// its history (graph, skilltest, cassettes).
+	Events(ref string) ([]Event, error)
+	// Metrics reads the metrics of the run ref names (report).
+	Metrics(ref string) ([]Metric, error)
 }
 
 // Run is one claimed run record. Only one goroutine writes to it at a
@@ -77,6 +82,11 @@ type Run interface {
 	// Lost is closed when another process took the claim over (this one
 	// stalled past its timeout): the holder must stop writing.
 	Lost() <-chan struct{}
+	// Started and Ended record the process groups of the run's commands
+	// (proc.Groups), for a resume after a kill to end what they left
+	// running.
+	Started(pgid int)
+	Ended(pgid int)
 	// Close writes the snapshots, releases the claim and closes the record.
 	Close() error
 }
@@ -181,8 +191,8 @@ type Event struct {
 	Phase  string    `json:"phase,omitempty"`
 	Action string    `json:"action,omitempty"`
 	Step   string    `json:"step,omitempty"`
-	From   string    `json:"from"`
-	To     string    `json:"to"`
+	From   State     `json:"from"`
+	To     State     `json:"to"`
 	Detail string    `json:"detail,omitempty"`
 
 	// Start is the run's identity, on its first event only.
@@ -211,6 +221,13 @@ type Event struct {
 	// a step that ran JS: a resume in mid-phase gives it to the steps left.
 	Scope map[string]any `json:"scope,omitempty"`
 }
+
+// State is where the run, a phase, an action or a step is in its
+// lifecycle, as an event's From and To say: a RunState, or the engine's
+// unit and step states, each of which converts to it and back without
+// loss (they are strings of the lifecycle's names). Event.Level says
+// which lifecycle it is of.
+type State string
 
 // Mark is a checkpoint in the log: who took it, for whom.
 type Mark struct {

@@ -3,14 +3,13 @@ package sequential_test
 import (
 	"context"
 	"fmt"
+	"github.com/skillkit/skillkit/internal/runstore/fsstore"
 	"os"
 	"path/filepath"
 	"runtime"
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/skillkit/skillkit/internal/runstore/fs"
 
 	lifecycle "github.com/skillkit/skillkit/internal/run"
 
@@ -31,7 +30,7 @@ func BenchmarkSequential100Phases(b *testing.B) {
 	var total time.Duration
 	for i := 0; b.Loop(); i++ {
 		start := time.Now()
-		_, err := lifecycle.Run(context.Background(), lifecycle.Options{Skill: s, WorkDir: filepath.Join(base, fmt.Sprint(i)), Store: fs.New(fs.Options{Base: base, NoSync: os.Getenv("BENCH_NOSYNC") != ""})})
+		_, err := lifecycle.Run(context.Background(), lifecycle.Options{Skill: s, WorkDir: filepath.Join(base, fmt.Sprint(i)), Store: fsstore.New(fsstore.Options{Base: base, NoSync: os.Getenv("BENCH_NOSYNC") != ""})})
 		total += time.Since(start)
 		if err != nil {
 			b.Fatal(err)
@@ -83,13 +82,13 @@ func BenchmarkStepOutput(b *testing.B) {
 					}
 				}()
 				dir := filepath.Join(base, fmt.Sprint(i))
-				_, err := lifecycle.Run(context.Background(), lifecycle.Options{Skill: s, WorkDir: dir, Store: fs.New(fs.Options{Base: base, NoSync: true})})
+				_, err := lifecycle.Run(context.Background(), lifecycle.Options{Skill: s, WorkDir: dir, Store: fsstore.New(fsstore.Options{Base: base, NoSync: true})})
 				close(done)
 				if err != nil {
 					b.Fatal(err)
 				}
 				// The log holds all of it.
-				if st, err := os.Stat(filepath.Join(dir, fs.LogsDir, "01-p-1.log")); err != nil || st.Size() < size {
+				if st, err := os.Stat(filepath.Join(dir, fsstore.LogsDir, "01-p-1.log")); err != nil || st.Size() < size {
 					b.Fatalf("the step's log: %v, %v", st, err)
 				}
 				os.RemoveAll(dir)

@@ -19,7 +19,7 @@ import (
 	"github.com/skillkit/skillkit/internal/crashtest"
 	"github.com/skillkit/skillkit/internal/engine"
 	"github.com/skillkit/skillkit/internal/runstore"
-	"github.com/skillkit/skillkit/internal/runstore/fs"
+	"github.com/skillkit/skillkit/internal/runstore/fsstore"
 	"github.com/skillkit/skillkit/plan"
 )
 
@@ -62,8 +62,12 @@ func helperMain() int {
 		return time.Duration(n) * time.Millisecond
 	}
 	o.Claim = runstore.ClaimOptions{Heartbeat: ms("HELPER_HEARTBEAT_MS"), Timeout: ms("HELPER_TIMEOUT_MS")}
-	o.Store = fs.New(fs.Options{})
-	_, err := lifecycle.Run(context.Background(), o)
+	var err error
+	if o.Store, err = crashtest.StoreFromEnv(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 3
+	}
+	_, err = lifecycle.Run(context.Background(), o)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 	}
@@ -89,23 +93,28 @@ func helper(t *testing.T, skillDir, sleep string, env ...string) *exec.Cmd {
 // TestCrashResume kills a run with SIGKILL at 20 random moments. After each
 // kill state.json must be valid JSON, and a resume must complete the run:
 // every step that had completed ran exactly once, the one in flight at
-// most twice, none was lost. SKILLKIT_CRASH_SEED replays a seed.
+// most twice, none was lost. SKILLKIT_CRASH_SEED replays a seed. It runs
+// on every backend a killed process leaves its record in.
 func TestCrashResume(t *testing.T) {
 	if testing.Short() {
 		t.Skip("kills 20 child processes")
 	}
+	crashtest.Each(t, crashResume)
+}
+
+func crashResume(t *testing.T, b crashtest.Backend) {
 	k := crashtest.NewKiller(t)
 	skillDir := t.TempDir()
 	midRun, reran := 0, 0
 	for i := range 20 {
 		dir := filepath.Join(t.TempDir(), "run")
-		after := k.Kill(t, helper(t, skillDir, "0.01", "HELPER_WORKDIR="+dir), 0, 250*time.Millisecond)
+		after := k.Kill(t, helper(t, skillDir, "0.01", append(b.Env, "HELPER_WORKDIR="+dir)...), 0, 250*time.Millisecond)
 		what := fmt.Sprintf("kill %d after %v", i, after)
 
 		done := map[string]bool{}
-		if sum, err := store(".").Status(dir); err == nil {
+		if sum, err := b.Store.Status(dir); err == nil {
 			p := sum.Progress
-			data, err := os.ReadFile(filepath.Join(dir, fs.StateFile))
+			data, err := os.ReadFile(filepath.Join(dir, fsstore.StateFile))
 			if err != nil || !json.Valid(data) {
 				t.Fatalf("%s: state.json is not valid JSON (%v): %q", what, err, data)
 			}
@@ -116,10 +125,14 @@ func TestCrashResume(t *testing.T) {
 				midRun++
 			}
 		}
-		crashtest.Finish(t, what, dir,
-			func() *exec.Cmd { return helper(t, skillDir, "0.01", "HELPER_RESUME="+dir) },
-			func() *exec.Cmd { return helper(t, skillDir, "0.01", "HELPER_WORKDIR="+dir) })
-		final := progress(t, dir)
+		crashtest.Finish(t, what, dir, b.Store,
+			func() *exec.Cmd { return helper(t, skillDir, "0.01", append(b.Env, "HELPER_RESUME="+dir)...) },
+			func() *exec.Cmd { return helper(t, skillDir, "0.01", append(b.Env, "HELPER_WORKDIR="+dir)...) })
+		sum, err := b.Store.Status(dir)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		final := sum.Progress
 		if final.RunState != runstore.RunCompleted || len(final.CompletedSteps) != 10 {
 			t.Fatalf("%s: run ended %s with %d steps", what, final.RunState, len(final.CompletedSteps))
 		}

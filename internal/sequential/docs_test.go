@@ -3,14 +3,13 @@ package sequential_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/skillkit/skillkit/internal/runstore/fsstore"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/skillkit/skillkit/internal/runstore/fs"
 
 	lifecycle "github.com/skillkit/skillkit/internal/run"
 
@@ -123,7 +122,7 @@ func TestRuntimeDocExamples(t *testing.T) {
 // what store writes for the same holder.
 func claimExample(t *testing.T, doc string) {
 	started := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	info := fs.ClaimInfo{PID: 4242, Host: "build-7", Started: started, Heartbeat: started.Add(10 * time.Second),
+	info := fsstore.ClaimInfo{PID: 4242, Host: "build-7", Started: started, Heartbeat: started.Add(10 * time.Second),
 		TimeoutMS: runstore.DefaultClaimTimeout.Milliseconds(), Token: "5f1c0e2a9b7d3c48"}
 	data, _ := json.MarshalIndent(info, "", "  ")
 	if want := docBlock(t, doc, "refreshes every 2 seconds."); string(data) != want {

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	skfs "github.com/skillkit/skillkit/internal/runstore/fs"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -54,6 +53,8 @@ func TestDryRunWritesNothing(t *testing.T) {
 		phase("02-y.md", proseStep("summarize", "Summarize count.txt.")))
 	s.Phases[0].Outputs = []*plan.Output{{File: "count.txt", Format: "text"}}
 	o := opts(t, s)
+	root := t.TempDir()
+	o.Store = store(root)
 	o.Inputs = map[string]string{"go": "yes"}
 	// A first, interrupted run: the dry run of its resume reads it.
 	res, err := lifecycle.Run(context.Background(), o)
@@ -61,7 +62,6 @@ func TestDryRunWritesNothing(t *testing.T) {
 		t.Fatalf("first run: %v", err)
 	}
 
-	root := filepath.Dir(filepath.Dir(o.Store.(*skfs.Store).Root()))
 	before := snapshot(t, root)
 	for _, resume := range []string{"", res.ID} {
 		o.Resume = resume

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	lifecycle "github.com/skillkit/skillkit/internal/run"
-	"github.com/skillkit/skillkit/internal/runstore/fs"
+	"github.com/skillkit/skillkit/internal/runstore/fsstore"
 
 	"github.com/skillkit/skillkit/internal/corpus"
 	"github.com/skillkit/skillkit/internal/testfs"
@@ -85,7 +85,7 @@ func TestCorpusDryRun(t *testing.T) {
 		n++
 	}
 	t.Logf("planned %d sequential corpus skills", n)
-	if _, err := os.Stat(fs.RunsRoot(".")); err == nil {
+	if _, err := os.Stat(fsstore.RunsRoot(".")); err == nil {
 		t.Error("the dry runs made a runs folder")
 	}
 }

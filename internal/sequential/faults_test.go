@@ -19,7 +19,7 @@ import (
 
 	"github.com/skillkit/skillkit/internal/engine"
 	"github.com/skillkit/skillkit/internal/runstore"
-	"github.com/skillkit/skillkit/internal/runstore/fs"
+	"github.com/skillkit/skillkit/internal/runstore/fsstore"
 	"github.com/skillkit/skillkit/internal/script"
 	"github.com/skillkit/skillkit/plan"
 )
@@ -44,7 +44,7 @@ func TestDiskFullThenResume(t *testing.T) {
 				// One write of the record, not of the claim: a
 				// claim refresh that fails is retried, and the
 				// record's write is what is under test.
-				if once && (failed.Load() > 0 || filepath.Base(path) == fs.ClaimFile) {
+				if once && (failed.Load() > 0 || filepath.Base(path) == fsstore.ClaimFile) {
 					return nil
 				}
 				log, _ := os.ReadFile(filepath.Join(dir, "steps.log"))
@@ -54,7 +54,7 @@ func TestDiskFullThenResume(t *testing.T) {
 				failed.Add(1)
 				return syscall.ENOSPC
 			})
-			o := lifecycle.Options{Skill: skill, WorkDir: dir, Store: fs.New(fs.Options{NoSync: true, Files: files}), Backoff: 1}
+			o := lifecycle.Options{Skill: skill, WorkDir: dir, Store: fsstore.New(fsstore.Options{NoSync: true, Files: files}), Backoff: 1}
 			_, err := lifecycle.Run(context.Background(), o)
 			files.Fault = nil
 			if !errors.Is(err, syscall.ENOSPC) || !errors.Is(err, runstore.ErrWrite) {
@@ -64,7 +64,7 @@ func TestDiskFullThenResume(t *testing.T) {
 			if p.RunState.Terminal() {
 				t.Fatalf("run state %s after a full disk: want it resumable", p.RunState)
 			}
-			if data, err := os.ReadFile(filepath.Join(dir, fs.StateFile)); err != nil || !json.Valid(data) {
+			if data, err := os.ReadFile(filepath.Join(dir, fsstore.StateFile)); err != nil || !json.Valid(data) {
 				t.Fatalf("state.json after a full disk is not valid JSON: %v %q", err, data)
 			}
 			done := map[string]bool{}
@@ -144,7 +144,7 @@ func TestResumeTakesOverDeadClaim(t *testing.T) {
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
 	var held struct{ PID int }
-	data, err := os.ReadFile(filepath.Join(dir, fs.ClaimFile))
+	data, err := os.ReadFile(filepath.Join(dir, fsstore.ClaimFile))
 	if err == nil {
 		err = json.Unmarshal(data, &held)
 	}
@@ -185,7 +185,7 @@ func TestJSHeapBudgetFailsTheRun(t *testing.T) {
 	if p := progress(t, res.Dir); p.RunState != runstore.RunFailed {
 		t.Errorf("run ended %s, want failed", p.RunState)
 	}
-	if _, err := os.Stat(filepath.Join(res.Dir, fs.ClaimFile)); !errors.Is(err, iofs.ErrNotExist) {
+	if _, err := os.Stat(filepath.Join(res.Dir, fsstore.ClaimFile)); !errors.Is(err, iofs.ErrNotExist) {
 		t.Errorf("claim.json left behind: %v", err)
 	}
 }

@@ -12,7 +12,7 @@ import (
 
 	"github.com/skillkit/skillkit/internal/agent"
 	"github.com/skillkit/skillkit/internal/runstore"
-	"github.com/skillkit/skillkit/internal/runstore/fs"
+	"github.com/skillkit/skillkit/internal/runstore/fsstore"
 	"github.com/skillkit/skillkit/internal/script"
 	"github.com/skillkit/skillkit/plan"
 )
@@ -70,7 +70,7 @@ func opts(t testing.TB, s *plan.Skill) lifecycle.Options {
 }
 
 // store is the filesystem store under base, without fsyncs.
-func store(base string) *fs.Store { return fs.New(fs.Options{Base: base, NoSync: true}) }
+func store(base string) runstore.Store { return fsstore.New(fsstore.Options{Base: base, NoSync: true}) }
 
 // progress reads the progress of the run in dir from its record.
 func progress(t testing.TB, dir string) *runstore.Progress {
@@ -84,7 +84,7 @@ func progress(t testing.TB, dir string) *runstore.Progress {
 
 // readState reads the state.json snapshot of the run in dir.
 func readState(dir string) (map[string]any, error) {
-	data, err := os.ReadFile(filepath.Join(dir, fs.StateFile))
+	data, err := os.ReadFile(filepath.Join(dir, fsstore.StateFile))
 	if err != nil {
 		return nil, err
 	}

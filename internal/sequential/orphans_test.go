@@ -16,7 +16,7 @@ import (
 	"github.com/skillkit/skillkit/internal/crashtest"
 	"github.com/skillkit/skillkit/internal/proc"
 	"github.com/skillkit/skillkit/internal/runstore"
-	"github.com/skillkit/skillkit/internal/runstore/fs"
+	"github.com/skillkit/skillkit/internal/runstore/fsstore"
 )
 
 // orphanStep is shell text that leaves a background child behind and
@@ -62,23 +62,27 @@ func TestKilledRunnerLeavesNoOrphans(t *testing.T) {
 	if testing.Short() {
 		t.Skip("kills child processes")
 	}
+	crashtest.Each(t, killedRunnerLeavesNoOrphans)
+}
+
+func killedRunnerLeavesNoOrphans(t *testing.T, b crashtest.Backend) {
 	k := crashtest.NewKiller(t)
 	skillDir := t.TempDir()
 	const kills = 8
 	orphaned, left := 0, 0
 	for i := range kills {
 		dir := filepath.Join(t.TempDir(), "run")
-		after := k.Kill(t, helper(t, skillDir, "0.05", "HELPER_WORKDIR="+dir, "HELPER_EXTRA="+orphanStep), 50*time.Millisecond, 300*time.Millisecond)
+		after := k.Kill(t, helper(t, skillDir, "0.05", append(b.Env, "HELPER_WORKDIR="+dir, "HELPER_EXTRA="+orphanStep)...), 50*time.Millisecond, 300*time.Millisecond)
 		what := "kill " + strconv.Itoa(i) + " after " + after.String()
 		if n, _ := alivePIDs(t, dir); n > 0 {
 			orphaned++
 		}
-		crashtest.Finish(t, what, dir,
+		crashtest.Finish(t, what, dir, b.Store,
 			func() *exec.Cmd {
-				return helper(t, skillDir, "0.05", "HELPER_RESUME="+dir, "HELPER_EXTRA="+orphanStep)
+				return helper(t, skillDir, "0.05", append(b.Env, "HELPER_RESUME="+dir, "HELPER_EXTRA="+orphanStep)...)
 			},
 			func() *exec.Cmd {
-				return helper(t, skillDir, "0.05", "HELPER_WORKDIR="+dir, "HELPER_EXTRA="+orphanStep)
+				return helper(t, skillDir, "0.05", append(b.Env, "HELPER_WORKDIR="+dir, "HELPER_EXTRA="+orphanStep)...)
 			})
 		if n := waitOrphans(t, dir); n > 0 {
 			left += n
@@ -110,7 +114,7 @@ func TestClaimDeletedUnderLiveRun(t *testing.T) {
 			t.Fatal(err)
 		}
 		waitFor(t, filepath.Join(dir, "steps.log"))
-		if err := os.Remove(filepath.Join(dir, fs.ClaimFile)); err != nil {
+		if err := os.Remove(filepath.Join(dir, fsstore.ClaimFile)); err != nil {
 			t.Fatal(err)
 		}
 		// Right away, before the holder noticed, or after it did.
@@ -121,7 +125,7 @@ func TestClaimDeletedUnderLiveRun(t *testing.T) {
 		err1 := first.Wait()
 		t.Logf("case %d: holder: %v %s; second: %v %s", i, err1, &out1, err2, &out2)
 		if p := progress(t, dir); p.RunState != runstore.RunCompleted {
-			crashtest.Finish(t, "after the claim was deleted", dir,
+			crashtest.Finish(t, "after the claim was deleted", dir, store("."),
 				func() *exec.Cmd { return helper(t, skillDir, "0.1", "HELPER_RESUME="+dir) }, nil)
 		}
 		final := progress(t, dir)
@@ -160,7 +164,7 @@ func TestFrozenHolderStopsBeforeWriting(t *testing.T) {
 	if out, err := helper(t, skillDir, "0.05", append(claim, "HELPER_RESUME="+dir)...).CombinedOutput(); err != nil {
 		t.Fatalf("taking over from a frozen holder: %v\n%s", err, out)
 	}
-	log := filepath.Join(dir, fs.EventsFile)
+	log := filepath.Join(dir, fsstore.EventsFile)
 	before, _ := os.ReadFile(log)
 	first.Process.Signal(syscall.SIGCONT)
 	if err := first.Wait(); err == nil {

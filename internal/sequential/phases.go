@@ -8,7 +8,6 @@ package sequential
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/skillkit/skillkit/internal/engine"
 	"github.com/skillkit/skillkit/internal/runstore"
@@ -27,7 +26,7 @@ type Loop func(ctx context.Context, r *engine.Runner, ph *plan.Phase) error
 func Run(ctx context.Context, r *engine.Runner, phases []*plan.Phase, loop Loop) error {
 	// What the run had done when this process took it over; what it does
 	// from here on it never revisits.
-	p := r.Run.Progress()
+	p := r.Record().Progress()
 	done := map[string]bool{}
 	for _, s := range p.CompletedSteps {
 		if s.Done() {
@@ -51,9 +50,7 @@ func phase(ctx context.Context, r *engine.Runner, i, n int, ph *plan.Phase, loop
 	if done[id] {
 		return nil
 	}
-	if r.Out != nil {
-		fmt.Fprintf(r.Out, "phase %d/%d %s: %s\n", i+1, n, id, ph.Title)
-	}
+	r.Printf("phase %d/%d %s: %s\n", i+1, n, id, ph.Title)
 	execute := func(ctx context.Context) error {
 		for j, st := range ph.Steps {
 			sid := engine.StepID(id, j)
@@ -73,10 +70,10 @@ func phase(ctx context.Context, r *engine.Runner, i, n int, ph *plan.Phase, loop
 		Kind: runstore.KindPhase, ID: id, Title: ph.Title,
 		// A phase is retried as worker.yaml's max_retries says; its steps
 		// have retry policies of their own.
-		Retries: r.Worker.MaxRetries,
+		Retries: r.MaxRetries(),
 		Execute: execute,
 		Verify: func(ctx context.Context) error {
-			err := verifyOutputs(id, r.Run.WorkDir(), r.Skill.Dir, ph.Outputs)
+			err := verifyOutputs(id, r.Record().WorkDir(), r.Skill().Dir, ph.Outputs)
 			if err == nil || !r.AsksForOutputs() {
 				return err
 			}
@@ -85,7 +82,7 @@ func phase(ctx context.Context, r *engine.Runner, i, n int, ph *plan.Phase, loop
 			if aerr := r.AskOutputs(ctx, ph, err); aerr != nil {
 				return errors.Join(err, aerr)
 			}
-			return verifyOutputs(id, r.Run.WorkDir(), r.Skill.Dir, ph.Outputs)
+			return verifyOutputs(id, r.Record().WorkDir(), r.Skill().Dir, ph.Outputs)
 		},
 	})
 }

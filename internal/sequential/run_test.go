@@ -17,7 +17,7 @@ import (
 
 	"github.com/skillkit/skillkit/internal/agent"
 	"github.com/skillkit/skillkit/internal/runstore"
-	"github.com/skillkit/skillkit/internal/runstore/fs"
+	"github.com/skillkit/skillkit/internal/runstore/fsstore"
 	"github.com/skillkit/skillkit/internal/testfs"
 	"github.com/skillkit/skillkit/plan"
 )
@@ -213,7 +213,7 @@ func TestLifecycleEvents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	events, err := fs.ReadEvents(res.Dir)
+	events, err := fsstore.New(fsstore.Options{}).Events(res.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +229,7 @@ func TestLifecycleEvents(t *testing.T) {
 		case e.Phase != "":
 			who = e.Phase
 		}
-		got = append(got, who+": "+e.From+" > "+e.To)
+		got = append(got, who+": "+string(e.From)+" > "+string(e.To))
 		if e.Run != res.ID {
 			t.Errorf("event %+v names run %q", e, e.Run)
 		}
@@ -245,7 +245,7 @@ func TestLifecycleEvents(t *testing.T) {
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	metrics, _ := fs.ReadMetrics(res.Dir)
+	metrics, _ := fsstore.New(fsstore.Options{}).Metrics(res.Dir)
 	if len(metrics) != 3 || metrics[2].Kind != runstore.KindPhase || metrics[2].Outcome != "completed" || metrics[0].Attempts != 1 {
 		t.Errorf("metrics = %+v, want two steps and a phase", metrics)
 	}
@@ -303,6 +303,8 @@ func TestBadHooksAreInvalid(t *testing.T) {
 func TestValidationFailureIsRecorded(t *testing.T) {
 	s := newSkill(t, phase("01-x.md", bashStep("a", "echo a > out.txt")))
 	o := opts(t, s)
+	base := t.TempDir()
+	o.Store = store(base)
 	o.Validate = func(*plan.Skill) error { return errors.New("phases/01-x.md:1:1: error: no title [layout-title]") }
 	_, err := lifecycle.Run(context.Background(), o)
 	if !errors.Is(err, lifecycle.ErrInvalid) {
@@ -317,12 +319,12 @@ func TestValidationFailureIsRecorded(t *testing.T) {
 		t.Error("a step ran for a skill that does not validate")
 	}
 	var path []string
-	for _, line := range strings.Split(strings.TrimSpace(testfs.ReadFile(t, filepath.Join(dir, fs.EventsFile))), "\n") {
+	for _, line := range strings.Split(strings.TrimSpace(testfs.ReadFile(t, filepath.Join(dir, fsstore.EventsFile))), "\n") {
 		var e runstore.Event
 		if err := json.Unmarshal([]byte(line), &e); err != nil {
 			t.Fatal(err)
 		}
-		path = append(path, e.To)
+		path = append(path, string(e.To))
 	}
 	if got := strings.Join(path, " "); got != "pending validating failed" {
 		t.Errorf("run states %q, want pending validating failed", got)
@@ -414,7 +416,7 @@ func TestCancelLeavesRunResumable(t *testing.T) {
 	if !errors.Is(err, context.Canceled) || res.State != runstore.RunInterrupted {
 		t.Fatalf("after cancel: %v, state %s", err, res.State)
 	}
-	if _, err := os.Stat(filepath.Join(res.Dir, fs.ClaimFile)); err == nil {
+	if _, err := os.Stat(filepath.Join(res.Dir, fsstore.ClaimFile)); err == nil {
 		t.Error("an interrupted run kept its claim")
 	}
 	s.Phases[0].Steps[1] = bashStep("slow", "echo slow >> out.txt")

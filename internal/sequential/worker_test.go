@@ -10,7 +10,7 @@ import (
 
 	lifecycle "github.com/skillkit/skillkit/internal/run"
 	"github.com/skillkit/skillkit/internal/runstore"
-	"github.com/skillkit/skillkit/internal/runstore/fs"
+	"github.com/skillkit/skillkit/internal/runstore/fsstore"
 	"github.com/skillkit/skillkit/internal/testfs"
 )
 
@@ -46,13 +46,13 @@ state_machine:
 
 	var path []string
 	var workers []runstore.Worker
-	for _, line := range strings.Split(strings.TrimSpace(testfs.ReadFile(t, filepath.Join(res.Dir, fs.EventsFile))), "\n") {
+	for _, line := range strings.Split(strings.TrimSpace(testfs.ReadFile(t, filepath.Join(res.Dir, fsstore.EventsFile))), "\n") {
 		var e runstore.Event
 		if err := json.Unmarshal([]byte(line), &e); err != nil {
 			t.Fatal(err)
 		}
 		if e.Phase != "" && e.Step == "" {
-			path = append(path, e.To)
+			path = append(path, string(e.To))
 		}
 		if e.Checkpoint != nil {
 			workers = append(workers, e.Checkpoint.Worker)
@@ -91,7 +91,7 @@ func TestWorkerYAMLDefaults(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(res.Dir, "hooks.log")); err == nil {
 				t.Error("a disabled state machine's on_error command ran")
 			}
-			events := testfs.ReadFile(t, filepath.Join(res.Dir, fs.EventsFile))
+			events := testfs.ReadFile(t, filepath.Join(res.Dir, fsstore.EventsFile))
 			if strings.Contains(events, `"to":"retrying"`) {
 				t.Error("the phase was retried")
 			}
@@ -115,7 +115,7 @@ func TestWorkerGivesUpCompletedWithError(t *testing.T) {
 	}
 	var workers []runstore.Worker
 	var last string
-	for _, line := range strings.Split(strings.TrimSpace(testfs.ReadFile(t, filepath.Join(res.Dir, fs.EventsFile))), "\n") {
+	for _, line := range strings.Split(strings.TrimSpace(testfs.ReadFile(t, filepath.Join(res.Dir, fsstore.EventsFile))), "\n") {
 		var e runstore.Event
 		if err := json.Unmarshal([]byte(line), &e); err != nil {
 			t.Fatal(err)
@@ -124,7 +124,7 @@ func TestWorkerGivesUpCompletedWithError(t *testing.T) {
 			workers = append(workers, e.Checkpoint.Worker)
 		}
 		if e.Phase == "01-x" && e.Step == "" {
-			last = e.To
+			last = string(e.To)
 		}
 	}
 	if len(workers) != 2 {

@@ -1,7 +1,6 @@
 package skilltest
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -23,7 +22,7 @@ import (
 	"github.com/skillkit/skillkit/internal/engine"
 	"github.com/skillkit/skillkit/internal/run"
 	"github.com/skillkit/skillkit/internal/runstore"
-	rfs "github.com/skillkit/skillkit/internal/runstore/fs"
+	"github.com/skillkit/skillkit/internal/runstore/fsstore"
 	"github.com/skillkit/skillkit/internal/script"
 	"github.com/skillkit/skillkit/internal/stateschema"
 	"github.com/skillkit/skillkit/plan"
@@ -101,8 +100,9 @@ func runIn(ctx context.Context, s *plan.Skill, c *Case, o Options, tmp string) *
 		}
 		return res
 	}
+	store := fsstore.New(fsstore.Options{Base: tmp, NoSync: true})
 	opts := run.Options{
-		Skill: s, Store: rfs.New(rfs.Options{Base: tmp, NoSync: true}), WorkDir: work, Inputs: c.Inputs, Args: c.Args,
+		Skill: s, Store: store, WorkDir: work, Inputs: c.Inputs, Args: c.Args,
 		ProjectDir: work, Agent: tape.agent, Yes: c.Yes, Backoff: retryWait,
 	}
 	if opts.Answers, err = c.answers(tmp); err != nil {
@@ -128,7 +128,7 @@ func runIn(ctx context.Context, s *plan.Skill, c *Case, o Options, tmp string) *
 		res.fail("the run did not start: %v", runErr)
 		return res
 	}
-	c.expect(ctx, s, o, res, runErr, out, tape.calls())
+	c.expect(ctx, s, o, res, runErr, out, store, tape.calls())
 	return res
 }
 
@@ -328,7 +328,7 @@ func cassetteChanges(old *cassette.Cassette, next, skill string) []string {
 }
 
 // expect checks what the run left against the case's expectations.
-func (c *Case) expect(ctx context.Context, s *plan.Skill, o Options, res *Result, runErr error, out *run.Result, calls int) {
+func (c *Case) expect(ctx context.Context, s *plan.Skill, o Options, res *Result, runErr error, out *run.Result, store runstore.Store, calls int) {
 	e := c.Expect
 	if e.Status != "" && string(out.State) != e.Status {
 		res.fail("status: the run ended %s, want %s%s", out.State, e.Status, because(runErr))
@@ -364,7 +364,7 @@ func (c *Case) expect(ctx context.Context, s *plan.Skill, o Options, res *Result
 		}
 	}
 	c.expectFiles(s, o, res, out.WorkDir)
-	c.expectEvents(res, out.WorkDir)
+	c.expectEvents(res, store, out.Dir)
 }
 
 // because is ": <why>" for a run that returned an error.
@@ -376,7 +376,7 @@ func because(err error) string {
 }
 
 func readState(work string) (map[string]any, error) {
-	data, err := os.ReadFile(filepath.Join(work, rfs.StateFile))
+	data, err := os.ReadFile(filepath.Join(work, runstore.StateFile))
 	if err != nil {
 		return nil, fmt.Errorf("reading the final state: %w", err)
 	}
@@ -509,18 +509,18 @@ func satisfies(schemaFile string, data []byte) error {
 	return nil
 }
 
-// expectEvents checks the run's event log.
-func (c *Case) expectEvents(res *Result, work string) {
+// expectEvents checks the event log of the run ref names in store.
+func (c *Case) expectEvents(res *Result, store runstore.Store, ref string) {
 	ev := c.Expect.Events
 	if len(ev.Skipped) == 0 && len(ev.Retried) == 0 && len(ev.ActionRuns) == 0 {
 		return
 	}
-	events, err := ReadEvents(work)
+	events, err := store.Events(ref)
 	if err != nil {
 		res.fail("%v", err)
 		return
 	}
-	has := func(id string, to string) bool {
+	has := func(id string, to runstore.State) bool {
 		for _, e := range events {
 			if (e.Step == id || e.Action == id && e.Step == "") && e.To == to {
 				return true
@@ -529,19 +529,19 @@ func (c *Case) expectEvents(res *Result, work string) {
 		return false
 	}
 	for _, id := range ev.Skipped {
-		if !has(id, string(engine.StepSkipped)) {
+		if !has(id, runstore.State(engine.StepSkipped)) {
 			res.fail("events.skipped: %s was not skipped", id)
 		}
 	}
 	for _, id := range ev.Retried {
-		if !has(id, string(engine.StepRetrying)) {
+		if !has(id, runstore.State(engine.StepRetrying)) {
 			res.fail("events.retried: %s was not retried", id)
 		}
 	}
 	for _, id := range sortedKeys(ev.ActionRuns) {
 		n := 0
 		for _, e := range events {
-			if e.Action == id && e.Step == "" && e.To == string(engine.UnitLoading) {
+			if e.Action == id && e.Step == "" && e.To == runstore.State(engine.UnitLoading) {
 				n++
 			}
 		}
@@ -549,24 +549,4 @@ func (c *Case) expectEvents(res *Result, work string) {
 			res.fail("events.actionRuns.%s: ran %d time(s), want %d", id, n, ev.ActionRuns[id])
 		}
 	}
-}
-
-// ReadEvents reads a run's events.jsonl.
-func ReadEvents(work string) ([]runstore.Event, error) {
-	f, err := os.Open(filepath.Join(work, rfs.EventsFile))
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var out []runstore.Event
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	for sc.Scan() {
-		var e runstore.Event
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			return nil, fmt.Errorf("reading %s: %w", rfs.EventsFile, err)
-		}
-		out = append(out, e)
-	}
-	return out, sc.Err()
 }

@@ -14,7 +14,7 @@ import (
 	"github.com/skillkit/skillkit/internal/agent"
 	"github.com/skillkit/skillkit/internal/cassette"
 	"github.com/skillkit/skillkit/internal/run"
-	rfs "github.com/skillkit/skillkit/internal/runstore/fs"
+	"github.com/skillkit/skillkit/internal/runstore/fsstore"
 	"github.com/skillkit/skillkit/parse"
 	"github.com/skillkit/skillkit/plan"
 )
@@ -49,7 +49,7 @@ func recorded(t *testing.T, s *plan.Skill, command, cassetteFile, tmp string, in
 	}
 	work := filepath.Join(tmp, "work")
 	res, err := run.Run(context.Background(), run.Options{
-		Skill: s, Store: rfs.New(rfs.Options{Base: tmp, NoSync: true}), WorkDir: work, Inputs: inputs, Args: args,
+		Skill: s, Store: fsstore.New(fsstore.Options{Base: tmp, NoSync: true}), WorkDir: work, Inputs: inputs, Args: args,
 		ProjectDir: work, Agent: a, Backoff: retryWait,
 	})
 	if err != nil {
@@ -76,7 +76,7 @@ func normal(text, work string) string {
 // work dir.
 func trace(t *testing.T, work string) (state string, files map[string]string, events []string) {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(work, rfs.StateFile))
+	data, err := os.ReadFile(filepath.Join(work, fsstore.StateFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func trace(t *testing.T, work string) (state string, files map[string]string, ev
 		}
 		files[path] = cassette.HashBytes([]byte(normal(string(data), work)))
 	}
-	evs, err := ReadEvents(work)
+	evs, err := fsstore.New(fsstore.Options{}).Events(work)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,13 +21,13 @@ import (
 	"github.com/skillkit/skillkit/internal/engine"
 	"github.com/skillkit/skillkit/internal/run"
 	"github.com/skillkit/skillkit/internal/runstore"
-	skillsql "github.com/skillkit/skillkit/internal/runstore/sql"
+	"github.com/skillkit/skillkit/internal/runstore/sqlstore"
 	"github.com/skillkit/skillkit/plan"
 )
 
 // Options configure a worker.
 type Options struct {
-	DB *skillsql.DB
+	DB *sqlstore.DB
 	// Name names the worker in the tasks it holds; several workers may
 	// share none, so the default adds the pid and host.
 	Name string
@@ -115,7 +115,7 @@ func (w *worker) slot(ctx context.Context) error {
 // task is one claimed task being worked.
 type task struct {
 	w *worker
-	*skillsql.Task
+	*sqlstore.Task
 	// session names this hold of the task, for the fallback row.
 	session string
 	// rec is the run's record once open.
@@ -124,15 +124,15 @@ type task struct {
 
 // work runs a task claimed from from to a state where its worker leaves
 // it: complete, exited, or handed back (fix_proposed by the conductor).
-func (w *worker) work(ctx context.Context, t *skillsql.Task, from skillsql.TaskState) error {
+func (w *worker) work(ctx context.Context, t *sqlstore.Task, from sqlstore.TaskState) error {
 	var b [4]byte
 	rand.Read(b[:])
 	k := &task{w: w, Task: t, session: w.o.Name + "-" + hex.EncodeToString(b[:])}
 	for {
-		if from == skillsql.ExitRequested {
+		if from == sqlstore.ExitRequested {
 			return k.exit(ctx)
 		}
-		if from == skillsql.FixProposed && t.Message != "" {
+		if from == sqlstore.FixProposed && t.Message != "" {
 			k.tell(ctx, "The conductor proposes a fix", t.Message)
 		}
 		st, msg, err := k.run(ctx)
@@ -140,11 +140,11 @@ func (w *worker) work(ctx context.Context, t *skillsql.Task, from skillsql.TaskS
 			return err
 		}
 		// The run failed: error, and wait for the conductor.
-		if err := k.move(ctx, skillsql.Working, skillsql.Error, msg); err != nil {
+		if err := k.move(ctx, sqlstore.Working, sqlstore.Error, msg); err != nil {
 			return err
 		}
 		w.printf("%s: error: %s\n", t.ID, msg)
-		nt, err := w.o.DB.Wait(ctx, t.ID, w.o.Name, skillsql.Error, w.o.Poll)
+		nt, err := w.o.DB.Wait(ctx, t.ID, w.o.Name, sqlstore.Error, w.o.Poll)
 		if err != nil {
 			return err
 		}
@@ -157,10 +157,10 @@ func (w *worker) work(ctx context.Context, t *skillsql.Task, from skillsql.TaskS
 // run runs or resumes the task's run. It returns the empty state when the
 // task reached a state its worker leaves it in, or Error with why the run
 // failed.
-func (k *task) run(ctx context.Context) (skillsql.TaskState, string, error) {
+func (k *task) run(ctx context.Context) (sqlstore.TaskState, string, error) {
 	s, err := k.w.o.Load(k.Skill)
 	if err != nil {
-		return skillsql.Error, err.Error(), nil
+		return sqlstore.Error, err.Error(), nil
 	}
 	o := k.w.o.Run
 	o.Skill, o.Inputs, o.Args = s, k.Inputs, k.Args
@@ -169,10 +169,10 @@ func (k *task) run(ctx context.Context) (skillsql.TaskState, string, error) {
 		o.Resume, o.Inputs, o.Args = k.RunID, nil, nil
 		sum, err := o.Store.Status(k.RunID)
 		if err != nil {
-			return skillsql.Error, err.Error(), nil
+			return sqlstore.Error, err.Error(), nil
 		}
 		if sum.State == runstore.RunCompleted {
-			return "", "", k.move(ctx, skillsql.Working, skillsql.Complete, "")
+			return "", "", k.move(ctx, sqlstore.Working, sqlstore.Complete, "")
 		}
 		o.Retry = sum.State.Retryable()
 	}
@@ -203,10 +203,10 @@ func (k *task) run(ctx context.Context) (skillsql.TaskState, string, error) {
 		return "", "", ctx.Err()
 	}
 	if err != nil {
-		return skillsql.Error, err.Error(), nil
+		return sqlstore.Error, err.Error(), nil
 	}
 	k.w.printf("%s: run %s completed\n", k.ID, k.RunID)
-	return "", "", k.move(ctx, skillsql.Working, skillsql.Complete, "")
+	return "", "", k.move(ctx, sqlstore.Working, sqlstore.Complete, "")
 }
 
 // errLeft stops a run whose task this worker no longer holds.
@@ -218,7 +218,7 @@ func (k *task) observe(ctx context.Context, stop context.CancelCauseFunc, review
 		return
 	}
 	t, err := k.w.o.DB.Heartbeat(ctx, k.ID, k.w.o.Name)
-	if err == nil && (t.State != skillsql.Working || t.Worker != k.w.o.Name) {
+	if err == nil && (t.State != sqlstore.Working || t.Worker != k.w.o.Name) {
 		stop(errLeft)
 		return
 	}
@@ -233,36 +233,36 @@ func (k *task) observe(ctx context.Context, stop context.CancelCauseFunc, review
 // the conductor: approved goes on; failed or a proposed fix hands the
 // message to the agent and submits again; an exit request hands off.
 func (k *task) checkpoint(ctx context.Context, step string) error {
-	from := skillsql.Working
+	from := sqlstore.Working
 	for {
-		if err := k.move(ctx, from, skillsql.NeedsReview, "review step "+step); err != nil {
+		if err := k.move(ctx, from, sqlstore.NeedsReview, "review step "+step); err != nil {
 			return err
 		}
 		k.w.printf("%s: needs_review at step %s\n", k.ID, step)
-		t, err := k.w.o.DB.Wait(ctx, k.ID, k.w.o.Name, skillsql.NeedsReview, k.w.o.Poll)
+		t, err := k.w.o.DB.Wait(ctx, k.ID, k.w.o.Name, sqlstore.NeedsReview, k.w.o.Poll)
 		if err != nil {
 			return err
 		}
 		k.w.printf("%s: %s\n", k.ID, t.State)
 		switch t.State {
-		case skillsql.ReviewApproved:
-			return k.move(ctx, skillsql.ReviewApproved, skillsql.Working, "")
-		case skillsql.ReviewFailed:
+		case sqlstore.ReviewApproved:
+			return k.move(ctx, sqlstore.ReviewApproved, sqlstore.Working, "")
+		case sqlstore.ReviewFailed:
 			k.tell(ctx, "The review of step "+step+" failed", t.Message)
-			from = skillsql.ReviewFailed
+			from = sqlstore.ReviewFailed
 		default:
 			got, err := k.reclaim(ctx, t)
 			if err != nil {
 				return err
 			}
-			if got == skillsql.ExitRequested {
+			if got == sqlstore.ExitRequested {
 				if err := k.exit(ctx); err != nil {
 					return err
 				}
 				return errLeft
 			}
 			k.tell(ctx, "The conductor proposes a fix to step "+step, t.Message)
-			from = skillsql.Working
+			from = sqlstore.Working
 		}
 	}
 }
@@ -270,8 +270,8 @@ func (k *task) checkpoint(ctx context.Context, step string) error {
 // reclaim takes the task back after the conductor made it claimable
 // (fix_proposed, exit_requested), with the guard clause like any claim: a
 // worker that lost the race leaves the task to the winner.
-func (k *task) reclaim(ctx context.Context, t *skillsql.Task) (skillsql.TaskState, error) {
-	if t.State != skillsql.FixProposed && t.State != skillsql.ExitRequested {
+func (k *task) reclaim(ctx context.Context, t *sqlstore.Task) (sqlstore.TaskState, error) {
+	if t.State != sqlstore.FixProposed && t.State != sqlstore.ExitRequested {
 		return "", fmt.Errorf("task %s went %s while this worker waited: %w", k.ID, t.State, errLeft)
 	}
 	if err := k.w.o.DB.Claim(ctx, k.ID, k.w.o.Name, k.session); err != nil {
@@ -292,7 +292,7 @@ func (k *task) exit(ctx context.Context) error {
 		}
 	}
 	k.w.printf("%s: exited (%s)\n", k.ID, msg)
-	return k.move(ctx, skillsql.Working, skillsql.Exited, msg)
+	return k.move(ctx, sqlstore.Working, sqlstore.Exited, msg)
 }
 
 // tell hands a message of the conductor to the agent, in the run's work
@@ -317,7 +317,7 @@ func (k *task) tell(ctx context.Context, what, msg string) {
 	}
 }
 
-func (k *task) move(ctx context.Context, from, to skillsql.TaskState, msg string) error {
+func (k *task) move(ctx context.Context, from, to sqlstore.TaskState, msg string) error {
 	return k.w.o.DB.Move(ctx, k.ID, k.w.o.Name, from, to, msg)
 }
 
@@ -338,7 +338,7 @@ func reviewPoints(s *plan.Skill) map[string]bool {
 // is recorded on the task at once, so that whoever takes the task over
 // resumes that run.
 type tracking struct {
-	*skillsql.Store
+	runstore.Store
 	k *task
 }
 

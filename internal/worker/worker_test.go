@@ -15,8 +15,8 @@ import (
 
 	"github.com/skillkit/skillkit/internal/run"
 	"github.com/skillkit/skillkit/internal/runstore"
-	skillsql "github.com/skillkit/skillkit/internal/runstore/sql"
-	"github.com/skillkit/skillkit/internal/runstore/sql/sqltest"
+	"github.com/skillkit/skillkit/internal/runstore/sqlstore"
+	"github.com/skillkit/skillkit/internal/runstore/sqlstore/sqltest"
 	"github.com/skillkit/skillkit/internal/testfs"
 	"github.com/skillkit/skillkit/internal/worker"
 	"github.com/skillkit/skillkit/parse"
@@ -32,7 +32,7 @@ const (
 
 func TestMain(m *testing.M) {
 	if url := os.Getenv(childEnv); url != "" {
-		d, err := skillsql.Open(context.Background(), url)
+		d, err := sqlstore.Open(context.Background(), url)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(3)
@@ -46,7 +46,7 @@ func TestMain(m *testing.M) {
 // options are the workers' of these tests: quick polls and claims that go
 // stale within a second, so that a killed worker's runs are taken over
 // soon.
-func options(d *skillsql.DB, name string) worker.Options {
+func options(d *sqlstore.DB, name string) worker.Options {
 	return worker.Options{
 		DB: d, Name: name, Poll: 20 * time.Millisecond, WorkBase: filepath.Join(os.TempDir(), "skillkit-worker-test", name),
 		Load: func(dir string) (*plan.Skill, error) { return parse.Dir(dir) },
@@ -73,7 +73,7 @@ func writeSkill(t *testing.T, steps int, sleep string) (skill, marks string) {
 	return skill, marks
 }
 
-func addTasks(t *testing.T, d *skillsql.DB, skill string, n int) {
+func addTasks(t *testing.T, d *sqlstore.DB, skill string, n int) {
 	t.Helper()
 	for i := range n {
 		if _, err := d.AddTask(context.Background(), skill, map[string]string{"n": strconv.Itoa(i)}, nil); err != nil {
@@ -92,7 +92,7 @@ func counts(t *testing.T, marks string, i int) map[string]int {
 	return out
 }
 
-func allComplete(t *testing.T, d *skillsql.DB, n int) []*skillsql.Task {
+func allComplete(t *testing.T, d *sqlstore.DB, n int) []*sqlstore.Task {
 	t.Helper()
 	tasks, err := d.Tasks(context.Background(), "")
 	if err != nil {
@@ -102,7 +102,7 @@ func allComplete(t *testing.T, d *skillsql.DB, n int) []*skillsql.Task {
 		t.Fatalf("%d tasks, want %d", len(tasks), n)
 	}
 	for _, k := range tasks {
-		if k.State != skillsql.Complete {
+		if k.State != sqlstore.Complete {
 			t.Errorf("task %s (n=%s) is %s: %s", k.ID, k.Inputs["n"], k.State, k.Message)
 		}
 	}
@@ -117,7 +117,7 @@ func TestManyWorkers(t *testing.T) {
 		n = 100
 	}
 	sqltest.Each(t, func(t *testing.T, url string) {
-		d, err := skillsql.Open(context.Background(), url)
+		d, err := sqlstore.Open(context.Background(), url)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -155,7 +155,7 @@ func TestManyWorkers(t *testing.T) {
 func TestKilledWorkers(t *testing.T) {
 	sqltest.Each(t, func(t *testing.T, url string) {
 		ctx := context.Background()
-		d, err := skillsql.Open(ctx, url)
+		d, err := sqlstore.Open(ctx, url)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -226,8 +226,8 @@ func TestKilledWorkers(t *testing.T) {
 
 // holding reports whether worker name holds a task whose first step is
 // marked and whose run is in its second.
-func holding(t *testing.T, d *skillsql.DB, name, marks string) bool {
-	tasks, err := d.Tasks(context.Background(), skillsql.Working)
+func holding(t *testing.T, d *sqlstore.DB, name, marks string) bool {
+	tasks, err := d.Tasks(context.Background(), sqlstore.Working)
 	if err != nil {
 		t.Fatal(err)
 	}

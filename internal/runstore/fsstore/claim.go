@@ -1,4 +1,4 @@
-package fs
+package fsstore
 
 import (
 	"crypto/rand"
@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -40,7 +41,7 @@ type ClaimInfo struct {
 }
 
 // Holder names the holder as pid@host.
-func (c ClaimInfo) Holder() string { return fmt.Sprintf("%d@%s", c.PID, c.Host) }
+func (c ClaimInfo) Holder() string { return runstore.Holder(c.PID, c.Host) }
 
 // Stale reports whether the claim may be taken over at now: its heartbeat
 // is older than its timeout, or its process is gone from this host. A
@@ -55,10 +56,10 @@ func (c ClaimInfo) Stale(now time.Time) bool {
 	if timeout <= 0 {
 		timeout = runstore.DefaultClaimTimeout
 	}
-	here := c.Host == hostname()
-	if here && !proc.Alive(c.PID) {
+	if runstore.Gone(c.Holder()) {
 		return true
 	}
+	here := c.Host == runstore.Hostname()
 	beat := c.Heartbeat
 	if beat.After(now.Add(skew)) {
 		if here {
@@ -73,27 +74,18 @@ func (c ClaimInfo) Stale(now time.Time) bool {
 // clock skew: the clock readings of one host are closer than that.
 const skew = time.Second
 
-func hostname() string {
-	h, _ := os.Hostname()
-	return h
-}
-
 // claim is a held claim on a run directory. A goroutine refreshes its
 // heartbeat until release.
 type claim struct {
 	dir   string
-	files Files
-	every time.Duration
+	files runstore.Files
 
 	mu   sync.Mutex
 	info ClaimInfo
 
-	stop chan struct{}
-	done chan struct{}
-	lost chan struct{}
+	// lost says another process took the claim over: for good.
+	lost atomic.Bool
 	once sync.Once
-	// lose closes lost once.
-	lose sync.Once
 	// groups is GroupsFile, open once a command started.
 	groups *os.File
 }
@@ -102,7 +94,7 @@ type claim struct {
 // *runstore.ClaimedError when a live process holds it; a stale claim is
 // taken over, and the process groups its holder left running are killed.
 // fresh says there was no claim to take over.
-func acquire(files Files, dir string, opts runstore.ClaimOptions) (c *claim, fresh bool, err error) {
+func acquire(files runstore.Files, dir string, opts runstore.ClaimOptions) (c *claim, fresh bool, err error) {
 	if opts.Heartbeat <= 0 {
 		opts.Heartbeat = runstore.DefaultHeartbeat
 	}
@@ -113,15 +105,13 @@ func acquire(files Files, dir string, opts runstore.ClaimOptions) (c *claim, fre
 	rand.Read(tok[:])
 	now := time.Now()
 	info := ClaimInfo{
-		PID: os.Getpid(), Host: hostname(), Started: now, Heartbeat: now,
+		PID: os.Getpid(), Host: runstore.Hostname(), Started: now, Heartbeat: now,
 		TimeoutMS: opts.Timeout.Milliseconds(), Token: hex.EncodeToString(tok[:]),
 	}
 	if fresh, err = create(dir, info); err != nil {
 		return nil, false, err
 	}
-	c = &claim{dir: dir, files: files, every: opts.Heartbeat, info: info, stop: make(chan struct{}), done: make(chan struct{}), lost: make(chan struct{})}
-	go c.beat()
-	return c, fresh, nil
+	return &claim{dir: dir, files: files, info: info}, fresh, nil
 }
 
 // create links a fully written claim file into place: the link fails when
@@ -147,7 +137,7 @@ func create(dir string, info ClaimInfo) (fresh bool, err error) {
 // linked into place.
 func claimTemp(dir string, info ClaimInfo) (string, error) {
 	data, _ := json.MarshalIndent(info, "", "  ")
-	tmp := filepath.Join(dir, "."+ClaimFile+tmpMark+info.Token)
+	tmp := filepath.Join(dir, "."+ClaimFile+runstore.TempMark+info.Token)
 	return tmp, os.WriteFile(tmp, append(data, '\n'), 0o644)
 }
 
@@ -175,7 +165,7 @@ func takeover(dir, tmp string) error {
 		// than Acquire; take it over rather than refuse forever.
 	case !holder.Stale(time.Now()):
 		return holder.claimed(dir)
-	case holder.Host == hostname():
+	case holder.Host == runstore.Hostname():
 		// Whatever the holder's steps left running would run beside
 		// the steps run again now.
 		killGroups(dir)
@@ -230,10 +220,6 @@ func readClaim(dir string) (*ClaimInfo, error) {
 	return c, nil
 }
 
-// lostC is closed when the claim was taken over by another process (this
-// one stalled past its timeout): the holder must stop writing to the run.
-func (c *claim) lostC() <-chan struct{} { return c.lost }
-
 // errLost is the error of a write refused because the claim is lost. It
 // is a write error: the run is not at fault, and its record is left to the
 // process that holds it now.
@@ -245,10 +231,8 @@ func (c *claim) errLost() error {
 // holder writes to the record: a claim that another process took over is
 // lost for good.
 func (c *claim) verify() error {
-	select {
-	case <-c.lost:
+	if c.lost.Load() {
 		return c.errLost()
-	default:
 	}
 	cur, err := readClaim(c.dir)
 	if err == nil && cur.Token == c.info.Token {
@@ -257,7 +241,7 @@ func (c *claim) verify() error {
 	if errors.Is(err, fs.ErrNotExist) {
 		// Deleted under us: put it back, unless another process
 		// claimed the run meanwhile.
-		if err := c.refresh(time.Now()); err == nil {
+		if err := c.refresh(); err == nil {
 			return nil
 		}
 	}
@@ -265,39 +249,16 @@ func (c *claim) verify() error {
 	return c.errLost()
 }
 
-func (c *claim) setLost() { c.lose.Do(func() { close(c.lost) }) }
+func (c *claim) setLost() { c.lost.Store(true) }
 
-func (c *claim) beat() {
-	defer close(c.done)
-	t := time.NewTicker(c.every)
-	defer t.Stop()
-	for {
-		select {
-		case <-c.stop:
-			return
-		case now := <-t.C:
-			if err := c.refresh(now); errors.Is(err, runstore.ErrClaimLost) {
-				c.setLost()
-				return
-			}
-			// Any other failure is retried on the next tick; the
-			// claim only goes stale after several misses.
-		}
-	}
-}
-
-// refresh rewrites claim.json with the heartbeat at now, if it is still
-// this claim: under the claim lock, so that a takeover between the read
-// and the write is not undone. A claim.json that is gone is put back. It
-// fails with ErrClaimLost when another process holds the run.
-func (c *claim) refresh(now time.Time) error {
-	select {
-	case <-c.stop:
-		// Released (or being released): claim.json is not ours to
-		// write any more.
-		return nil
-	default:
-	}
+// refresh rewrites claim.json with the heartbeat now, if it is still this
+// claim: under the claim lock, so that a takeover between the read and the
+// write is not undone. A claim.json that is gone is put back. It fails
+// with ErrClaimLost when another process holds the run. The record stops
+// its heartbeat before it releases the claim, so a released claim is not
+// written again.
+func (c *claim) refresh() error {
+	now := time.Now()
 	unlock, ok := lockClaim(c.dir)
 	if !ok {
 		return errors.New("the claim lock is busy")
@@ -324,7 +285,7 @@ func (c *claim) refresh(now time.Time) error {
 		return runstore.ErrClaimLost
 	}
 	data, _ := json.MarshalIndent(c.info, "", "  ")
-	return writeFile(c.files, filepath.Join(c.dir, ClaimFile), append(data, '\n'), false)
+	return runstore.WriteFile(c.files, filepath.Join(c.dir, ClaimFile), append(data, '\n'), false)
 }
 
 // The process groups of the holder's commands (a step's shell, a hook,
@@ -390,8 +351,6 @@ func killGroups(dir string) {
 func (c *claim) release(running bool) error {
 	var err error
 	c.once.Do(func() {
-		close(c.stop)
-		<-c.done
 		c.mu.Lock()
 		if c.groups != nil {
 			c.groups.Close()
@@ -410,7 +369,7 @@ func (c *claim) release(running bool) error {
 			c.info.Released = true
 			data, _ := json.MarshalIndent(c.info, "", "  ")
 			c.mu.Unlock()
-			if writeFile(c.files, path, append(data, '\n'), false) == nil {
+			if runstore.WriteFile(c.files, path, append(data, '\n'), false) == nil {
 				return
 			}
 			// A full disk: a missing claim costs the next resume a

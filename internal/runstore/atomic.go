@@ -1,4 +1,4 @@
-package fs
+package runstore
 
 import (
 	"fmt"
@@ -6,22 +6,26 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-
-	"github.com/skillkit/skillkit/internal/runstore"
 )
 
-// tmpMark is part of every temporary file name writeFile uses, so that
+// TempMark is part of every temporary file name WriteFile uses, so that
 // leftovers of a killed process can be recognised and removed.
-const tmpMark = ".tmp-"
+const TempMark = ".tmp-"
 
-// writeFile replaces path with data so that a reader (or a process killed
+// IsTemp reports whether name is a temporary copy WriteFile makes: a
+// hidden name with the temporary mark.
+func IsTemp(name string) bool {
+	return strings.HasPrefix(name, ".") && strings.Contains(name, TempMark)
+}
+
+// WriteFile replaces path with data so that a reader (or a process killed
 // half-way) sees either the old content or the new one, never a mix: the
 // data goes to a temporary file in the same folder, which is renamed over
 // path. With durable set the temporary file is fsynced before the rename and
 // the folder after it, so the new content also survives a power loss.
-func writeFile(files Files, path string, data []byte, durable bool) error {
+func WriteFile(files Files, path string, data []byte, durable bool) error {
 	if err := replace(files, path, data, durable); err != nil {
-		return &runstore.WriteError{Err: err}
+		return &WriteError{Err: err}
 	}
 	return nil
 }
@@ -55,15 +59,15 @@ func replace(files Files, path string, data []byte, durable bool) error {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	if durable {
-		if err := syncDir(dir); err != nil {
+		if err := SyncDir(dir); err != nil {
 			return fmt.Errorf("writing %s: %w", path, err)
 		}
 	}
 	return nil
 }
 
-// syncDir makes a rename or a new file in dir durable.
-func syncDir(dir string) error {
+// SyncDir makes a rename or a new file in dir durable.
+func SyncDir(dir string) error {
 	d, err := os.Open(dir)
 	if err != nil {
 		return err
@@ -75,21 +79,21 @@ func syncDir(dir string) error {
 	return nil
 }
 
-// removeTemps deletes the temporary files a killed writer left behind in
+// RemoveTemps deletes the temporary files a killed writer left behind in
 // dir for the given base names, or for any name when none is given. Only
-// names writeFile makes are touched: the run directory is also the skill's
+// names WriteFile makes are touched: the run directory is also the skill's
 // work dir and holds the skill's own files.
-func removeTemps(dir string, bases ...string) {
+func RemoveTemps(dir string, bases ...string) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return
 	}
 	for _, e := range entries {
 		name := e.Name()
-		if !strings.HasPrefix(name, ".") || !strings.Contains(name, tmpMark) {
+		if !IsTemp(name) {
 			continue
 		}
-		if len(bases) == 0 || slices.ContainsFunc(bases, func(b string) bool { return strings.HasPrefix(name, "."+b+tmpMark) }) {
+		if len(bases) == 0 || slices.ContainsFunc(bases, func(b string) bool { return strings.HasPrefix(name, "."+b+TempMark) }) {
 			os.Remove(filepath.Join(dir, name))
 		}
 	}

@@ -1,4 +1,4 @@
-// Package sql is the SQL store of runs and tasks: one schema, applied by
+// Package sqlstore is the SQL store of runs and tasks: one schema, applied by
 // versioned migrations on first use, over two drivers behind one code path
 // (database/sql): SQLite through modernc.org/sqlite (pure Go, the
 // embedded default) and PostgreSQL through pgx's database/sql adapter
@@ -18,7 +18,7 @@
 // machine, point every worker's work base at one shared mount (NFS, a
 // cloud file system), so that the run's work dir is the same folder
 // wherever it continues.
-package sql
+package sqlstore
 
 import (
 	"context"
@@ -128,6 +128,25 @@ func open(rawURL string) (*DB, error) {
 		return nil, fmt.Errorf("opening %s: %w: %v", d.Redacted(), ErrUnreachable, oneLine(err))
 	}
 	return d, nil
+}
+
+// volatile is a connection whose commits do not wait for the disk: for
+// rows that matter only while processes of this machine live (process
+// groups), which a power loss ends anyway; a killed process keeps them.
+func (d *DB) volatile(ctx context.Context) (*dbsql.Conn, error) {
+	c, err := d.db.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	stmt := "PRAGMA synchronous = OFF"
+	if d.dialect == postgres {
+		stmt = "SET synchronous_commit = off"
+	}
+	if _, err := c.ExecContext(ctx, stmt); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return c, nil
 }
 
 // Close closes the connections.

@@ -1,4 +1,4 @@
-package fs
+package fsstore
 
 import (
 	"bytes"
@@ -13,33 +13,12 @@ import (
 	"github.com/skillkit/skillkit/internal/runstore"
 )
 
-// record is what a run's log says: its progress and state, and the
-// checkpoints taken along the way.
-type record struct {
-	progress runstore.Progress
-	state    map[string]any
-	// checkpoints are those numbered past keepAfter (the ones threads/
-	// lacks); taken counts all.
-	checkpoints []runstore.Checkpoint
-	taken       int
-	// workDir is where the run's steps work.
-	workDir string
-	// events counts the lines read.
-	events int
-	// tornAt is the 1-based line of a partial last line that was dropped,
-	// or 0.
-	tornAt int
-	// midLine says the file does not end with a newline.
-	midLine bool
-}
-
-// readRecord replays events.jsonl of the run in dir, keeping the
-// checkpoints numbered past keepAfter. A partial last line
-// (a writer killed mid-line) is dropped and reported in tornAt; a line cut
+// readLog reads events.jsonl of the run in dir. A partial last line (a
+// writer killed mid-line) is dropped and said in the notes; a line cut
 // short further up, and ended by the next write (a full disk), is a write
 // that failed and is skipped; any other line that does not parse is
 // damage, reported with its position.
-func readRecord(dir string, keepAfter int) (*record, error) {
+func readLog(dir string) (*runstore.Log, error) {
 	path := filepath.Join(dir, EventsFile)
 	data, err := os.ReadFile(path)
 	if errors.Is(err, iofs.ErrNotExist) {
@@ -48,14 +27,13 @@ func readRecord(dir string, keepAfter int) (*record, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening run %s: %w", dir, err)
 	}
-	rec := &record{}
+	log := &runstore.Log{}
 	lines := bytes.Split(data, []byte("\n"))
+	tornAt := 0
 	if last := lines[len(lines)-1]; len(last) > 0 {
-		rec.midLine = true
-		rec.tornAt = len(lines)
+		tornAt = len(lines)
 	}
 	lines = lines[:len(lines)-1]
-	var st json.RawMessage
 	for n, line := range lines {
 		if len(line) == 0 {
 			continue
@@ -68,38 +46,22 @@ func readRecord(dir string, keepAfter int) (*record, error) {
 			}
 			return nil, corruptLine(path, n+1, line, err)
 		}
-		if rec.events == 0 && e.Start == nil {
+		if len(log.Events) == 0 && e.Start == nil {
 			return nil, fmt.Errorf("%s:%d: %w: the first event does not start a run (a run of an older skillkit cannot be resumed)", path, n+1, runstore.ErrCorrupt)
 		}
-		rec.events++
-		if e.Start != nil {
-			rec.workDir = e.Start.WorkDir
-		}
-		rec.progress.Apply(&e)
-		if e.State != nil {
-			st = e.State
-		}
-		if c := e.Checkpoint; c != nil {
-			rec.taken++
-			if rec.taken > keepAfter {
-				rec.checkpoints = append(rec.checkpoints, runstore.Checkpoint{N: rec.taken, Time: e.Time, Hook: c.Hook, Worker: c.Worker, State: st})
-			}
-		}
+		log.Events = append(log.Events, e)
 	}
-	if rec.events == 0 {
+	if len(log.Events) == 0 {
 		// A writer killed before its first line was whole.
-		if rec.tornAt > 0 {
-			return nil, fmt.Errorf("%s:%d: %w: its first line was cut short (the run was killed as it started); start a new run", path, rec.tornAt, runstore.ErrNoRun)
+		if tornAt > 0 {
+			return nil, fmt.Errorf("%s:%d: %w: its first line was cut short (the run was killed as it started); start a new run", path, tornAt, runstore.ErrNoRun)
 		}
 		return nil, fmt.Errorf("opening run %s: %w (%s holds no whole event)", dir, runstore.ErrNoRun, EventsFile)
 	}
-	rec.state = map[string]any{}
-	if st != nil {
-		if err := json.Unmarshal(st, &rec.state); err != nil {
-			return nil, fmt.Errorf("%s: %w: the last recorded state: %v", path, runstore.ErrCorrupt, err)
-		}
+	if tornAt > 0 {
+		log.Notes = append(log.Notes, fmt.Sprintf("%s:%d: the last line was cut short (the run was killed while writing it); it is ignored", path, tornAt))
 	}
-	return rec, nil
+	return log, nil
 }
 
 // corruptLine is the error for a log line that does not parse, at the
@@ -163,17 +125,6 @@ func corrupt(path string, data []byte, err error) error {
 		return fmt.Errorf("%s: %w: the file is empty", pos, runstore.ErrCorrupt)
 	}
 	return fmt.Errorf("%s: %w: %v", pos, runstore.ErrCorrupt, err)
-}
-
-// ReadEvents reads the events of the run in dir, for tests and tools that
-// look at the history; a partial last line is dropped.
-func ReadEvents(dir string) ([]runstore.Event, error) {
-	return readLines[runstore.Event](filepath.Join(dir, EventsFile))
-}
-
-// ReadMetrics reads metrics.jsonl of the run in dir.
-func ReadMetrics(dir string) ([]runstore.Metric, error) {
-	return readLines[runstore.Metric](filepath.Join(dir, MetricsFile))
 }
 
 func readLines[T any](path string) ([]T, error) {

@@ -1,7 +1,8 @@
-package fs
+package fsstore
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,12 +23,12 @@ import (
 
 // counting counts the syncs of events.jsonl and can make writes fail.
 type counting struct {
-	OS
+	runstore.OS
 	syncs atomic.Int32
 	fault func(path string) error
 }
 
-func (c *counting) OpenAppend(path string) (AppendFile, error) {
+func (c *counting) OpenAppend(path string) (runstore.AppendFile, error) {
 	f, err := c.OS.OpenAppend(path)
 	if err != nil {
 		return nil, err
@@ -36,7 +37,7 @@ func (c *counting) OpenAppend(path string) (AppendFile, error) {
 }
 
 type countingFile struct {
-	AppendFile
+	runstore.AppendFile
 	c    *counting
 	path string
 }
@@ -58,12 +59,12 @@ func (f *countingFile) Sync() error {
 	return f.AppendFile.Sync()
 }
 
-func newStore(t *testing.T, files Files) *Store {
+func newStore(t *testing.T, files runstore.Files) runstore.Store {
 	t.Helper()
 	return New(Options{Base: t.TempDir(), Files: files})
 }
 
-func newRun(t *testing.T, s *Store, id string) runstore.Run {
+func newRun(t *testing.T, s runstore.Store, id string) runstore.Run {
 	t.Helper()
 	r, err := s.Create(runstore.NewRun{Start: runstore.Start{RunID: id, Skill: "demo", StartedAt: time.Now().UTC()}, State: map[string]any{"n": 0.0}}, runstore.ClaimOptions{})
 	if err != nil {
@@ -349,7 +350,7 @@ func TestClaimHeartbeatAndLoss(t *testing.T) {
 	other := *first
 	other.Token = "someone-else"
 	data, _ := json.Marshal(other)
-	writeFile(OS{}, filepath.Join(dir, ClaimFile), data, false)
+	runstore.WriteFile(runstore.OS{}, filepath.Join(dir, ClaimFile), data, false)
 	select {
 	case <-r.Lost():
 	case <-time.After(5 * time.Second):
@@ -417,7 +418,8 @@ func TestWriteRefusedAfterAnotherWrote(t *testing.T) {
 }
 
 func TestListLocateAndStatus(t *testing.T) {
-	s := newStore(t, nil)
+	base := t.TempDir()
+	s := New(Options{Base: base})
 	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	var ids []string
 	for i, skill := range []string{"a", "b", "a"} {
@@ -441,13 +443,15 @@ func TestListLocateAndStatus(t *testing.T) {
 	if want := []string{ids[2], ids[1], ids[0]}; !slices.Equal(got, want) {
 		t.Fatalf("List = %v, want newest first %v", got, want)
 	}
-	if dir, err := s.Locate(ids[1]); err != nil || dir != filepath.Join(s.Root(), "b", ids[1]) {
+	b := NewBackend(Options{Base: base})
+	ctx := context.Background()
+	if dir, err := b.Locate(ctx, ids[1]); err != nil || dir != filepath.Join(b.Root(), "b", ids[1]) {
 		t.Fatalf("Locate(id) = %s, %v", dir, err)
 	}
-	if dir, err := s.Locate(""); err != nil || filepath.Base(dir) != ids[2] {
-		t.Fatalf("Locate(\"\") = %s, %v, want the newest", dir, err)
+	if sum, err := s.Status(""); err != nil || filepath.Base(sum.Dir) != ids[2] {
+		t.Fatalf("Status(\"\") = %v, %v, want the newest", sum, err)
 	}
-	if _, err := s.Locate("nope"); !errors.Is(err, runstore.ErrNoRun) {
+	if _, err := b.Locate(ctx, "nope"); !errors.Is(err, runstore.ErrNoRun) {
 		t.Fatalf("Locate(nope) err = %v", err)
 	}
 	// A running run that nobody holds shows as interrupted; a held one as
@@ -462,10 +466,10 @@ func TestListLocateAndStatus(t *testing.T) {
 	}
 	defer held.Close()
 	sum, _ = s.Status(ids[0])
-	var b strings.Builder
-	runstore.WriteStatus(&b, sum)
-	if sum.State != runstore.RunRunning || !strings.Contains(b.String(), "claimed by "+sum.Holder) {
-		t.Errorf("claimed run shows as %s:\n%s", sum.State, b.String())
+	var out strings.Builder
+	runstore.WriteStatus(&out, sum)
+	if sum.State != runstore.RunRunning || !strings.Contains(out.String(), "claimed by "+sum.Holder) {
+		t.Errorf("claimed run shows as %s:\n%s", sum.State, out.String())
 	}
 }
 
@@ -474,8 +478,8 @@ func TestOpenRemovesTempsOfKilledWriter(t *testing.T) {
 	r := newRun(t, s, "r1")
 	dir := r.Where()
 	r.Close()
-	stray := filepath.Join(dir, "."+StateFile+tmpMark+"123")
-	own := filepath.Join(dir, ".notes"+tmpMark+"1")
+	stray := filepath.Join(dir, "."+StateFile+runstore.TempMark+"123")
+	own := filepath.Join(dir, ".notes"+runstore.TempMark+"1")
 	os.WriteFile(stray, []byte("{"), 0o644)
 	os.WriteFile(own, []byte("skill file"), 0o644)
 	back, err := s.Resume("r1", runstore.ResumeOptions{})

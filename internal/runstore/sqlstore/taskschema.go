@@ -1,4 +1,4 @@
-package sql
+package sqlstore
 
 // taskTables is the queue: a task is a run waiting for a worker, with the
 // state of the specification's state machine (TaskState). task_transitions

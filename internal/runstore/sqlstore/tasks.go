@@ -1,4 +1,4 @@
-package sql
+package sqlstore
 
 import (
 	"context"
@@ -32,8 +32,10 @@ const (
 	ExitRequested  TaskState = "exit_requested"
 )
 
-// TaskStates are every state, for validating a --state flag.
-var TaskStates = []TaskState{Watching, Working, NeedsReview, Error, Complete, Exited, ReviewApproved, ReviewFailed, FixProposed, ExitRequested}
+// TaskStates returns every state, for validating a --state flag.
+func TaskStates() []TaskState {
+	return []TaskState{Watching, Working, NeedsReview, Error, Complete, Exited, ReviewApproved, ReviewFailed, FixProposed, ExitRequested}
+}
 
 // claimable is the guard clause of the claim, the specification's.
 const claimable = `state IN ('watching', 'fix_proposed', 'exit_requested')`

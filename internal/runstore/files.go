@@ -1,4 +1,4 @@
-package fs
+package runstore
 
 import (
 	"cmp"
@@ -50,7 +50,7 @@ func (OS) OpenAppend(path string) (AppendFile, error) {
 // CreateTemp implements Files.
 func (OS) CreateTemp(target string) (TempFile, error) {
 	dir, base := filepath.Split(target)
-	f, err := os.CreateTemp(cmp.Or(dir, "."), "."+base+tmpMark+"*")
+	f, err := os.CreateTemp(cmp.Or(dir, "."), "."+base+TempMark+"*")
 	if err != nil {
 		return nil, err
 	}

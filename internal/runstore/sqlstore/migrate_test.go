@@ -1,4 +1,4 @@
-package sql
+package sqlstore
 
 import (
 	"context"
@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/skillkit/skillkit/internal/runstore/sql/sqltest"
+	"github.com/skillkit/skillkit/internal/runstore/sqlstore/sqltest"
 )
 
 // Migrations apply once, a second open changes nothing, and a schema
@@ -19,13 +19,13 @@ func TestMigrate(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if v, err := d.Version(ctx); err != nil || v != SchemaVersion {
-				t.Fatalf("version %d, %v; want %d", v, err, SchemaVersion)
+			if v, err := d.Version(ctx); err != nil || v != SchemaVersion() {
+				t.Fatalf("version %d, %v; want %d", v, err, SchemaVersion())
 			}
 			d.Close()
 		}
 		d, _ := Open(ctx, url)
-		if _, err := d.exec(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, 'future', 0)`, SchemaVersion+1); err != nil {
+		if _, err := d.exec(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, 'future', 0)`, SchemaVersion()+1); err != nil {
 			t.Fatal(err)
 		}
 		d.Close()

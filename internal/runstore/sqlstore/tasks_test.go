@@ -1,4 +1,4 @@
-package sql
+package sqlstore
 
 import (
 	"context"
@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/skillkit/skillkit/internal/runstore/sql/sqltest"
+	"github.com/skillkit/skillkit/internal/runstore/sqlstore/sqltest"
 )
 
 // The state machine is the database's: the specification's transitions

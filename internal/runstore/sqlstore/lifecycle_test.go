@@ -1,4 +1,4 @@
-package sql_test
+package sqlstore_test
 
 import (
 	"context"
@@ -10,9 +10,9 @@ import (
 
 	"github.com/skillkit/skillkit/internal/run"
 	"github.com/skillkit/skillkit/internal/runstore"
-	"github.com/skillkit/skillkit/internal/runstore/fs"
-	skillsql "github.com/skillkit/skillkit/internal/runstore/sql"
-	"github.com/skillkit/skillkit/internal/runstore/sql/sqltest"
+	"github.com/skillkit/skillkit/internal/runstore/fsstore"
+	"github.com/skillkit/skillkit/internal/runstore/sqlstore"
+	"github.com/skillkit/skillkit/internal/runstore/sqlstore/sqltest"
 	"github.com/skillkit/skillkit/internal/testfs"
 	"github.com/skillkit/skillkit/parse"
 	"github.com/skillkit/skillkit/plan"
@@ -24,14 +24,16 @@ var stores = []struct {
 	name string
 	open func(t *testing.T) runstore.Store
 }{
-	{"fs", func(t *testing.T) runstore.Store { return fs.New(fs.Options{Base: t.TempDir(), NoSync: true}) }},
+	{"fs", func(t *testing.T) runstore.Store {
+		return fsstore.New(fsstore.Options{Base: t.TempDir(), NoSync: true})
+	}},
 	{"sqlite", func(t *testing.T) runstore.Store { return openStore(t, sqltest.SQLite(t)) }},
 	{"postgres", func(t *testing.T) runstore.Store { return openStore(t, sqltest.Postgres(t)) }},
 }
 
 func openStore(t *testing.T, url string) runstore.Store {
 	t.Helper()
-	db, err := skillsql.Open(context.Background(), url)
+	db, err := sqlstore.Open(context.Background(), url)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package sql
+package sqlstore
 
 import (
 	"context"
@@ -84,10 +84,19 @@ CREATE TRIGGER events_append_only BEFORE UPDATE OR DELETE ON events
 	FOR EACH ROW EXECUTE FUNCTION skillkit_append_only();`,
 	},
 	{name: "tasks", common: taskTables, sqlite: taskTriggerSQLite, postgres: taskTriggerPostgres},
+	// The process groups of the holder's commands, for a takeover on
+	// the same host to kill what a killed holder left running.
+	{name: "process_groups", common: `
+CREATE TABLE process_groups (
+	run_id TEXT NOT NULL REFERENCES runs (id),
+	pgid BIGINT NOT NULL,
+	host TEXT NOT NULL,
+	PRIMARY KEY (run_id, pgid, host)
+);`},
 }
 
 // SchemaVersion is the newest schema this binary knows.
-var SchemaVersion = len(migrations)
+func SchemaVersion() int { return len(migrations) }
 
 // Migrate applies the migrations the database lacks, each in its own
 // transaction. Concurrent migrators (workers starting together) queue: on
@@ -121,10 +130,10 @@ func (d *DB) migrateOne(ctx context.Context) (done bool, err error) {
 		if err != nil {
 			return err
 		}
-		if v > SchemaVersion {
-			return fmt.Errorf("%w: it is at version %d, this skillkit knows %d; upgrade skillkit", ErrSchemaNewer, v, SchemaVersion)
+		if v > SchemaVersion() {
+			return fmt.Errorf("%w: it is at version %d, this skillkit knows %d; upgrade skillkit", ErrSchemaNewer, v, SchemaVersion())
 		}
-		if v == SchemaVersion {
+		if v == SchemaVersion() {
 			done = true
 			return nil
 		}

@@ -1,0 +1,238 @@
+// Package fsstore is the filesystem store of runs: a run's record is a
+// folder, .skillkit/runs/<skill>/<run-id>/ by default, which is also the
+// work dir its steps run in unless --workdir says otherwise (DESIGN §3.2).
+//
+// events.jsonl is the record: an append-only log, one whole JSON line per
+// write, fsynced once per commit. state.json, skill-state.yaml and
+// threads/<n>.json are snapshots derived from it, replaced atomically (a
+// temporary file renamed over the old one), refreshed at least every
+// runstore.SnapshotEvery, before anything of the skill's runs (Flush) and
+// when the run closes, and rebuilt from the log when a run is resumed.
+// metrics.jsonl and logs/ are history, appended without syncs. claim.json
+// says which process runs the run.
+package fsstore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/skillkit/skillkit/internal/runstore"
+)
+
+// Names of the files in a run directory.
+const (
+	StateFile    = runstore.StateFile
+	ProgressFile = runstore.ProgressFile
+	EventsFile   = runstore.EventsFile
+	MetricsFile  = runstore.MetricsFile
+	ClaimFile    = runstore.ClaimFile
+	// LockFile serialises the processes that replace claim.json.
+	LockFile = ".claim.lock"
+	// GroupsFile lists the process groups of the holder's commands.
+	GroupsFile = ".claim.groups"
+	ThreadsDir = runstore.ThreadsDir
+	LogsDir    = runstore.LogsDir
+)
+
+// handle writes a claimed run's folder.
+type handle struct {
+	dir     string
+	files   runstore.Files
+	durable bool
+	claim   *claim
+	// created says the run is new: its log's folder entry must be synced
+	// once the first line is.
+	created bool
+
+	// threads are the checkpoints taken and not yet in threads/.
+	threads []runstore.Checkpoint
+	events  *logFile
+	metrics *logFile
+	logs    map[string]*os.File
+}
+
+// logFile is an append-only .jsonl file of the run.
+type logFile struct {
+	f runstore.AppendFile
+	// torn says the last line is partial (a killed writer, a full disk):
+	// the next line starts with a newline.
+	torn bool
+	// size is the file's length as this process left it.
+	size int64
+}
+
+func (h *handle) Started(pgid int) { h.claim.Started(pgid) }
+func (h *handle) Ended(pgid int)   { h.claim.Ended(pgid) }
+
+func (h *handle) Verify(context.Context) error { return h.claim.verify() }
+
+func (h *handle) Heartbeat(context.Context) error { return h.claim.refresh() }
+
+// Append writes each line of b at once: a killed process keeps them. A
+// process that lost its claim stops before its write could overlay the
+// record of the process that holds the run now: the claim is read before
+// every commit, and a log longer than this process left it (a cheap
+// check, before every write) was written by another process, one that
+// took the run over and may have released it since.
+func (h *handle) Append(_ context.Context, b runstore.Batch, mode runstore.Mode) error {
+	if len(b.Events) > 0 {
+		if mode == runstore.Durable {
+			if err := h.claim.verify(); err != nil {
+				return err
+			}
+		}
+		if l := h.events; l != nil {
+			if size, err := l.f.Size(); err == nil && size != l.size {
+				h.claim.setLost()
+				return h.claim.errLost()
+			}
+		}
+	}
+	for _, e := range b.Events {
+		if err := h.appendLine(&h.events, EventsFile, e); err != nil {
+			return err
+		}
+	}
+	h.threads = append(h.threads, b.Checkpoints...)
+	for _, m := range b.Metrics {
+		if err := h.appendLine(&h.metrics, MetricsFile, m); err != nil {
+			return err
+		}
+	}
+	for _, l := range b.Logs {
+		if err := h.log(l); err != nil {
+			return err
+		}
+	}
+	if mode != runstore.Durable || len(b.Events) == 0 || !h.durable {
+		return nil
+	}
+	if err := h.events.f.Sync(); err != nil {
+		return &runstore.WriteError{Err: fmt.Errorf("syncing %s: %w", EventsFile, err)}
+	}
+	if h.created {
+		// The log is new: its folder entry must survive a power loss too.
+		if err := runstore.SyncDir(h.dir); err != nil {
+			return &runstore.WriteError{Err: err}
+		}
+		h.created = false
+	}
+	return nil
+}
+
+func (h *handle) log(l runstore.LogLine) error {
+	f := h.logs[l.Name]
+	if f == nil {
+		dir := filepath.Join(h.dir, LogsDir)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return &runstore.WriteError{Err: err}
+		}
+		var err error
+		f, err = os.OpenFile(filepath.Join(dir, l.Name+".log"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		if err != nil {
+			return &runstore.WriteError{Err: err}
+		}
+		h.logs[l.Name] = f
+	}
+	if _, err := f.WriteString(l.Text); err != nil {
+		return &runstore.WriteError{Err: err}
+	}
+	return nil
+}
+
+// Snapshot writes skill-state.yaml and the checkpoints not yet in
+// threads/.
+func (h *handle) Snapshot(_ context.Context, p *runstore.Progress) error {
+	if err := runstore.WriteFile(h.files, filepath.Join(h.dir, ProgressFile), runstore.EncodeProgress(p), false); err != nil {
+		return err
+	}
+	return h.writeThreads()
+}
+
+// writeThreads writes the checkpoints not yet in threads/, and forgets
+// them: the log has them, so memory holds a snapshot period's worth.
+func (h *handle) writeThreads() error {
+	if len(h.threads) == 0 {
+		return nil
+	}
+	dir := filepath.Join(h.dir, ThreadsDir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return &runstore.WriteError{Err: fmt.Errorf("writing checkpoints: %w", err)}
+	}
+	for len(h.threads) > 0 {
+		c := h.threads[0]
+		data, err := json.Marshal(c)
+		if err != nil {
+			return fmt.Errorf("encoding checkpoint: %w", err)
+		}
+		if err := runstore.WriteFile(h.files, filepath.Join(dir, strconv.Itoa(c.N)+".json"), append(data, '\n'), false); err != nil {
+			return err
+		}
+		h.threads = h.threads[1:]
+	}
+	h.threads = nil
+	return nil
+}
+
+// appendLine writes v as one JSON line with a single write call, so that a
+// killed process leaves whole lines (and at worst one partial last line).
+func (h *handle) appendLine(lf **logFile, name string, v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encoding %s line: %w", name, err)
+	}
+	if *lf == nil {
+		f, err := h.files.OpenAppend(filepath.Join(h.dir, name))
+		if err != nil {
+			return &runstore.WriteError{Err: fmt.Errorf("opening %s: %w", name, err)}
+		}
+		size, _ := f.Size()
+		*lf = &logFile{f: f, torn: endsMidLine(f, size), size: size}
+	}
+	l := *lf
+	line := append(data, '\n')
+	if l.torn {
+		line = append([]byte{'\n'}, line...)
+	}
+	n, err := l.f.Write(line)
+	l.size += int64(n)
+	if err != nil {
+		l.torn = n > 0 || l.torn
+		return &runstore.WriteError{Err: fmt.Errorf("appending to %s: %w", name, err)}
+	}
+	l.torn = false
+	return nil
+}
+
+// endsMidLine reports whether the file, size bytes long, is not empty and
+// its last byte is not a newline.
+func endsMidLine(f runstore.AppendFile, size int64) bool {
+	if size == 0 {
+		return false
+	}
+	var b [1]byte
+	_, err := f.ReadAt(b[:], size-1)
+	return err == nil && b[0] != '\n'
+}
+
+// Release closes the files and releases the claim.
+func (h *handle) Release(_ context.Context, running bool) error {
+	var errs []error
+	for _, lf := range []*logFile{h.events, h.metrics} {
+		if lf != nil {
+			errs = append(errs, lf.f.Close())
+		}
+	}
+	h.events, h.metrics = nil, nil
+	for name, f := range h.logs {
+		errs = append(errs, f.Close())
+		delete(h.logs, name)
+	}
+	errs = append(errs, h.claim.release(running))
+	return errors.Join(errs...)
+}

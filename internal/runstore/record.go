@@ -1,0 +1,301 @@
+package runstore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"time"
+)
+
+// SnapshotEvery bounds how stale a backend's snapshots (the filesystem's
+// skill-state.yaml) may get during a run: rewriting them after every step
+// would make a long run quadratic (its list of completed steps grows) and
+// cost a file replacement per step.
+const SnapshotEvery = 200 * time.Millisecond
+
+// Record is one claimed run's record over a backend's Handle: it keeps
+// the run's progress and state, stamps events, carries the state and
+// checkpoint marks into the next event, writes state.json, runs the
+// claim's heartbeat and says when the claim is lost. It is the Run of
+// every store.
+type Record struct {
+	// ctx is the context of the backend's calls: the Run interface has
+	// none, and a write must not be cut short half-way by the run's
+	// cancellation (the record would miss the run's last transition).
+	ctx   context.Context
+	h     Handle
+	files Files
+	id    string
+	where string
+	work  string
+	notes []string
+
+	mu       sync.Mutex
+	progress Progress
+	state    map[string]any
+	// pending is a state set and not yet in the log; stale says
+	// state.json is behind the state.
+	pending, stale bool
+	// mark is a checkpoint waiting for the next event; taken counts the
+	// checkpoints, so that they number on.
+	mark  *Mark
+	taken int
+	// snapped is when the backend's snapshots were last brought up to
+	// date.
+	snapped time.Time
+
+	lost       chan struct{}
+	loseOnce   sync.Once
+	stop, done chan struct{}
+	closeOnce  sync.Once
+}
+
+var _ Run = (*Record)(nil)
+
+// open makes the record of a claimed run and starts its heartbeat.
+func open(ctx context.Context, files Files, c *Claimed, id, where, work string, every time.Duration) *Record {
+	r := &Record{ctx: ctx, h: c.Handle, files: files, id: id, where: where, work: work,
+		lost: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{})}
+	go r.beat(every)
+	return r
+}
+
+// ID implements Run.
+func (r *Record) ID() string { return r.id }
+
+// WorkDir implements Run.
+func (r *Record) WorkDir() string { return r.work }
+
+// Where implements Run.
+func (r *Record) Where() string { return r.where }
+
+// Notes implements Run.
+func (r *Record) Notes() []string { return r.notes }
+
+// Lost implements Run.
+func (r *Record) Lost() <-chan struct{} { return r.lost }
+
+// Started implements Run: the backend records the group.
+func (r *Record) Started(pgid int) { r.h.Started(pgid) }
+
+// Ended implements Run.
+func (r *Record) Ended(pgid int) { r.h.Ended(pgid) }
+
+// Progress implements Run.
+func (r *Record) Progress() Progress {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.progress.Clone()
+}
+
+// State implements Run.
+func (r *Record) State() map[string]any {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.state
+}
+
+// SetState implements Run.
+func (r *Record) SetState(state map[string]any) {
+	if state == nil {
+		state = map[string]any{}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.state = state
+	r.pending, r.stale = true, true
+}
+
+// Checkpoint implements Run.
+func (r *Record) Checkpoint(hook string, w Worker) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.mark = &Mark{Hook: hook, Worker: w}
+	return nil
+}
+
+// Append implements Run.
+func (r *Record) Append(e Event) error { return r.record(e, Buffered) }
+
+// Commit implements Run.
+func (r *Record) Commit(e Event) error { return r.record(e, Durable) }
+
+// record writes e with the state and checkpoint waiting for it, and
+// applies it to the progress once it is written.
+func (r *Record) record(e Event, mode Mode) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if e.Time.IsZero() {
+		e.Time = time.Now()
+	}
+	if e.Run == "" {
+		e.Run = r.id
+	}
+	b := Batch{}
+	if r.pending {
+		st, err := json.Marshal(r.state)
+		if err != nil {
+			return fmt.Errorf("encoding state: %w", err)
+		}
+		e.State = st
+	}
+	if m := r.mark; m != nil {
+		e.Checkpoint = m
+		st := e.State
+		if st == nil {
+			st, _ = json.Marshal(r.state)
+		}
+		b.Checkpoints = []Checkpoint{{N: r.taken + 1, Time: e.Time, Hook: m.Hook, Worker: m.Worker, State: st}}
+	}
+	if e.Level() == LevelRun && RunState(e.To).Terminal() {
+		// A finished run is never resumed, so nothing would rebuild its
+		// snapshots after a kill: write them, as they will be, before the
+		// record says it finished. A kill in between leaves a run that
+		// resumes and finishes again.
+		// The claim is verified first: a process that lost it writes no
+		// snapshot of the holder's run.
+		if err := r.h.Verify(r.ctx); err != nil {
+			r.noteLost(err)
+			return err
+		}
+		p := r.progress.Clone()
+		p.Apply(&e)
+		if err := r.snapshot(&p); err != nil {
+			return err
+		}
+	}
+	b.Events = []Event{e}
+	if err := r.append(b, mode); err != nil {
+		return err
+	}
+	r.pending = false
+	if r.mark != nil {
+		r.taken++
+		r.mark = nil
+	}
+	r.progress.Apply(&e)
+	if mode == Durable && time.Since(r.snapped) >= SnapshotEvery {
+		return r.flush(true)
+	}
+	return nil
+}
+
+// append hands b to the backend, and notes a claim it says is lost.
+func (r *Record) append(b Batch, mode Mode) error {
+	err := r.h.Append(r.ctx, b, mode)
+	r.noteLost(err)
+	return err
+}
+
+func (r *Record) noteLost(err error) {
+	if errors.Is(err, ErrClaimLost) {
+		r.loseOnce.Do(func() { close(r.lost) })
+	}
+}
+
+// Metric implements Run.
+func (r *Record) Metric(m Metric) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if m.Time.IsZero() {
+		m.Time = time.Now()
+	}
+	if m.Run == "" {
+		m.Run = r.id
+	}
+	return r.append(Batch{Metrics: []Metric{m}}, Buffered)
+}
+
+// Log implements Run.
+func (r *Record) Log(name, text string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.append(Batch{Logs: []LogLine{{name, text}}}, Buffered)
+}
+
+// Flush implements Run: what waits is written, and state.json if it is
+// behind, before a process of the skill starts. The backend's other
+// snapshots wait for their time or the end.
+func (r *Record) Flush() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := r.append(Batch{}, Visible); err != nil {
+		return err
+	}
+	return r.flush(false)
+}
+
+// flush writes state.json if it is behind and, with all set, the
+// backend's snapshots.
+func (r *Record) flush(all bool) error {
+	if r.stale {
+		data, err := EncodeState(r.state)
+		if err == nil {
+			err = WriteFile(r.files, filepath.Join(r.work, StateFile), data, false)
+		}
+		if err != nil {
+			return err
+		}
+		r.stale = false
+	}
+	if !all {
+		return nil
+	}
+	return r.snapshot(&r.progress)
+}
+
+// snapshot writes state.json if it is behind and the backend's snapshots
+// of p.
+func (r *Record) snapshot(p *Progress) error {
+	if err := r.flush(false); err != nil {
+		return err
+	}
+	r.snapped = time.Now()
+	err := r.h.Snapshot(r.ctx, p)
+	r.noteLost(err)
+	return err
+}
+
+// beat says the holder is alive every period until Close; a claim taken
+// over ends it. A failed heartbeat is retried on the next tick: a claim
+// goes stale only after several misses.
+func (r *Record) beat(every time.Duration) {
+	defer close(r.done)
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-r.stop:
+			return
+		case <-t.C:
+			if err := r.h.Heartbeat(r.ctx); errors.Is(err, ErrClaimLost) {
+				r.noteLost(err)
+				return
+			}
+		}
+	}
+}
+
+// Close implements Run: it writes what waits and the snapshots, unless
+// the run is another process's now, and releases the claim.
+func (r *Record) Close() error {
+	var err error
+	r.closeOnce.Do(func() {
+		close(r.stop)
+		<-r.done
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		var errs []error
+		if verr := r.h.Verify(r.ctx); verr == nil {
+			errs = append(errs, r.append(Batch{}, Visible), r.flush(true))
+		} else {
+			r.noteLost(verr)
+		}
+		errs = append(errs, r.h.Release(r.ctx, r.progress.RunState == RunRunning))
+		err = errors.Join(errs...)
+	})
+	return err
+}

@@ -1,0 +1,285 @@
+package sqlstore
+
+import (
+	"cmp"
+	"context"
+	"crypto/rand"
+	dbsql "database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/skillkit/skillkit/internal/proc"
+	"github.com/skillkit/skillkit/internal/runstore"
+)
+
+// DefaultWorkBase is where a worker keeps the work dirs of the runs it
+// runs, under the current directory: <base>/<skill>/<run-id>.
+const DefaultWorkBase = ".skillkit/work"
+
+// Backend is the SQL backend of runs, over an open DB: a run's key is its
+// id.
+type Backend struct {
+	db *DB
+	// base is where work dirs are made.
+	base string
+}
+
+var _ runstore.Backend = (*Backend)(nil)
+
+// Store returns the store of runs of the database, making work dirs under
+// workBase (DefaultWorkBase when empty).
+func (d *DB) Store(workBase string) runstore.Store {
+	return runstore.NewStore(d.Backend(workBase), runstore.Options{})
+}
+
+// Backend returns the backend of the store of runs of the database.
+func (d *DB) Backend(workBase string) *Backend {
+	return &Backend{db: d, base: cmp.Or(workBase, DefaultWorkBase)}
+}
+
+// Create records a new run and claims it.
+func (b *Backend) Create(ctx context.Context, n runstore.NewRun, co runstore.ClaimOptions) (*runstore.Claimed, error) {
+	start := n.Start
+	dir := cmp.Or(n.WorkDir, filepath.Join(b.base, start.Skill, start.RunID))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, &runstore.WriteError{Err: fmt.Errorf("creating run: %w", err)}
+	}
+	dir = abs(dir)
+	c := newClaim(co)
+	now := time.Now()
+	err := b.db.tx(ctx, func(tx *dbsql.Tx) error {
+		var one int
+		err := tx.QueryRowContext(ctx, b.db.q(`SELECT 1 FROM runs WHERE id = ?`), start.RunID).Scan(&one)
+		if err == nil {
+			return fmt.Errorf("creating run %s: %w", start.RunID, runstore.ErrExists)
+		}
+		if !errors.Is(err, dbsql.ErrNoRows) {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, b.db.q(`INSERT INTO runs (id, skill, started_at, work_dir, holder, token, claimed_at, heartbeat, timeout_ms)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+			start.RunID, start.Skill, ms(start.StartedAt), dir, c.holder, c.token, ms(now), ms(now), c.timeout.Milliseconds())
+		return err
+	})
+	if err != nil {
+		if errors.Is(err, runstore.ErrExists) {
+			return nil, err
+		}
+		return nil, &runstore.WriteError{Err: fmt.Errorf("creating run %s: %v", start.RunID, oneLine(err))}
+	}
+	return &runstore.Claimed{Handle: b.open(start.RunID, c), Key: start.RunID, WorkDir: dir}, nil
+}
+
+func (b *Backend) open(id string, c *claim) *handle {
+	h := &handle{db: b.db, id: id, claim: c}
+	// Opened now, so that recording a command's group costs a write.
+	h.groupConn, _ = b.db.volatile(context.Background())
+	return h
+}
+
+// Claim claims run id in one guarded statement: it matches when nobody
+// holds the run or the holder's heartbeat is older than its timeout, so
+// of two claimers exactly one wins. The process groups a stale holder
+// on this host left running are killed.
+func (b *Backend) Claim(ctx context.Context, id string, co runstore.ClaimOptions) (*runstore.Claimed, error) {
+	c := newClaim(co)
+	now := time.Now()
+	// A holder on this machine whose process is gone is stale whatever
+	// its heartbeat says: its token is taken over, if it is still the
+	// one read.
+	var gone, holder, token dbsql.NullString
+	if err := b.db.db.QueryRowContext(ctx, b.db.q(`SELECT holder, token FROM runs WHERE id = ?`), id).Scan(&holder, &token); err == nil &&
+		token.Valid && runstore.Gone(holder.String) {
+		gone = token
+	}
+	res, err := b.db.exec(ctx, `UPDATE runs SET holder = ?, token = ?, claimed_at = ?, heartbeat = ?, timeout_ms = ?
+		WHERE id = ? AND (token IS NULL OR heartbeat + timeout_ms < ? OR token = ?)`,
+		c.holder, c.token, ms(now), ms(now), c.timeout.Milliseconds(), id, ms(now), gone)
+	if err != nil {
+		return nil, &runstore.WriteError{Err: fmt.Errorf("claiming run %s: %v", id, oneLine(err))}
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		var holder string
+		var claimed, beat int64
+		if err := b.db.db.QueryRowContext(ctx, b.db.q(`SELECT holder, claimed_at, heartbeat FROM runs WHERE id = ?`), id).Scan(&holder, &claimed, &beat); err != nil {
+			return nil, fmt.Errorf("claiming run %s: %v", id, oneLine(err))
+		}
+		return nil, &runstore.ClaimedError{Where: b.Where(id), Holder: holder, Started: fromMS(claimed), Heartbeat: fromMS(beat)}
+	}
+	if err := b.killGroups(ctx, id); err != nil {
+		b.db.exec(ctx, `UPDATE runs SET holder = NULL, token = NULL WHERE id = ? AND token = ?`, id, c.token)
+		return nil, &runstore.WriteError{Err: fmt.Errorf("claiming run %s: %v", id, oneLine(err))}
+	}
+	h := b.open(id, c)
+	if err := h.numberOn(ctx); err != nil {
+		h.Release(ctx, false)
+		return nil, err
+	}
+	return &runstore.Claimed{Handle: h, Key: id}, nil
+}
+
+// killGroups kills the process groups of run id recorded on this host,
+// and forgets them: whatever a holder killed with SIGKILL left running
+// would run beside the steps run again now.
+func (b *Backend) killGroups(ctx context.Context, id string) error {
+	host := runstore.Hostname()
+	rows, err := b.db.db.QueryContext(ctx, b.db.q(`SELECT pgid FROM process_groups WHERE run_id = ? AND host = ?`), id, host)
+	if err != nil {
+		return err
+	}
+	var groups []int
+	for rows.Next() {
+		var pgid int
+		if err := rows.Scan(&pgid); err != nil {
+			rows.Close()
+			return err
+		}
+		groups = append(groups, pgid)
+	}
+	rows.Close()
+	for _, pgid := range groups {
+		proc.KillGroup(pgid)
+	}
+	_, err = b.db.exec(ctx, `DELETE FROM process_groups WHERE run_id = ? AND host = ?`, id, host)
+	return err
+}
+
+// Locate finds the run ref names: by its id, or by its work dir (the
+// newest run that worked there).
+func (b *Backend) Locate(ctx context.Context, ref string) (string, error) {
+	var id string
+	err := b.db.db.QueryRowContext(ctx, b.db.q(`SELECT id FROM runs WHERE id = ?`), ref).Scan(&id)
+	if errors.Is(err, dbsql.ErrNoRows) {
+		if st, serr := os.Stat(ref); serr == nil && st.IsDir() {
+			err = b.db.db.QueryRowContext(ctx, b.db.q(`SELECT id FROM runs WHERE work_dir = ? ORDER BY started_at DESC, id DESC LIMIT 1`), abs(ref)).Scan(&id)
+		}
+	}
+	switch {
+	case errors.Is(err, dbsql.ErrNoRows):
+		return "", fmt.Errorf("finding run %q: %w with that id in %s", ref, runstore.ErrNoRun, b.db.Redacted())
+	case err != nil:
+		return "", fmt.Errorf("finding run %q: %v", ref, oneLine(err))
+	}
+	return id, nil
+}
+
+// ReadEvents reads the events of run id, in order.
+func (b *Backend) ReadEvents(ctx context.Context, id string) (*runstore.Log, error) {
+	events, err := readBodies[runstore.Event](ctx, b.db, "events", id)
+	if err != nil {
+		return nil, err
+	}
+	return &runstore.Log{Events: events}, nil
+}
+
+// ReadMetrics reads the metrics of run id, in order.
+func (b *Backend) ReadMetrics(ctx context.Context, id string) ([]runstore.Metric, error) {
+	return readBodies[runstore.Metric](ctx, b.db, "metrics", id)
+}
+
+// readBodies decodes the JSON bodies of run id's rows of table, in order.
+func readBodies[T any](ctx context.Context, d *DB, table, id string) ([]T, error) {
+	rows, err := d.db.QueryContext(ctx, d.q(`SELECT seq, body FROM `+table+` WHERE run_id = ? ORDER BY seq`), id)
+	if err != nil {
+		return nil, fmt.Errorf("reading run %s: %v", id, oneLine(err))
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		var seq int64
+		var body string
+		if err := rows.Scan(&seq, &body); err != nil {
+			return nil, err
+		}
+		var v T
+		if err := json.Unmarshal([]byte(body), &v); err != nil {
+			return nil, fmt.Errorf("run %s %s %d: %w: %v", id, table, seq, runstore.ErrCorrupt, err)
+		}
+		out = append(out, v)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("reading run %s: %v", id, oneLine(err))
+	}
+	return out, nil
+}
+
+// Holder is the holder of run id's claim while its heartbeat is fresh.
+func (b *Backend) Holder(ctx context.Context, id string) (string, error) {
+	var holder dbsql.NullString
+	var beat, timeout dbsql.NullInt64
+	err := b.db.db.QueryRowContext(ctx, b.db.q(`SELECT holder, heartbeat, timeout_ms FROM runs WHERE id = ? AND token IS NOT NULL`), id).
+		Scan(&holder, &beat, &timeout)
+	switch {
+	case errors.Is(err, dbsql.ErrNoRows):
+		return "", nil
+	case err != nil:
+		return "", fmt.Errorf("reading run %s: %v", id, oneLine(err))
+	case time.Since(fromMS(beat.Int64)) > time.Duration(timeout.Int64)*time.Millisecond, runstore.Gone(holder.String):
+		return "", nil
+	}
+	return holder.String, nil
+}
+
+// WorkDir is the recorded work dir where it exists (this machine made
+// it, or it is on a shared mount); elsewhere the run continues in a work
+// dir of this worker's.
+func (b *Backend) WorkDir(_ context.Context, id, recorded, skill string) (string, error) {
+	if st, err := os.Stat(recorded); recorded != "" && err == nil && st.IsDir() {
+		return recorded, nil
+	}
+	work := abs(filepath.Join(b.base, skill, id))
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		return "", &runstore.WriteError{Err: fmt.Errorf("resuming run %s: %w", id, err)}
+	}
+	return work, nil
+}
+
+// List returns the ids of every run.
+func (b *Backend) List(ctx context.Context) ([]string, error) {
+	rows, err := b.db.db.QueryContext(ctx, `SELECT id FROM runs`)
+	if err != nil {
+		return nil, fmt.Errorf("listing runs: %v", oneLine(err))
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
+
+// Where names a run's record for a person.
+func (b *Backend) Where(id string) string {
+	if id == "" {
+		return "in " + b.db.Redacted()
+	}
+	return b.db.Redacted() + "#" + id
+}
+
+// claim is this process's claim of a run.
+type claim struct {
+	token, holder string
+	timeout       time.Duration
+}
+
+func newClaim(o runstore.ClaimOptions) *claim {
+	var tok [8]byte
+	rand.Read(tok[:])
+	return &claim{token: hex.EncodeToString(tok[:]), holder: runstore.Holder(os.Getpid(), runstore.Hostname()), timeout: o.Timing().Timeout}
+}
+
+func abs(dir string) string {
+	if a, err := filepath.Abs(dir); err == nil {
+		return a
+	}
+	return dir
+}

@@ -1,0 +1,232 @@
+package runstore
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Options configure the Store over a backend.
+type Options struct {
+	// Files is how state.json is written; nil is the operating
+	// system's.
+	Files Files
+}
+
+// records is the Store of every backend: the rules of a run's record
+// over what the backend keeps.
+type records struct {
+	b     Backend
+	files Files
+}
+
+// NewStore returns the store of runs kept by b.
+func NewStore(b Backend, o Options) Store {
+	return &records{b: b, files: cmp.Or[Files](o.Files, OS{})}
+}
+
+// Create claims a new run's record, writes its state.json and then
+// records its start: a run that exists always has a state.json a step can
+// read, even right after a kill.
+func (s *records) Create(n NewRun, co ClaimOptions) (Run, error) {
+	ctx := context.Background()
+	co = co.Timing()
+	c, err := s.b.Create(ctx, n, co)
+	if err != nil {
+		return nil, err
+	}
+	start := n.Start
+	start.WorkDir = c.WorkDir
+	r := open(ctx, s.files, c, start.RunID, s.b.Where(c.Key), c.WorkDir, co.Heartbeat)
+	r.SetState(n.State)
+	if err := r.Flush(); err != nil {
+		r.Close()
+		return nil, err
+	}
+	if err := r.Commit(Event{Time: start.StartedAt, To: State(RunPending), Detail: start.Skill, Start: &start}); err != nil {
+		r.Close()
+		return nil, err
+	}
+	return r, nil
+}
+
+// Resume claims the run ref names and rebuilds it from its log. The log
+// is read before the claim too, so that a run that is damaged or not
+// there is refused before a takeover kills anything.
+func (s *records) Resume(ref string, o ResumeOptions) (Run, error) {
+	ctx := context.Background()
+	co := o.Claim.Timing()
+	key, err := s.locate(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	if _, _, err := s.replay(ctx, key); err != nil {
+		return nil, err
+	}
+	c, err := s.b.Claim(ctx, key, co)
+	if err != nil {
+		return nil, err
+	}
+	release := func() { c.Release(ctx, false) }
+	// Read again under the claim: a holder that finished just before is
+	// seen as finished.
+	rep, log, err := s.replay(ctx, key)
+	if err != nil {
+		release()
+		return nil, err
+	}
+	p := rep.Progress
+	if p.RunState.Terminal() && !(o.Retry && p.RunState.Retryable()) {
+		release()
+		hint := ""
+		if p.RunState.Retryable() {
+			hint = "; after a fix, run it again from where it stopped with --retry"
+		}
+		return nil, fmt.Errorf("resuming run %s: it is %s: %w%s", p.RunID, p.RunState, ErrTerminal, hint)
+	}
+	if c.Fresh && p.RunState == RunRunning {
+		// A run left running holds a claim until its holder closes it
+		// or dies; none means the claim was deleted, maybe under a live
+		// holder. Wait until such a holder's heartbeat has seen this
+		// claim, given up the run and killed its commands, rather than
+		// run its step beside it.
+		time.Sleep(2 * co.Heartbeat)
+		if err := c.Verify(ctx); err != nil {
+			release()
+			return nil, err
+		}
+	}
+	work, err := s.b.WorkDir(ctx, key, rep.WorkDir, p.Skill)
+	if err != nil {
+		release()
+		return nil, err
+	}
+	r := open(ctx, s.files, c, p.RunID, s.b.Where(key), work, co.Heartbeat)
+	r.progress, r.state, r.taken, r.notes = p, rep.State, rep.Taken, log.Notes
+	r.stale = true
+	r.mu.Lock()
+	err = r.flush(true)
+	r.mu.Unlock()
+	if err != nil {
+		r.Close()
+		return nil, err
+	}
+	return r, nil
+}
+
+// replay reads and replays the log of run key.
+func (s *records) replay(ctx context.Context, key string) (*Replayed, *Log, error) {
+	log, err := s.b.ReadEvents(ctx, key)
+	if err != nil {
+		return nil, nil, err
+	}
+	rep, err := Replay(s.b.Where(key), log.Events, math.MaxInt)
+	return rep, log, err
+}
+
+// locate finds the key of the run ref names; "" is the newest run.
+func (s *records) locate(ctx context.Context, ref string) (string, error) {
+	if ref != "" {
+		return s.b.Locate(ctx, ref)
+	}
+	runs, err := s.list(ctx)
+	if err != nil {
+		return "", err
+	}
+	if len(runs) == 0 {
+		return "", fmt.Errorf("finding the newest run: %w %s", ErrNoRun, s.b.Where(""))
+	}
+	return runs[0].key, nil
+}
+
+// Status reads the run ref names without changing anything.
+func (s *records) Status(ref string) (*Summary, error) {
+	ctx := context.Background()
+	key, err := s.locate(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	return s.summary(ctx, key)
+}
+
+// summary is what the record of run key says, as a reader should see it:
+// a run marked running whose claim is gone or stale is interrupted.
+func (s *records) summary(ctx context.Context, key string) (*Summary, error) {
+	rep, _, err := s.replay(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	p := rep.Progress
+	where := s.b.Where(key)
+	sum := &Summary{ID: p.RunID, Skill: p.Skill, Dir: where, State: p.RunState, StepsDone: p.StepsDone(), Progress: p,
+		WorkDir: cmp.Or(rep.WorkDir, where), LastState: rep.State}
+	if sum.Holder, err = s.b.Holder(ctx, key); err != nil {
+		return nil, err
+	}
+	if !sum.State.Terminal() && sum.State != RunPending && sum.Holder == "" {
+		sum.State = RunInterrupted
+	}
+	return sum, nil
+}
+
+// keyed is a run's summary with its backend key.
+type keyed struct {
+	*Summary
+	key string
+}
+
+// List returns every run that reads, newest first: a record that does not
+// is passed over.
+func (s *records) List() ([]*Summary, error) {
+	runs, err := s.list(context.Background())
+	out := make([]*Summary, len(runs))
+	for i, r := range runs {
+		out[i] = r.Summary
+	}
+	return out, err
+}
+
+func (s *records) list(ctx context.Context) ([]keyed, error) {
+	keys, err := s.b.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []keyed
+	for _, k := range keys {
+		if sum, err := s.summary(ctx, k); err == nil {
+			out = append(out, keyed{sum, k})
+		}
+	}
+	slices.SortFunc(out, func(a, b keyed) int {
+		return cmp.Or(b.Progress.StartedAt.Compare(a.Progress.StartedAt), strings.Compare(b.ID, a.ID))
+	})
+	return out, nil
+}
+
+// Events reads the events of the run ref names.
+func (s *records) Events(ref string) ([]Event, error) {
+	ctx := context.Background()
+	key, err := s.locate(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	log, err := s.b.ReadEvents(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	return log.Events, nil
+}
+
+// Metrics reads the metrics of the run ref names.
+func (s *records) Metrics(ref string) ([]Metric, error) {
+	ctx := context.Background()
+	key, err := s.locate(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	return s.b.ReadMetrics(ctx, key)
+}

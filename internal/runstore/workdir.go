@@ -1,0 +1,27 @@
+package runstore
+
+// Names a store keeps in a run's work dir: state.json, which the
+// processes of the skill read, and the filesystem store's record, which
+// is the work dir itself.
+const (
+	StateFile    = "state.json"
+	ProgressFile = "skill-state.yaml"
+	EventsFile   = "events.jsonl"
+	MetricsFile  = "metrics.jsonl"
+	ClaimFile    = "claim.json"
+	ThreadsDir   = "threads"
+	LogsDir      = "logs"
+)
+
+// RecordFile reports whether a name at the top of a work dir is a
+// store's (the files above, their temporary copies and the claim's lock),
+// not the work the steps left beside it: what a cassette or a test of the
+// work dir passes over, whichever store kept the run.
+func RecordFile(name string) bool {
+	switch name {
+	case StateFile, ProgressFile, EventsFile, MetricsFile, ClaimFile, ClaimFile + ".lock", ThreadsDir, LogsDir:
+		return true
+	}
+	// Files are replaced through hidden temporary copies (.state.json…).
+	return IsTemp(name)
+}
