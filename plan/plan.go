@@ -114,6 +114,11 @@ type Skill struct {
 	// resume when it changed.
 	Hash        string       `json:"hash"`
 	Diagnostics []Diagnostic `json:"diagnostics,omitempty"`
+	// MCPServers are the MCP servers the project configures (.mcp.json,
+	// skillkit.yaml's mcp block), set by the parser's caller: plan reads
+	// no configuration. A step that calls a tool of a server not among
+	// them goes to the agent.
+	MCPServers []string `json:"mcpServers,omitempty"`
 }
 
 // Action returns the action with the given id, or nil.

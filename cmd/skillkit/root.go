@@ -205,6 +205,7 @@ durable state, resume, retries and an embedded JavaScript engine.`,
 		newTasksCmd(),
 		newLSPCmd(s),
 		newTestCmd(),
+		newMCPCmd(),
 	)
 	withUsageLine(root)
 	addDBFlag(root)

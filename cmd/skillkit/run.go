@@ -130,7 +130,7 @@ Exit codes: 0 completed, 1 failed or aborted, 2 invalid skill or usage,
 }
 
 func runSkill(c *cobra.Command, s Streams, o *runOptions, dir string, args []string) error {
-	skill, err := readSkill(dir)
+	skill, servers, err := readSkillMCP(dir)
 	if err != nil {
 		return err
 	}
@@ -159,7 +159,7 @@ func runSkill(c *cobra.Command, s Streams, o *runOptions, dir string, args []str
 		Loop:     orchestrator.Options{MaxIterations: o.maxIter, Retries: o.retries, MaxSameFailures: o.maxSame},
 		Parallel: o.parallel, MaxAgentCalls: o.maxCalls, MaxCostUSD: o.maxCost,
 		OutputTail: o.tail, JSMemory: o.jsMemory << 20,
-		Out: c.OutOrStdout(),
+		Out: c.OutOrStdout(), MCP: servers,
 		Validate: func(sk *plan.Skill) error {
 			return lintGate(c, sk, cwd, o.strict)
 		},

@@ -73,9 +73,18 @@ type Options struct {
 	Log io.Writer
 	// Scrub hides secrets in what goes to Log; nil keeps the text.
 	Scrub func(string) string
-	// Done is told of every call that reached a tool (a recorder); nil
-	// is nobody.
-	Done func(Call)
+	// Tape, when set, answers calls instead of the servers (a cassette
+	// replayed) or keeps what they answered (a cassette recorded).
+	Tape Tape
+}
+
+// Tape is a cassette as the pool sees it.
+type Tape interface {
+	// ReplayMCP answers a call from the tape: ok false sends the call to
+	// its server. A replay answers every call, a miss with an error.
+	ReplayMCP(c Call) (result any, ok bool, err error)
+	// RecordMCP keeps a call a server answered (Result or Error set).
+	RecordMCP(c Call)
 }
 
 // Pool holds the servers of one run: each starts on its first call and
@@ -146,6 +155,13 @@ func (p *Pool) Call(ctx context.Context, server, tool string, args map[string]an
 	if !Allowed(p.opts.Allowed, server, tool) {
 		return nil, fmt.Errorf("MCP tool %s is not in the skill's allowed-tools", Name(server, tool))
 	}
+	if p.opts.Tape != nil {
+		res, ok, err := p.opts.Tape.ReplayMCP(Call{Server: server, Tool: tool, Args: args})
+		if ok {
+			fmt.Fprintf(p.opts.Log, "mcp %s %s → (replayed) %s\n", Name(server, tool), p.opts.Scrub(jsonText(args)), p.opts.Scrub(logText(Call{Result: res, Error: errText(err)})))
+			return res, err
+		}
+	}
 	c, err := p.conn(ctx, server)
 	if err != nil {
 		return nil, err
@@ -166,8 +182,8 @@ func (p *Pool) Call(ctx context.Context, server, tool string, args map[string]an
 		return nil, fmt.Errorf("MCP tool %s: reading the result: %w", Name(server, tool), err)
 	}
 	fmt.Fprintf(p.opts.Log, "mcp %s %s → %s\n", Name(server, tool), argText, p.opts.Scrub(logText(call)))
-	if p.opts.Done != nil {
-		p.opts.Done(call)
+	if p.opts.Tape != nil {
+		p.opts.Tape.RecordMCP(call)
 	}
 	if res.IsError {
 		return nil, &ToolError{Server: server, Tool: tool, Msg: call.Error}
@@ -471,6 +487,13 @@ func text(r *sdk.CallToolResult) string {
 		}
 	}
 	return strings.Join(parts, "\n")
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
 }
 
 func jsonText(v any) string {

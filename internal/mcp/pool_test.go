@@ -74,7 +74,7 @@ func TestRealServers(t *testing.T) {
 			&mcp.Server{Name: "server-filesystem", Command: filesystem, Args: []string{dir}},
 		),
 		Dir: dir, Log: &log,
-		Done: func(c mcp.Call) { calls = append(calls, c) },
+		Tape: recorder{&calls},
 	})
 	ctx := proc.WithGroups(context.Background(), g)
 
@@ -123,6 +123,12 @@ func TestRealServers(t *testing.T) {
 		t.Errorf("%d calls; log:\n%s", len(calls), log.String())
 	}
 }
+
+// recorder is a tape that keeps the calls in a slice.
+type recorder struct{ calls *[]mcp.Call }
+
+func (recorder) ReplayMCP(mcp.Call) (any, bool, error) { return nil, false, nil }
+func (r recorder) RecordMCP(c mcp.Call)                { *r.calls = append(*r.calls, c) }
 
 func jsonOf(v any) string {
 	data, _ := json.Marshal(v)

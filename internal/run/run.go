@@ -12,13 +12,16 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/skillkit/skillkit/internal/agent"
+	"github.com/skillkit/skillkit/internal/cassette"
 	"github.com/skillkit/skillkit/internal/engine"
+	"github.com/skillkit/skillkit/internal/mcp"
 	"github.com/skillkit/skillkit/internal/orchestrator"
 	"github.com/skillkit/skillkit/internal/proc"
 	"github.com/skillkit/skillkit/internal/runstore"
@@ -95,6 +98,13 @@ type Options struct {
 	// Claim tunes the claim's heartbeat; Backoff the default retry wait.
 	Claim   runstore.ClaimOptions
 	Backoff time.Duration
+	// MCP is the project's MCP configuration (mcp.Load): the run starts
+	// a server on the first call of one of its tools and stops it at its
+	// end. Nil configures none.
+	MCP *mcp.Config
+	// MCPTape, when set, answers MCP calls from a cassette (skillkit
+	// test) or records them (--record).
+	MCPTape mcp.Tape
 }
 
 // Result is where a run ended.
@@ -149,6 +159,10 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if l.pool != nil {
+		// The servers stop with the run, however it ends.
+		defer l.pool.Close()
+	}
 	l.eng.Hooks, l.eng.Worker = hooks, *w
 	return l.run(ctx, phases)
 }
@@ -183,6 +197,8 @@ type lifecycle struct {
 	from runstore.RunState
 	// phases are what the phase strategy runs (phasesOf).
 	phases []*plan.Phase
+	// pool holds the MCP servers the run started; nil without MCP.
+	pool *mcp.Pool
 }
 
 // create validates the skill and records a new run, claimed.
@@ -376,6 +392,12 @@ func (l *lifecycle) newEngine() error {
 		ag = &a
 		hopts.Agent = ag
 	}
+	if l.o.MCP != nil || l.o.MCPTape != nil {
+		if err := l.newPool(); err != nil {
+			return err
+		}
+		hopts.MCP = l.pool
+	}
 	host, err := script.NewHost(hopts)
 	if err != nil {
 		return err
@@ -397,6 +419,29 @@ func (l *lifecycle) newEngine() error {
 	}
 	e.Positions, e.ActionBase = positions(l.phases)
 	l.eng = e
+	return nil
+}
+
+// newPool makes the run's MCP servers: started on first use in the
+// project, held to the skill's allowed-tools, their calls logged to the
+// run's mcp log scrubbed as cassettes are.
+func (l *lifecycle) newPool() error {
+	patterns, err := cassette.ConfigScrub(l.o.Skill.Dir)
+	if err != nil {
+		return err
+	}
+	scrub, err := cassette.NewScrubber(os.Environ(), patterns)
+	if err != nil {
+		return err
+	}
+	dir := l.o.ProjectDir
+	if dir == "" {
+		dir = l.rec.WorkDir()
+	}
+	l.pool = mcp.NewPool(mcp.Options{
+		Config: l.o.MCP, Dir: dir, Allowed: allowedTools(l.o.Skill), Tape: l.o.MCPTape,
+		Log: logWriter{l.rec, "mcp"}, Scrub: scrub.Scrub,
+	})
 	return nil
 }
 

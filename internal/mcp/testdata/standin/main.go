@@ -49,17 +49,30 @@ func main() {
 		Query           string `json:"query"`
 	}
 	// search_context answers as ace-tool does, in text: the files of the
-	// project whose content holds the query's first word.
+	// project whose content holds a word of the query (of five letters
+	// or more).
 	mcp.AddTool(s, &mcp.Tool{Name: "search_context", Description: "Searches the code base for context"},
 		func(_ context.Context, _ *mcp.CallToolRequest, in searchIn) (*mcp.CallToolResult, any, error) {
-			word := strings.Fields(in.Query + " x")[0]
+			var words []string
+			for _, w := range strings.Fields(strings.ToLower(in.Query)) {
+				if len(w) >= 5 {
+					words = append(words, strings.Trim(w, ":,."))
+				}
+			}
 			var hits []string
 			filepath.WalkDir(in.ProjectRootPath, func(p string, d os.DirEntry, err error) error {
 				if err != nil || d.IsDir() || len(hits) >= 5 {
 					return nil
 				}
-				if data, err := os.ReadFile(p); err == nil && strings.Contains(string(data), word) {
-					hits = append(hits, p)
+				data, err := os.ReadFile(p)
+				if err != nil {
+					return nil
+				}
+				for _, w := range words {
+					if strings.Contains(strings.ToLower(string(data)), w) {
+						hits = append(hits, p)
+						break
+					}
 				}
 				return nil
 			})
