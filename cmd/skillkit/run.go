@@ -235,13 +235,15 @@ func runSkill(c *cobra.Command, s Streams, o *runOptions, dir string, args []str
 		if rec, err = startRecording(o.record, skill, opts.Agent, o.resume != ""); err != nil {
 			return usageErr(err)
 		}
+		// The MCP calls go into the cassette beside the agent's.
+		opts.MCPTape = rec
 	}
 	res, err := skrun.Run(ctx, opts)
 	if rec != nil {
 		if rerr := rec.Close(); rerr != nil {
 			err = errors.Join(err, rerr)
 		} else {
-			fmt.Fprintf(c.ErrOrStderr(), "recorded %d agent exchange(s) to %s\n", rec.Exchanges(), o.record)
+			fmt.Fprintf(c.ErrOrStderr(), "recorded %d agent exchange(s) and %d MCP call(s) to %s\n", rec.Exchanges(), rec.MCPCalls(), o.record)
 		}
 	}
 	if o.recordTest != "" && res != nil {

@@ -76,15 +76,19 @@ type Options struct {
 	// Tape, when set, answers calls instead of the servers (a cassette
 	// replayed) or keeps what they answered (a cassette recorded).
 	Tape Tape
+	// Env is the run's environment, for the tape.
+	Env []string
 }
 
-// Tape is a cassette as the pool sees it.
+// Tape is a cassette as the pool sees it. env is the run's environment
+// (script.Env): a cassette keeps the run's folders and ids as
+// placeholders, so that a replay elsewhere matches.
 type Tape interface {
 	// ReplayMCP answers a call from the tape: ok false sends the call to
 	// its server. A replay answers every call, a miss with an error.
-	ReplayMCP(c Call) (result any, ok bool, err error)
+	ReplayMCP(env []string, c Call) (result any, ok bool, err error)
 	// RecordMCP keeps a call a server answered (Result or Error set).
-	RecordMCP(c Call)
+	RecordMCP(env []string, c Call)
 }
 
 // Pool holds the servers of one run: each starts on its first call and
@@ -156,7 +160,7 @@ func (p *Pool) Call(ctx context.Context, server, tool string, args map[string]an
 		return nil, fmt.Errorf("MCP tool %s is not in the skill's allowed-tools", Name(server, tool))
 	}
 	if p.opts.Tape != nil {
-		res, ok, err := p.opts.Tape.ReplayMCP(Call{Server: server, Tool: tool, Args: args})
+		res, ok, err := p.opts.Tape.ReplayMCP(p.opts.Env, Call{Server: server, Tool: tool, Args: args})
 		if ok {
 			fmt.Fprintf(p.opts.Log, "mcp %s %s → (replayed) %s\n", Name(server, tool), p.opts.Scrub(jsonText(args)), p.opts.Scrub(logText(Call{Result: res, Error: errText(err)})))
 			return res, err
@@ -183,7 +187,7 @@ func (p *Pool) Call(ctx context.Context, server, tool string, args map[string]an
 	}
 	fmt.Fprintf(p.opts.Log, "mcp %s %s → %s\n", Name(server, tool), argText, p.opts.Scrub(logText(call)))
 	if p.opts.Tape != nil {
-		p.opts.Tape.RecordMCP(call)
+		p.opts.Tape.RecordMCP(p.opts.Env, call)
 	}
 	if res.IsError {
 		return nil, &ToolError{Server: server, Tool: tool, Msg: call.Error}

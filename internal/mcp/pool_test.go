@@ -127,8 +127,8 @@ func TestRealServers(t *testing.T) {
 // recorder is a tape that keeps the calls in a slice.
 type recorder struct{ calls *[]mcp.Call }
 
-func (recorder) ReplayMCP(mcp.Call) (any, bool, error) { return nil, false, nil }
-func (r recorder) RecordMCP(c mcp.Call)                { *r.calls = append(*r.calls, c) }
+func (recorder) ReplayMCP([]string, mcp.Call) (any, bool, error) { return nil, false, nil }
+func (r recorder) RecordMCP(_ []string, c mcp.Call)              { *r.calls = append(*r.calls, c) }
 
 func jsonOf(v any) string {
 	data, _ := json.Marshal(v)

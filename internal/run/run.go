@@ -393,7 +393,7 @@ func (l *lifecycle) newEngine() error {
 		hopts.Agent = ag
 	}
 	if l.o.MCP != nil || l.o.MCPTape != nil {
-		if err := l.newPool(); err != nil {
+		if err := l.newPool(script.Env(hopts)); err != nil {
 			return err
 		}
 		hopts.MCP = l.pool
@@ -425,7 +425,7 @@ func (l *lifecycle) newEngine() error {
 // newPool makes the run's MCP servers: started on first use in the
 // project, held to the skill's allowed-tools, their calls logged to the
 // run's mcp log scrubbed as cassettes are.
-func (l *lifecycle) newPool() error {
+func (l *lifecycle) newPool(env []string) error {
 	patterns, err := cassette.ConfigScrub(l.o.Skill.Dir)
 	if err != nil {
 		return err
@@ -439,7 +439,7 @@ func (l *lifecycle) newPool() error {
 		dir = l.rec.WorkDir()
 	}
 	l.pool = mcp.NewPool(mcp.Options{
-		Config: l.o.MCP, Dir: dir, Allowed: allowedTools(l.o.Skill), Tape: l.o.MCPTape,
+		Config: l.o.MCP, Dir: dir, Allowed: allowedTools(l.o.Skill), Tape: l.o.MCPTape, Env: env,
 		Log: logWriter{l.rec, "mcp"}, Scrub: scrub.Scrub,
 	})
 	return nil
@@ -585,13 +585,14 @@ func (l *lifecycle) run(ctx context.Context, phases []*plan.Phase) (*Result, err
 
 // finish puts the run in its end state: completed, failed, aborted, or
 // interrupted (resumable) after Ctrl-C, at agent work without an agent,
-// with its agent budget spent, or when the disk failed.
+// with its agent budget spent, when the disk failed, or when an MCP
+// server was unavailable.
 func (l *lifecycle) finish(ctx context.Context, start time.Time, err error) (*Result, error) {
 	state := runstore.RunCompleted
 	switch {
 	case err == nil:
 	case ctx.Err() != nil && errors.Is(err, context.Canceled), errors.Is(err, agent.ErrNoAgent),
-		errors.Is(err, agent.ErrBudget), errors.Is(err, runstore.ErrWrite):
+		errors.Is(err, agent.ErrBudget), errors.Is(err, runstore.ErrWrite), errors.Is(err, mcp.ErrTransport):
 		// A full or failing disk stops the run but is not the skill's
 		// failure: it stays resumable once there is room again.
 		state = runstore.RunInterrupted
@@ -638,6 +639,10 @@ func (l *lifecycle) finish(ctx context.Context, start time.Time, err error) (*Re
 // close closes the record, writing its snapshots, and returns the result
 // with err.
 func (l *lifecycle) close(err error) (*Result, error) {
+	if l.pool != nil {
+		// The servers' groups end in the record, before it closes.
+		l.pool.Close()
+	}
 	res := l.result()
 	return res, errors.Join(err, l.rec.Close())
 }
