@@ -1,6 +1,10 @@
 package jsstatic
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/dop251/goja/ast"
+)
 
 // MCPPrefix starts the name of an MCP tool as Claude Code writes it,
 // mcp__<server>__<tool>; MCPSep ends the server's name.
@@ -98,4 +102,75 @@ func identByte(c byte) bool { return alnum(c) || c == '_' || c == '$' || c >= 0x
 
 func alnum(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// MCPCall is a call of an MCP tool in a block: mcp__server__tool(...).
+type MCPCall struct {
+	// Name is the tool's full name as the skill wrote it.
+	Name      string
+	Line, Col int
+	// Args are the keys of the call's object literal argument with the
+	// kind of each value (KindString…, "" when it is computed); nil when
+	// the argument is no object literal (a variable), which cannot be
+	// checked. An empty map is a call with no or empty arguments.
+	Args map[string]Arg
+}
+
+// Arg is one argument of an MCPCall.
+type Arg struct {
+	Kind      string
+	Line, Col int
+}
+
+// MCPCalls returns the calls of MCP tools in the program, in order.
+func (p *Program) MCPCalls() []MCPCall {
+	var out []MCPCall
+	Inspect(p.AST, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpression)
+		if !ok {
+			return true
+		}
+		id, ok := call.Callee.(*ast.Identifier)
+		if !ok {
+			return true
+		}
+		name, isTool := MCPToolName(id.Name.String())
+		if !isTool {
+			return true
+		}
+		c := MCPCall{Name: name}
+		c.Line, c.Col = p.Position(id.Idx)
+		switch {
+		case len(call.ArgumentList) == 0:
+			c.Args = map[string]Arg{}
+		default:
+			if obj, ok := call.ArgumentList[0].(*ast.ObjectLiteral); ok {
+				c.Args = map[string]Arg{}
+				for _, prop := range obj.Value {
+					a := Arg{}
+					switch k := prop.(type) {
+					case *ast.PropertyShort:
+						// { entities }: a variable's value, of no known kind.
+						a.Line, a.Col = p.Position(k.Name.Idx)
+						c.Args[k.Name.Name.String()] = a
+						continue
+					case *ast.PropertyKeyed:
+						if !k.Computed {
+							a.Kind, _ = literal(k.Value)
+							a.Line, a.Col = p.Position(k.Key.Idx0())
+							c.Args[propertyName(k.Key)] = a
+							continue
+						}
+					}
+					// A spread or a computed key: the keys are not all
+					// known.
+					c.Args = nil
+					break
+				}
+			}
+		}
+		out = append(out, c)
+		return true
+	})
+	return out
 }
