@@ -2,7 +2,6 @@ package parse
 
 import (
 	"encoding/json"
-	"fmt"
 	"strconv"
 
 	"go.yaml.in/yaml/v3"
@@ -38,7 +37,7 @@ func toolStep(m *md, st *plan.Step) {
 		}
 		obj, ok := v.(map[string]any)
 		if !ok {
-			m.diag(b.Body, plan.SevError, "step-attribute", fmt.Sprintf("the arguments of Tool %s are a %T, not a map of argument → value", t.Name, v))
+			m.diag(b.Body, plan.SevError, "step-attribute", "the arguments of Tool "+t.Name+" are not a map of argument → value")
 			return
 		}
 		args = obj

@@ -154,3 +154,15 @@ func FuzzParseProject(f *testing.F) {
 		}
 	})
 }
+
+func FuzzMCPBlock(f *testing.F) {
+	f.Add([]byte("mcp:\n  start_timeout: 5s\n  servers:\n    a: {command: x, args: [\"${A:-1}\"]}\n    b: &b {type: sse, url: u}\n    c: *b\n"))
+	f.Add([]byte("mcp: [1]\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c := &Config{Servers: map[string]*Server{}}
+		err := c.addYAML("skillkit.yaml", data, env(nil))
+		if _, ok := err.(*ConfigError); err != nil && !ok {
+			t.Fatalf("error of type %T: %v", err, err)
+		}
+	})
+}
