@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -129,9 +130,9 @@ type conn struct {
 	stop func()
 	// stderr keeps the end of a command's stderr, for errors.
 	stderr *lockedTail
-	// gone closes when the session's connection ended (the server died,
-	// or sent what cannot be read), with why in goneErr: calls under way
-	// end then rather than at their timeout.
+	// gone closes when the session's connection failed (the server
+	// died, or sent what cannot be read), with why in goneErr: calls under
+	// way end then rather than at their timeout.
 	gone    chan struct{}
 	goneErr error
 }
@@ -312,10 +313,17 @@ const stderrTail = 2048
 // timeout.
 func (p *Pool) start(ctx context.Context, s *Server, c *conn) error {
 	what := fmt.Sprintf("MCP server %q (%s)", s.Name, s.Pos)
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), p.opts.Config.StartTimeout)
-	defer cancel()
-	stopOnCancel := context.AfterFunc(ctx, cancel)
-	defer stopOnCancel()
+	// The session's context lives as long as the server (an SSE stream
+	// is read under it), not as long as the call that started it; the
+	// start timeout and the caller's end cut only the start short.
+	life, endLife := context.WithCancel(context.WithoutCancel(ctx))
+	var timedOut atomic.Bool
+	timer := time.AfterFunc(p.opts.Config.StartTimeout, func() { timedOut.Store(true); endLife() })
+	stopOnCancel := context.AfterFunc(ctx, endLife)
+	defer func() {
+		timer.Stop()
+		stopOnCancel()
+	}()
 	var t sdk.Transport
 	c.stop = func() {}
 	switch s.Type {
@@ -331,26 +339,32 @@ func (p *Pool) start(ctx context.Context, s *Server, c *conn) error {
 		t = &sdk.SSEClientTransport{Endpoint: s.URL, HTTPClient: headerClient(s.Headers)}
 	}
 	client := sdk.NewClient(&sdk.Implementation{Name: "skillkit", Version: "1"}, nil)
-	sess, err := client.Connect(sctx, t, nil)
+	sess, err := client.Connect(life, t, nil)
 	if err != nil {
 		c.stop()
+		endLife()
 		switch {
 		case ctx.Err() != nil:
 			return ctx.Err()
-		case sctx.Err() != nil:
+		case timedOut.Load():
 			return fmt.Errorf("%s: %w: no answer to initialize in %s (mcp.start_timeout in skillkit.yaml)%s", what, ErrTransport, p.opts.Config.StartTimeout, c.stderr.note())
 		}
 		return fmt.Errorf("%s: %w: %v%s", what, ErrTransport, err, c.stderr.note())
 	}
 	c.gone = make(chan struct{})
 	go func() {
-		c.goneErr = sess.Wait()
-		close(c.gone)
+		// A clean end is the pool's own Close (or, over SSE, the end of
+		// a request); an error is the connection failing under the calls.
+		if err := sess.Wait(); err != nil {
+			c.goneErr = err
+			close(c.gone)
+		}
 	}()
 	stop := c.stop
 	c.sess, c.stop = sess, sync.OnceFunc(func() {
 		sess.Close()
 		stop()
+		endLife()
 	})
 	return nil
 }
