@@ -20,6 +20,10 @@ import (
 func main() {
 	mode := flag.String("mode", "", "how to misbehave: exit, silent, garbage")
 	flag.Parse()
+	if f := os.Getenv("STANDIN_PIDFILE"); f != "" {
+		// For a test to find the server when its runner is gone.
+		os.WriteFile(f, []byte(fmt.Sprint(os.Getpid())), 0o644)
+	}
 	switch *mode {
 	case "exit":
 		fmt.Fprintln(os.Stderr, "standin: cannot open the index")
