@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/skillkit/skillkit/internal/mcp/mcptest"
+	"github.com/skillkit/skillkit/internal/realtool"
 	"github.com/skillkit/skillkit/internal/testfs"
 )
 
@@ -42,5 +43,28 @@ func TestMCPToolsSaveThenLint(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, ".mcp-tools", "nope.json")); err == nil {
 		t.Error("a listing for an unknown server")
+	}
+}
+
+// TestMCPNotesExampleLive runs examples/mcp-notes against the real
+// filesystem and memory servers from npm: what its recorded test replays.
+func TestMCPNotesExampleLive(t *testing.T) {
+	fsServer := realtool.Find(t, "mcp-server-filesystem")
+	realtool.Find(t, "mcp-server-memory")
+	t.Setenv("PATH", filepath.Dir(fsServer)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	// The memory server keeps its graph under $HOME.
+	t.Setenv("HOME", t.TempDir())
+	work := filepath.Join(t.TempDir(), "work")
+	code, out, stderr := run("run", filepath.Join(repoRoot(t), "examples", "mcp-notes"), "--workdir", work)
+	if code != ExitOK {
+		t.Fatalf("run: exit %d\n%s\n%s", code, out, stderr)
+	}
+	report, err := os.ReadFile(filepath.Join(work, "report.md"))
+	if err != nil || string(report) != "# Errands\n\n- call grandma\n- call the plumber\n" {
+		t.Errorf("report.md: %q %v", report, err)
+	}
+	log, _ := os.ReadFile(filepath.Join(work, "logs", "mcp.log"))
+	if strings.Count(string(log), "mcp mcp__") != 4 {
+		t.Errorf("mcp.log:\n%s", log)
 	}
 }

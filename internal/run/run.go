@@ -422,8 +422,8 @@ func (l *lifecycle) newEngine() error {
 	return nil
 }
 
-// newPool makes the run's MCP servers: started on first use in the
-// project, held to the skill's allowed-tools, their calls logged to the
+// newPool makes the run's MCP servers: started on first use in the work
+// dir, held to the skill's allowed-tools, their calls logged to the
 // run's mcp log scrubbed as cassettes are.
 func (l *lifecycle) newPool(env []string) error {
 	patterns, err := cassette.ConfigScrub(l.o.Skill.Dir)
@@ -434,12 +434,10 @@ func (l *lifecycle) newPool(env []string) error {
 	if err != nil {
 		return err
 	}
-	dir := l.o.ProjectDir
-	if dir == "" {
-		dir = l.rec.WorkDir()
-	}
 	l.pool = mcp.NewPool(mcp.Options{
-		Config: l.o.MCP, Dir: dir, Allowed: allowedTools(l.o.Skill), Tape: l.o.MCPTape, Env: env,
+		// Servers run where the steps do: "." in a server's args is the
+		// run's work dir.
+		Config: l.o.MCP, Dir: l.rec.WorkDir(), Allowed: allowedTools(l.o.Skill), Tape: l.o.MCPTape, Env: env,
 		Log: logWriter{l.rec, "mcp"}, Scrub: scrub.Scrub,
 	})
 	return nil
