@@ -127,8 +127,8 @@ func Load(projectDir, skillDir string, env Lookup) (*Config, error) {
 	return c, nil
 }
 
-// ParseProject reads the content of a .mcp.json file: what Load does
-// with it, on its own (the fuzz target and lint use it).
+// ParseProject reads the content of a .mcp.json file, as Load does,
+// without the file system: for a file's content at hand (tests, fuzzing).
 func ParseProject(path string, data []byte, env Lookup) (*Config, error) {
 	c := &Config{Servers: map[string]*Server{}, StartTimeout: DefaultStartTimeout, CallTimeout: DefaultCallTimeout}
 	return c, c.addJSON(path, data, env)
