@@ -218,7 +218,8 @@ func readAttr(m *md, attrs *plan.StepAttrs, it *listItem) bool {
 		attrs.Tool.Name, attrs.Tool.Pos = name, p
 	case "save as":
 		if attrs.Tool == nil {
-			attrs.Tool = &plan.ToolCall{}
+			// Placed here until a Tool line says where the call is.
+			attrs.Tool = &plan.ToolCall{Pos: p}
 		}
 		attrs.Tool.SaveAs = strings.Trim(val, "`")
 	default:

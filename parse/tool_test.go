@@ -50,3 +50,13 @@ func TestToolStep(t *testing.T) {
 		}
 	}
 }
+
+func TestSaveAsWithoutTool(t *testing.T) {
+	s := mustDir(t, writeSkill(t, map[string]string{
+		"SKILL.md":          "---\nname: demo\ndescription: d\n---\n# Demo\n",
+		"phases/01-find.md": "# Phase 1: Find\n\n## Execution\n\n### Step 1: Find\n- **Save as**: found\n\nFind it.\n",
+	}))
+	if len(s.Diagnostics) != 1 || s.Diagnostics[0].Pos.String() != "phases/01-find.md:6:3" || s.Phases[0].Steps[0].Attrs.Tool != nil {
+		t.Errorf("diagnostics %v, tool %+v", s.Diagnostics, s.Phases[0].Steps[0].Attrs.Tool)
+	}
+}
