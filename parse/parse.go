@@ -39,6 +39,9 @@ type Options struct {
 	// names the skill): an editor's unsaved buffers, or fixes not yet
 	// written, laid over the folder.
 	FS fs.FS
+	// MCPServers are the configured MCP servers (internal/mcp reads
+	// them): a step calling a tool of another server goes to the agent.
+	MCPServers []string
 }
 
 // Dir parses the skill folder dir.
@@ -53,7 +56,7 @@ func DirWith(dir string, opts Options) (*plan.Skill, error) {
 	if !info.IsDir() {
 		return nil, fmt.Errorf("reading skill: %s is not a folder", dir)
 	}
-	s := &plan.Skill{Dir: dir, Name: filepath.Base(filepath.Clean(dir)), Files: []string{}}
+	s := &plan.Skill{Dir: dir, Name: filepath.Base(filepath.Clean(dir)), Files: []string{}, MCPServers: opts.MCPServers}
 	if abs, err := filepath.Abs(dir); err == nil {
 		s.Name = filepath.Base(abs)
 	}

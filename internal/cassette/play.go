@@ -23,6 +23,7 @@ type Player struct {
 	used      []bool
 	misses    []*MissError
 	calls     int
+	mcpCalls  int
 }
 
 var _ agent.Tape = (*Player)(nil)
@@ -46,11 +47,15 @@ type MissError struct {
 }
 
 func (e *MissError) Error() string {
-	msg := fmt.Sprintf("no recorded reply for the %s call of %s (prompt %s)", e.Request, e.ID, short(e.Hash))
+	what, differs := "prompt", "the prompt differs from the closest recorded one"
+	if e.Request == RequestMCP {
+		what, differs = "arguments", "the arguments differ from the closest recorded ones"
+	}
+	msg := fmt.Sprintf("no recorded reply for the %s call of %s (%s %s)", e.Request, e.ID, what, short(e.Hash))
 	if e.Diff == "" {
 		return msg + ": the cassette has no unused exchange for it; record the case again with skillkit test --update"
 	}
-	return msg + "; the prompt differs from the closest recorded one:\n" + e.Diff
+	return msg + "; " + differs + ":\n" + e.Diff
 }
 
 func short(h string) string {

@@ -20,8 +20,12 @@ type Recorder struct {
 	f     *os.File
 	// attempts counts the calls begun per request and id.
 	attempts map[string]int
-	n        int
-	err      error
+	// n counts the agent exchanges written, mcp the MCP calls.
+	n, mcp int
+	err    error
+	// mcpBefore is the work dir's files before the MCP call under way.
+	mcpBefore map[string]string
+	mcpErr    error
 }
 
 var _ agent.Tape = (*Recorder)(nil)
@@ -115,7 +119,11 @@ func (r *Recorder) write(e Exchange, err error) {
 	if err != nil && r.err == nil {
 		r.err = fmt.Errorf("recording the %s call %s: %w", e.Request, e.ID, err)
 	}
-	r.n++
+	if e.Request == RequestMCP {
+		r.mcp++
+	} else {
+		r.n++
+	}
 }
 
 // marshal is v as one line of JSON; prompts keep their <, > and & as
@@ -128,11 +136,18 @@ func marshal(v any) ([]byte, error) {
 	return b.Bytes(), err
 }
 
-// Exchanges is how many exchanges were recorded.
+// Exchanges is how many agent exchanges were recorded.
 func (r *Recorder) Exchanges() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.n
+}
+
+// MCPCalls is how many MCP calls were recorded.
+func (r *Recorder) MCPCalls() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.mcp
 }
 
 // Close ends the cassette; its error is the first the recording met.

@@ -108,12 +108,22 @@ const timePlaceholder = "<time>"
 type placeholders struct{ pairs []string }
 
 // placeholdersOf reads the run's values from the agent's environment (see
-// script.Env) and session, longest first so that a folder inside another
-// is replaced whole.
+// script.Env) and session.
 func placeholdersOf(a *agent.Agent) placeholders {
+	session := ""
+	if a.Session != nil {
+		session = a.Session.ID
+	}
+	return placeholdersOfEnv(a.Env, session)
+}
+
+// placeholdersOfEnv reads the run's values from its environment (see
+// script.Env) and its agent session id, longest first so that a folder
+// inside another is replaced whole.
+func placeholdersOfEnv(env []string, session string) placeholders {
 	type pair struct{ value, name string }
 	var ps []pair
-	for _, kv := range a.Env {
+	for _, kv := range env {
 		name, value, _ := strings.Cut(kv, "=")
 		if value == "" {
 			continue
@@ -130,8 +140,8 @@ func placeholdersOf(a *agent.Agent) placeholders {
 			ps = append(ps, pair{value, "${" + name + "}"})
 		}
 	}
-	if a.Session != nil && a.Session.ID != "" {
-		ps = append(ps, pair{a.Session.ID, "${SKILLKIT_SESSION_ID}"})
+	if session != "" {
+		ps = append(ps, pair{session, "${SKILLKIT_SESSION_ID}"})
 	}
 	slices.SortFunc(ps, func(a, b pair) int { return cmp.Compare(len(b.value), len(a.value)) })
 	var p placeholders

@@ -70,6 +70,18 @@ func WithGroups(ctx context.Context, g Groups) context.Context {
 	return context.WithValue(ctx, groupsKey{}, g)
 }
 
+// OwnGroup prepares cmd, before it starts, to run in a process group of
+// its own that dies with the runner where the system allows: for a
+// command that outlives one call of Run (an MCP server serves a whole
+// run). The caller kills the group (KillGroup) when done with it.
+func OwnGroup(cmd *exec.Cmd) { ownGroup(cmd) }
+
+// GroupsOf returns the Groups of ctx (WithGroups), nil when it has none.
+func GroupsOf(ctx context.Context) Groups {
+	g, _ := ctx.Value(groupsKey{}).(Groups)
+	return g
+}
+
 // Run runs c to completion. A non-zero exit is not an error: it is reported
 // in Result.ExitCode. The error is set when the command could not start or
 // when ctx ended first (then it wraps ctx.Err()). Whatever the command left
@@ -93,7 +105,7 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 		// Both streams write to it, from their own goroutines.
 		out = &lockedWriter{w: c.Output}
 	}
-	stdout, stderr := capture{tail: newTail(tail), out: out}, capture{tail: newTail(tail), out: out}
+	stdout, stderr := capture{tail: NewTail(tail), out: out}, capture{tail: NewTail(tail), out: out}
 	if c.Stdout != nil {
 		stdout.out = io.MultiWriter(errorless{out}, c.Stdout)
 	}
@@ -116,7 +128,7 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 		return Result{}, err
 	}
 	pgid := cmd.Process.Pid
-	g, _ := ctx.Value(groupsKey{}).(Groups)
+	g := GroupsOf(ctx)
 	if g != nil {
 		g.Started(pgid)
 	}
@@ -149,7 +161,7 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 // a tail.
 type capture struct {
 	out  io.Writer
-	tail *tail
+	tail *Tail
 	r    *os.File
 	done chan struct{}
 }
@@ -190,8 +202,9 @@ func (c *capture) abort() {
 	<-c.done
 }
 
-// tail keeps the last bytes written to it in a ring of fixed size.
-type tail struct {
+// Tail keeps the last bytes written to it in a ring of fixed size: what
+// a command's output leaves for a message, in bounded memory.
+type Tail struct {
 	buf  []byte
 	size int
 	next int
@@ -200,13 +213,13 @@ type tail struct {
 	cut int64
 }
 
-// newTail keeps the last n bytes. The buffer grows as output comes: most
+// NewTail keeps the last n bytes. The buffer grows as output comes: most
 // commands print little, and a step that reserved its whole tail up front
 // made every command allocate it (2 MiB a step, half a short run's CPU in
 // garbage collection).
-func newTail(n int) *tail { return &tail{size: n} }
+func NewTail(n int) *Tail { return &Tail{size: n} }
 
-func (t *tail) Write(p []byte) (int, error) {
+func (t *Tail) Write(p []byte) (int, error) {
 	n, size := len(p), t.size
 	if len(p) > size {
 		t.cut += int64(len(p) - size)
@@ -228,7 +241,7 @@ func (t *tail) Write(p []byte) (int, error) {
 	return n, nil
 }
 
-func (t *tail) String() string {
+func (t *Tail) String() string {
 	return string(t.buf[t.next:]) + string(t.buf[:t.next])
 }
 

@@ -11,6 +11,11 @@ const (
 	ClaimFile    = "claim.json"
 	ThreadsDir   = "threads"
 	LogsDir      = "logs"
+	// ClaimLockFile serialises the processes that replace claim.json, and
+	// ClaimGroupsFile lists the process groups of the holder's commands:
+	// the filesystem store's, beside its record.
+	ClaimLockFile   = ".claim.lock"
+	ClaimGroupsFile = ".claim.groups"
 )
 
 // RecordFile reports whether a name at the top of a work dir is a
@@ -19,7 +24,7 @@ const (
 // work dir passes over, whichever store kept the run.
 func RecordFile(name string) bool {
 	switch name {
-	case StateFile, ProgressFile, EventsFile, MetricsFile, ClaimFile, ClaimFile + ".lock", ThreadsDir, LogsDir:
+	case StateFile, ProgressFile, EventsFile, MetricsFile, ClaimFile, ClaimFile + ".lock", ClaimLockFile, ClaimGroupsFile, ThreadsDir, LogsDir:
 		return true
 	}
 	// Files are replaced through hidden temporary copies (.state.json…).

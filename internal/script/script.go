@@ -28,6 +28,7 @@ import (
 	"github.com/dop251/goja"
 	"github.com/dop251/goja/parser"
 
+	"github.com/skillkit/skillkit/internal/jsstatic"
 	"github.com/skillkit/skillkit/plan"
 )
 
@@ -113,6 +114,8 @@ func compileWith(k kind, pos plan.Pos, src, head string) (*goja.Program, error) 
 		name = "<skill code>"
 	}
 	pad := strings.Repeat("\n", max(pos.Line-1, 0))
+	// mcp__ace-tool__x(...) is a call, not a subtraction.
+	src = jsstatic.RewriteMCP(src)
 	var text string
 	switch k {
 	case kindExpr:

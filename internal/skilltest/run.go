@@ -20,6 +20,7 @@ import (
 	"github.com/skillkit/skillkit/internal/agent"
 	"github.com/skillkit/skillkit/internal/cassette"
 	"github.com/skillkit/skillkit/internal/engine"
+	"github.com/skillkit/skillkit/internal/mcp"
 	"github.com/skillkit/skillkit/internal/run"
 	"github.com/skillkit/skillkit/internal/runstore"
 	"github.com/skillkit/skillkit/internal/runstore/fsstore"
@@ -41,6 +42,10 @@ type Options struct {
 	// replay scrubs from its prompts to hash them alike (with the skill's
 	// record.scrub patterns).
 	Env []string
+	// Project is the folder whose .mcp.json configures the MCP servers
+	// that --update records (with the skill's skillkit.yaml); a replay
+	// starts none.
+	Project string
 }
 
 // Result is how one case went.
@@ -103,7 +108,14 @@ func runIn(ctx context.Context, s *plan.Skill, c *Case, o Options, tmp string) *
 	store := fsstore.New(fsstore.Options{Base: tmp, NoSync: true})
 	opts := run.Options{
 		Skill: s, Store: store, WorkDir: work, Inputs: c.Inputs, Args: c.Args,
-		ProjectDir: work, Agent: tape.agent, Yes: c.Yes, Backoff: retryWait,
+		ProjectDir: work, Agent: tape.agent, Yes: c.Yes, Backoff: retryWait, MCPTape: tape.mcpTape(),
+	}
+	if tape.recorder != nil {
+		// --update records the calls of live servers.
+		if opts.MCP, err = mcp.Load(o.Project, s.Dir, nil); err != nil {
+			res.fail("%v", err)
+			return res
+		}
 	}
 	if opts.Answers, err = c.answers(tmp); err != nil {
 		res.fail("answers: %v", err)
@@ -196,6 +208,23 @@ type caseTape struct {
 	// written until the case is done.
 	old  *cassette.Cassette
 	next string
+	// exchanges and scrub make the player of MCP calls of a case whose
+	// run has no agent.
+	exchanges []cassette.Exchange
+	scrub     *cassette.Scrubber
+}
+
+// mcpTape answers the case's MCP calls: the recording, whose misses fail
+// the case, so that a replay never starts a server.
+func (t *caseTape) mcpTape() mcp.Tape {
+	switch {
+	case t.recorder != nil:
+		return t.recorder
+	case t.player == nil:
+		// A run without an agent: the player answers MCP calls only.
+		t.player = cassette.NewPlayer(t.exchanges, t.scrub)
+	}
+	return t.player
 }
 
 func (t *caseTape) calls() int {
@@ -258,6 +287,7 @@ func (c *Case) tape(s *plan.Skill, o Options, tmp string) (*caseTape, error) {
 			exchanges = append(exchanges, cassette.Exchange{ID: id, Reply: r})
 		}
 	}
+	t.exchanges, t.scrub = exchanges, scrub
 	if command == cassette.NoAgent || c.Agent.Cassette == "" && len(c.Agent.Replies) == 0 {
 		return t, nil
 	}
