@@ -237,7 +237,7 @@ func TestResourcesAndPrompts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ps.Prompts) != 5 {
+	if len(ps.Prompts) != len(examples) {
 		t.Errorf("%d prompts, want one per skill", len(ps.Prompts))
 	}
 	p, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "sequential", Arguments: map[string]string{"arguments": "a b"}})
