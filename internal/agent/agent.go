@@ -73,6 +73,9 @@ type Agent struct {
 	// called from goroutines of its own.
 	Progress   func(Activity)
 	StallAfter time.Duration
+	// Context are the thresholds of the conversation's context use
+	// (ContextLimits), for an agent that reports it.
+	Context ContextLimits
 	// Tape, when set, sees every call: a recorder keeps the exchanges
 	// (skillkit run --record), a player answers them instead of the
 	// command (skillkit test). Copies of the Agent share it.
@@ -133,6 +136,12 @@ type Session struct {
 	// refused with a *BudgetError.
 	MaxCalls   int
 	MaxCostUSD float64
+	// ContextTokens and ContextWindow are the conversation's context
+	// use after its last call, as the agent reported it (Usage); zero
+	// when it reports none. A resume starts with none, and its first
+	// call's report decides again.
+	ContextTokens int
+	ContextWindow int
 	// Done, when set, sees every call as it ends, failed ones too: the
 	// run records it.
 	Done func(Call)
@@ -256,8 +265,9 @@ type Pending struct {
 }
 
 // Begin numbers a call (SKILLKIT_CALL, in the order calls begin) and
-// checks the run's budgets; it returns agent.ErrNoAgent when there is no
-// agent, a *BudgetError when the budget is spent. Begin and End of a
+// checks the run's budgets and context use; it returns agent.ErrNoAgent
+// when there is no agent, a *BudgetError when the budget is spent, a
+// *ContextError when the conversation's context is past Context.Exit. Begin and End of a
 // session's calls must happen on one goroutine.
 func (a *Agent) Begin(p *Prompt) (*Pending, error) {
 	if a == nil || strings.TrimSpace(a.Command) == "" {
@@ -272,6 +282,9 @@ func (a *Agent) Begin(p *Prompt) (*Pending, error) {
 		return nil, &BudgetError{Flag: "--max-agent-calls", Limit: strconv.Itoa(s.MaxCalls), Spent: fmt.Sprintf("%d agent calls made", s.Calls)}
 	case s.MaxCostUSD > 0 && s.CostUSD >= s.MaxCostUSD:
 		return nil, &BudgetError{Flag: "--max-cost-usd", Limit: strconv.FormatFloat(s.MaxCostUSD, 'f', -1, 64), Spent: fmt.Sprintf("$%.4f reported by the agent", s.CostUSD)}
+	}
+	if err := a.checkContext(s, p); err != nil {
+		return nil, err
 	}
 	s.Calls++
 	c := &Pending{a: a, s: s, ad: adapterFor(a.Command), p: p, call: Call{Request: p.Request, N: s.Calls}, own: p.Request == RequestTask, id: p.ID}
@@ -413,6 +426,9 @@ func (c *Pending) End() (string, error) {
 	// the agent saved it, and a retry continues it.
 	if !c.own && c.reply.thread != "" {
 		s.Thread = c.reply.thread
+	}
+	if u := c.reply.usage; !c.own && u.ContextWindow > 0 {
+		s.ContextTokens, s.ContextWindow = u.ContextTokens, u.ContextWindow
 	}
 	s.CostUSD += call.CostUSD
 	call.Thread, call.Begun, call.SpentUSD = s.Thread, s.Calls, s.CostUSD

@@ -38,8 +38,8 @@ func standIn(t *testing.T, name, body string) (a *Agent, calls string) {
 // captured stream (testdata/real/claude-not-logged-in.jsonl) with the
 // fields a logged-in call fills in.
 const claudeSuccess = `echo '{"type":"system","subtype":"init","cwd":"/w","session_id":"21111111-2222-4333-8444-555555555555","tools":["Bash"],"model":"claude-opus-4-8[1m]","claude_code_version":"2.1.197"}'
-echo '{"type":"assistant","message":{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"ls"}}]},"session_id":"21111111-2222-4333-8444-555555555555"}'
-echo '{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"Done: {\"stateUpdates\": {}}"}]},"session_id":"21111111-2222-4333-8444-555555555555"}'
+echo '{"type":"assistant","message":{"role":"assistant","usage":{"input_tokens":5,"cache_creation_input_tokens":100,"cache_read_input_tokens":400,"output_tokens":20},"content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"ls"}}]},"session_id":"21111111-2222-4333-8444-555555555555"}'
+echo '{"type":"assistant","message":{"role":"assistant","usage":{"input_tokens":5,"cache_creation_input_tokens":0,"cache_read_input_tokens":600,"output_tokens":30},"content":[{"type":"text","text":"Done: {\"stateUpdates\": {}}"}]},"session_id":"21111111-2222-4333-8444-555555555555"}'
 echo '{"type":"result","subtype":"success","is_error":false,"num_turns":2,"result":"Done: {\"stateUpdates\": {}}","session_id":"21111111-2222-4333-8444-555555555555","total_cost_usd":0.012,"usage":{"input_tokens":10,"cache_creation_input_tokens":100,"cache_read_input_tokens":1000,"output_tokens":50},"modelUsage":{"claude-opus-4-8[1m]":{"inputTokens":10,"outputTokens":50,"contextWindow":1000000}}}'
 `
 
@@ -97,8 +97,8 @@ esac
 		t.Fatalf("the retry failed: %v", err)
 	}
 	c := got[0]
-	if c.Turns != 2 || c.CostUSD != 0.012 || c.Usage != (Usage{InputTokens: 1110, OutputTokens: 50, ContextWindow: 1000000}) {
-		t.Errorf("call = %+v, want the result's turns, cost and usage", c)
+	if c.Turns != 2 || c.CostUSD != 0.012 || c.Usage != (Usage{InputTokens: 1110, OutputTokens: 50, ContextTokens: 635, ContextWindow: 1000000}) {
+		t.Errorf("call = %+v, want the result's turns, cost and usage, and the last message's context", c)
 	}
 }
 
