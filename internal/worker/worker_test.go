@@ -17,6 +17,7 @@ import (
 	"github.com/skillkit/skillkit/internal/runstore"
 	skillsql "github.com/skillkit/skillkit/internal/runstore/sql"
 	"github.com/skillkit/skillkit/internal/runstore/sql/sqltest"
+	"github.com/skillkit/skillkit/internal/testagent"
 	"github.com/skillkit/skillkit/internal/testfs"
 	"github.com/skillkit/skillkit/internal/worker"
 	"github.com/skillkit/skillkit/parse"
@@ -31,6 +32,9 @@ const (
 )
 
 func TestMain(m *testing.M) {
+	if testagent.Active() {
+		os.Exit(testagent.Main())
+	}
 	if url := os.Getenv(childEnv); url != "" {
 		d, err := skillsql.Open(context.Background(), url)
 		if err != nil {
