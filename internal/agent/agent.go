@@ -203,8 +203,9 @@ func (e *Error) Unwrap() error { return e.Err }
 var ErrNoAgent = errors.New("this needs an agent: pass --agent CMD (for example --agent claude) or set SKILLKIT_AGENT")
 
 // ErrBudget is matched (errors.Is) by the error of a call refused because
-// the run's budget is spent: the run stops resumable, and a resume with a
-// higher budget goes on.
+// the run's budget is spent (calls, cost, or the conversation's context
+// window: *ContextError): the run stops resumable, and a resume with a
+// higher budget, or a smaller context, goes on.
 var ErrBudget = errors.New("the run's agent budget is spent")
 
 // BudgetError is a call refused by a budget. Flag is the option that

@@ -61,7 +61,10 @@ func (e *ContextError) Error() string {
 		e.Tokens, e.Window, e.Tokens*100/e.Window, e.Exit, said)
 }
 
-func (e *ContextError) Unwrap() error { return ErrContextFull }
+// Unwrap makes a ContextError an ErrBudget too: the context window is
+// the conversation's budget, and every part of the runtime stops the run
+// resumable on it as on the others.
+func (e *ContextError) Unwrap() []error { return []error{ErrContextFull, ErrBudget} }
 
 // past reports whether the conversation's context use is at pct percent
 // of its window or more; a conversation whose agent reports no window

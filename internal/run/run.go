@@ -581,14 +581,14 @@ func (l *lifecycle) run(ctx context.Context, phases []*plan.Phase) (*Result, err
 
 // finish puts the run in its end state: completed, failed, aborted, or
 // interrupted (resumable) after Ctrl-C, at agent work without an agent,
-// with its agent budget spent or its conversation's context nearly full,
-// or when the disk failed.
+// with its agent budget spent (its conversation's context window
+// included), or when the disk failed.
 func (l *lifecycle) finish(ctx context.Context, start time.Time, err error) (*Result, error) {
 	state := runstore.RunCompleted
 	switch {
 	case err == nil:
 	case ctx.Err() != nil && errors.Is(err, context.Canceled), errors.Is(err, agent.ErrNoAgent),
-		errors.Is(err, agent.ErrBudget), errors.Is(err, agent.ErrContextFull), errors.Is(err, runstore.ErrWrite):
+		errors.Is(err, agent.ErrBudget), errors.Is(err, runstore.ErrWrite):
 		// A full or failing disk stops the run but is not the skill's
 		// failure: it stays resumable once there is room again.
 		state = runstore.RunInterrupted
