@@ -109,10 +109,12 @@ type Exchange struct {
 	ExitCode int
 	Stderr   string
 	Err      string
-	// Thread, Turns and CostUSD are what the agent reported, if it did.
+	// Thread, Turns, CostUSD and Usage are what the agent reported, if
+	// it did.
 	Thread   string
 	Turns    int
 	CostUSD  float64
+	Usage    Usage
 	Duration time.Duration
 }
 
@@ -311,7 +313,7 @@ func (c *Pending) play(p *Prompt) {
 	if !c.replayed {
 		return
 	}
-	c.reply = reply{text: x.Reply, thread: x.Thread, turns: x.Turns, cost: x.CostUSD}
+	c.reply = reply{text: x.Reply, thread: x.Thread, turns: x.Turns, cost: x.CostUSD, usage: x.Usage}
 	c.res = proc.Result{ExitCode: x.ExitCode, Stdout: x.Reply, Stderr: x.Stderr}
 	c.call.Duration = x.Duration
 	switch {
@@ -442,7 +444,7 @@ func (c *Pending) End() (string, error) {
 	call.Err = err
 	if c.end != nil {
 		x := Exchange{Request: call.Request, ID: c.id, Prompt: c.text, Reply: c.reply.text, ExitCode: c.res.ExitCode,
-			Stderr: c.res.Stderr, Thread: c.reply.thread, Turns: call.Turns, CostUSD: call.CostUSD, Duration: call.Duration}
+			Stderr: c.res.Stderr, Thread: c.reply.thread, Turns: call.Turns, CostUSD: call.CostUSD, Usage: call.Usage, Duration: call.Duration}
 		if c.err != nil {
 			x.Err = c.err.Error()
 		}
