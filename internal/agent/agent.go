@@ -270,8 +270,8 @@ type Pending struct {
 // Begin numbers a call (SKILLKIT_CALL, in the order calls begin) and
 // checks the run's budgets and context use; it returns agent.ErrNoAgent
 // when there is no agent, a *BudgetError when the budget is spent, a
-// *ContextError when the conversation's context is past Context.Exit. Begin and End of a
-// session's calls must happen on one goroutine.
+// *ContextError when the conversation's context is past Context.Exit.
+// Begin and End of a session's calls must happen on one goroutine.
 func (a *Agent) Begin(p *Prompt) (*Pending, error) {
 	if a == nil || strings.TrimSpace(a.Command) == "" {
 		return nil, ErrNoAgent
