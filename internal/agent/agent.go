@@ -162,6 +162,9 @@ type Call struct {
 	Usage    Usage
 	Duration time.Duration
 	Err      error
+	// Handoff is the context use, in percent, at which the call's prompt
+	// asked for the hand-off; zero when it did not.
+	Handoff int
 	// Begun is how many calls the run had begun when this one ended: N,
 	// or more when calls overlap. SpentUSD is the run's cost then, this
 	// call's included. A resume goes on from both.
@@ -286,11 +289,12 @@ func (a *Agent) Begin(p *Prompt) (*Pending, error) {
 	case s.MaxCostUSD > 0 && s.CostUSD >= s.MaxCostUSD:
 		return nil, &BudgetError{Flag: "--max-cost-usd", Limit: strconv.FormatFloat(s.MaxCostUSD, 'f', -1, 64), Spent: fmt.Sprintf("$%.4f reported by the agent", s.CostUSD)}
 	}
-	if err := a.checkContext(s, p); err != nil {
+	handoff, err := a.checkContext(s, p)
+	if err != nil {
 		return nil, err
 	}
 	s.Calls++
-	c := &Pending{a: a, s: s, ad: adapterFor(a.Command), p: p, call: Call{Request: p.Request, N: s.Calls}, own: p.Request == RequestTask, id: p.ID}
+	c := &Pending{a: a, s: s, ad: adapterFor(a.Command), p: p, call: Call{Request: p.Request, N: s.Calls, Handoff: handoff}, own: p.Request == RequestTask, id: p.ID}
 	c.env = append(os.Environ(), a.Env...)
 	c.env = append(c.env, "SKILLKIT_REQUEST="+string(p.Request), "SKILLKIT_SESSION_ID="+s.ID, "SKILLKIT_CALL="+strconv.Itoa(c.call.N))
 	c.conv = s

@@ -75,17 +75,20 @@ func (s *Session) past(pct int) bool {
 
 // checkContext refuses a call once the conversation is past the exit
 // threshold, and asks for the hand-off in p once it is past the hand-off
-// one. A Task, in a conversation of its own, is not asked: its reply goes
-// to the skill's code, not into the run's conversation.
-func (a *Agent) checkContext(s *Session, p *Prompt) error {
+// one, returning the context use in percent then (zero when it did not
+// ask). A Task, in a conversation of its own, is not asked: its reply
+// goes to the skill's code, not into the run's conversation.
+func (a *Agent) checkContext(s *Session, p *Prompt) (int, error) {
 	l := a.Context.orDefault()
 	if s.past(l.Exit) {
 		file := filepath.Join(a.Dir, HandoffFile)
 		_, err := os.Stat(file)
-		return &ContextError{Tokens: s.ContextTokens, Window: s.ContextWindow, Exit: l.Exit, Handoff: file, Written: err == nil}
+		return 0, &ContextError{Tokens: s.ContextTokens, Window: s.ContextWindow, Exit: l.Exit, Handoff: file, Written: err == nil}
 	}
-	if s.past(l.Handoff) && p.Request != RequestTask {
-		p.handoff(s.ContextTokens*100/s.ContextWindow, l.Exit)
+	if !s.past(l.Handoff) || p.Request == RequestTask {
+		return 0, nil
 	}
-	return nil
+	pct := s.ContextTokens * 100 / s.ContextWindow
+	p.handoff(pct, l.Exit)
+	return pct, nil
 }

@@ -83,7 +83,8 @@ func TestContextExhaustion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := run.Options{Skill: s, Store: fs.New(fs.Options{Base: t.TempDir(), NoSync: true}), Agent: &agent.Agent{Command: "claude", Timeout: time.Minute}}
+	var out strings.Builder
+	o := run.Options{Skill: s, Store: fs.New(fs.Options{Base: t.TempDir(), NoSync: true}), Agent: &agent.Agent{Command: "claude", Timeout: time.Minute}, Out: &out}
 	res, err := run.Run(context.Background(), o)
 	var cerr *agent.ContextError
 	if res == nil || res.State != runstore.RunInterrupted || !errors.As(err, &cerr) {
@@ -95,6 +96,9 @@ func TestContextExhaustion(t *testing.T) {
 	}
 	if got := handoffAsked(t, log); len(got) != 3 || got[0] || got[1] || !got[2] {
 		t.Errorf("hand-off asked per call = %v, want [false false true]: asked once a call reported 70%%", got)
+	}
+	if want := "agent: the conversation is at 70% of its context window: call 3 asked for handoff.md"; strings.Count(out.String(), "asked for") != 1 || !strings.Contains(out.String(), want) {
+		t.Errorf("the run said:\n%s\nwant once: %s", out.String(), want)
 	}
 	if data, err := os.ReadFile(handoff); err != nil || !strings.Contains(string(data), "calls up to 3") {
 		t.Errorf("handoff.md = %q, %v; want the stand-in's of call 3", data, err)
