@@ -2,7 +2,7 @@ package agent
 
 import (
 	"context"
-
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -367,4 +367,59 @@ func argumentVectors() []vector {
 		}
 	}
 	return out
+}
+
+// Context exhaustion is Claude Code's: codex reports tokens but no
+// window, a plain command nothing, so a conversation of millions of
+// tokens is never asked for the hand-off nor stopped. Claude Code's
+// result, not logged in, has an empty modelUsage: no measure either.
+func TestContextUseOnlyWhereReported(t *testing.T) {
+	for _, tt := range []struct{ name, body string }{
+		{"codex", `head -1 "$REAL/codex-reconnect.jsonl"` + "\n" + strings.ReplaceAll(codexSuccess, `"input_tokens":1200`, `"input_tokens":9000000`)},
+		{"my-agent", `echo done`},
+		{"claude", `cat "$REAL/claude-not-logged-in.jsonl"`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			a, calls := standIn(t, tt.name, tt.body)
+			for range 3 {
+				a.Ask(context.Background(), &Prompt{Request: RequestStep})
+			}
+			if a.Session.Calls != 3 || a.Session.ContextWindow != 0 {
+				t.Errorf("session = %+v; want 3 calls and no context measure", a.Session)
+			}
+			if log := testfs.ReadFile(t, calls); strings.Contains(log, "[HANDOFF]") {
+				t.Errorf("a prompt asked for the hand-off:\n%s", log)
+			}
+		})
+	}
+}
+
+// The thresholds on a session Claude Code measured: under the hand-off
+// nothing, at it [HANDOFF] (not for a Task), at the exit a refusal that
+// names the hand-off and matches ErrBudget, so the run stops resumable.
+func TestContextThresholds(t *testing.T) {
+	a := &Agent{Command: "claude", Dir: t.TempDir(), Context: ContextLimits{Handoff: 50, Exit: 60}}
+	for _, tt := range []struct {
+		tokens  int
+		request Request
+		handoff bool
+		stop    bool
+	}{
+		{499, RequestStep, false, false}, {500, RequestStep, true, false}, {599, RequestAction, true, false},
+		{599, RequestTask, false, false}, {600, RequestStep, false, true}, {600, RequestTask, false, true},
+	} {
+		a.Session = &Session{ContextTokens: tt.tokens, ContextWindow: 1000}
+		p := &Prompt{Request: tt.request}
+		p.add("RETURN", "x")
+		c, err := a.Begin(p)
+		if stop := err != nil; stop != tt.stop || stop && (!errors.Is(err, ErrBudget) || !errors.Is(err, ErrContextFull) || !strings.Contains(err.Error(), filepath.Join(a.Dir, HandoffFile))) {
+			t.Errorf("%d/1000 %s: %v; want a stop: %v", tt.tokens, tt.request, err, tt.stop)
+		}
+		if err != nil {
+			continue
+		}
+		if got := strings.Contains(c.text, "[HANDOFF]"); got != tt.handoff || got && !strings.HasSuffix(c.text, "[RETURN]\nx\n") {
+			t.Errorf("%d/1000 %s: prompt\n%s\nwant [HANDOFF] before [RETURN]: %v", tt.tokens, tt.request, c.text, tt.handoff)
+		}
+	}
 }
