@@ -71,6 +71,11 @@ type Exchange struct {
 	CostUSD float64 `json:"costUsd,omitempty"`
 	Turns   int     `json:"turns,omitempty"`
 	Session string  `json:"session,omitempty"`
+	// ContextTokens and ContextWindow are the conversation's context use
+	// after the call, as the agent reported it: a replay sees the same
+	// use, so it asks for the hand-off, and stops, where the run did.
+	ContextTokens int `json:"contextTokens,omitempty"`
+	ContextWindow int `json:"contextWindow,omitempty"`
 	// Files are what the call changed in the work dir: the agent does
 	// its work there, and a replay must leave the same files.
 	Files []File `json:"files,omitempty"`

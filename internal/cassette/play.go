@@ -85,6 +85,7 @@ func (p *Player) Begin(a *agent.Agent, x *agent.Exchange) (func(agent.Exchange),
 	e := p.exchanges[i]
 	x.Reply, x.ExitCode, x.Stderr, x.Err = ph.show(e.Reply), e.ExitCode, ph.show(e.Stderr), ph.show(e.Error)
 	x.Thread, x.Turns, x.CostUSD, x.Duration = e.Session, e.Turns, e.CostUSD, time.Duration(e.DurationMS)*time.Millisecond
+	x.Usage = agent.Usage{ContextTokens: e.ContextTokens, ContextWindow: e.ContextWindow}
 	if err := apply(a.Dir, e.Files, ph); err != nil {
 		return nil, true, fmt.Errorf("replaying the %s call of %s: %w", x.Request, x.ID, err)
 	}

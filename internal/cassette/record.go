@@ -90,6 +90,7 @@ func (r *Recorder) Begin(a *agent.Agent, x *agent.Exchange) (func(agent.Exchange
 			Request: string(x.Request), Unit: unitOf(x.ID), ID: x.ID, Attempt: attempt, PromptHash: Hash(prompt), Prompt: prompt,
 			Reply: r.scrub.Scrub(p.hide(x.Reply)), ExitCode: x.ExitCode, Stderr: r.scrub.Scrub(p.hide(x.Stderr)),
 			Error: r.scrub.Scrub(p.hide(x.Err)), DurationMS: x.Duration.Milliseconds(), CostUSD: x.CostUSD, Turns: x.Turns, Session: x.Thread,
+			ContextTokens: x.Usage.ContextTokens, ContextWindow: x.Usage.ContextWindow,
 		}
 		err := berr
 		if err == nil {

@@ -321,6 +321,9 @@ func (r *Runner) expand(ctx context.Context, text string) (string, error) {
 // continues the conversation and its call count.
 func (r *Runner) AgentCalled(c agent.Call) {
 	r.conv = &runstore.Conversation{Calls: c.Begun, Thread: c.Thread, CostUSD: c.SpentUSD}
+	if c.Handoff > 0 {
+		r.Printf("  agent: the conversation is at %d%% of its context window: call %d asked for %s\n", c.Handoff, c.N, agent.HandoffFile)
+	}
 	outcome := string(StepCompleted)
 	if c.Err != nil {
 		outcome = string(StepFailed)

@@ -150,6 +150,15 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
+	if o.Agent != nil && o.Agent.Context == (agent.ContextLimits{}) {
+		// The CLI, the worker and skill tests alike: the thresholds are
+		// the skill's.
+		a := *o.Agent
+		if a.Context, err = agent.ConfigContext(s.Dir); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+		}
+		o.Agent = &a
+	}
 	skill := parts{phases: phases, hooks: hooks, worker: *w}
 	var l *lifecycle
 	if o.Resume != "" {
@@ -626,8 +635,8 @@ func (l *lifecycle) run(ctx context.Context, phases []*plan.Phase) (*Result, err
 
 // finish puts the run in its end state: completed, failed, aborted, or
 // interrupted (resumable) after Ctrl-C, at agent work without an agent,
-// with its agent budget spent, when the disk failed, or when an MCP
-// server was unavailable.
+// with its agent budget spent (its conversation's context window
+// included), when the disk failed, or when an MCP server was unavailable.
 func (l *lifecycle) finish(ctx context.Context, start time.Time, err error) (*Result, error) {
 	state := runstore.RunCompleted
 	switch {

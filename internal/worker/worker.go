@@ -7,6 +7,7 @@
 package worker
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -130,7 +131,7 @@ func (w *worker) work(ctx context.Context, t *sqlstore.Task, from sqlstore.TaskS
 	k := &task{w: w, Task: t, session: w.o.Name + "-" + hex.EncodeToString(b[:])}
 	for {
 		if from == sqlstore.ExitRequested {
-			return k.exit(ctx)
+			return k.exit(ctx, "")
 		}
 		if from == sqlstore.FixProposed && t.Message != "" {
 			k.tell(ctx, "The conductor proposes a fix", t.Message)
@@ -202,6 +203,11 @@ func (k *task) run(ctx context.Context) (sqlstore.TaskState, string, error) {
 		// conductor recovers it.
 		return "", "", ctx.Err()
 	}
+	if full := (*agent.ContextError)(nil); errors.As(err, &full) {
+		// The musician specification's context exhaustion: the run
+		// stopped resumable, and the task hands off.
+		return "", "", k.exit(ctx, full.Error())
+	}
 	if err != nil {
 		return sqlstore.Error, err.Error(), nil
 	}
@@ -256,7 +262,7 @@ func (k *task) checkpoint(ctx context.Context, step string) error {
 				return err
 			}
 			if got == sqlstore.ExitRequested {
-				if err := k.exit(ctx); err != nil {
+				if err := k.exit(ctx, ""); err != nil {
 					return err
 				}
 				return errLeft
@@ -281,14 +287,17 @@ func (k *task) reclaim(ctx context.Context, t *sqlstore.Task) (sqlstore.TaskStat
 	return t.State, nil
 }
 
-// exit hands the task off: its message says where the run stands, for
-// whoever takes the work up, and the task ends exited.
-func (k *task) exit(ctx context.Context) error {
+// exit hands the task off: its message says where the run stands and
+// why it exits (empty on the conductor's request), for whoever takes the
+// work up, and the task ends exited.
+func (k *task) exit(ctx context.Context, why string) error {
 	msg := "hand-off: no run started"
 	if k.RunID != "" {
 		msg = "hand-off: run " + k.RunID
 		if sum, err := k.w.o.DB.Store(k.w.o.WorkBase).Status(k.RunID); err == nil {
-			msg += fmt.Sprintf(", %d/%d steps done, %s", sum.StepsDone, sum.Progress.TotalSteps, sum.Progress.LastAction)
+			// The reason, when there is one, says more than the last
+			// action, which the run's stop already holds.
+			msg += fmt.Sprintf(", %d/%d steps done, %s", sum.StepsDone, sum.Progress.TotalSteps, cmp.Or(why, sum.Progress.LastAction))
 		}
 	}
 	k.w.printf("%s: exited (%s)\n", k.ID, msg)

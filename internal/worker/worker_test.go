@@ -17,6 +17,7 @@ import (
 	"github.com/skillkit/skillkit/internal/runstore"
 	"github.com/skillkit/skillkit/internal/runstore/sqlstore"
 	"github.com/skillkit/skillkit/internal/runstore/sqlstore/sqltest"
+	"github.com/skillkit/skillkit/internal/testagent"
 	"github.com/skillkit/skillkit/internal/testfs"
 	"github.com/skillkit/skillkit/internal/worker"
 	"github.com/skillkit/skillkit/parse"
@@ -31,6 +32,9 @@ const (
 )
 
 func TestMain(m *testing.M) {
+	if testagent.Active() {
+		os.Exit(testagent.Main())
+	}
 	if url := os.Getenv(childEnv); url != "" {
 		d, err := sqlstore.Open(context.Background(), url)
 		if err != nil {
