@@ -128,6 +128,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if o.Store == nil {
 		return nil, errors.New("run: no store to keep the run in")
 	}
+	if err := checkName(s); err != nil {
+		return nil, err
+	}
 	phases, err := phasesOf(s)
 	if err != nil {
 		return nil, err

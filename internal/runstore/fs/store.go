@@ -59,7 +59,10 @@ func (s *Store) Root() string { return RunsRoot(s.o.Base) }
 func (s *Store) Create(n runstore.NewRun, co runstore.ClaimOptions) (runstore.Run, error) {
 	dir := n.WorkDir
 	if dir == "" {
-		dir = filepath.Join(s.Root(), n.Start.Skill, n.Start.RunID)
+		var err error
+		if dir, err = runstore.DirUnder(s.Root(), n.Start.Skill, n.Start.RunID); err != nil {
+			return nil, fmt.Errorf("creating run: %w", err)
+		}
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, &runstore.WriteError{Err: fmt.Errorf("creating run: %w", err)}

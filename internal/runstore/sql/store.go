@@ -43,7 +43,13 @@ var ctx = context.Background()
 // Create records a new run and claims it.
 func (s *Store) Create(n runstore.NewRun, co runstore.ClaimOptions) (runstore.Run, error) {
 	start := n.Start
-	dir := cmp.Or(n.WorkDir, filepath.Join(s.base, start.Skill, start.RunID))
+	dir := n.WorkDir
+	if dir == "" {
+		var err error
+		if dir, err = runstore.DirUnder(s.base, start.Skill, start.RunID); err != nil {
+			return nil, fmt.Errorf("creating run: %w", err)
+		}
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, &runstore.WriteError{Err: fmt.Errorf("creating run: %w", err)}
 	}
@@ -122,7 +128,11 @@ func (s *Store) Resume(ref string, o runstore.ResumeOptions) (runstore.Run, erro
 	// work dir of this worker's.
 	work := rec.workDir
 	if st, err := os.Stat(work); work == "" || err != nil || !st.IsDir() {
-		work = abs(filepath.Join(s.base, p.Skill, id))
+		if work, err = runstore.DirUnder(s.base, p.Skill, id); err != nil {
+			release()
+			return nil, fmt.Errorf("resuming run %s: %w", id, err)
+		}
+		work = abs(work)
 		if err := os.MkdirAll(work, 0o755); err != nil {
 			release()
 			return nil, &runstore.WriteError{Err: fmt.Errorf("resuming run %s: %w", id, err)}
