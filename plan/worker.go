@@ -4,11 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"slices"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/skillkit/skillkit/internal/skillfs"
 )
 
 // WorkerFile is the worker's configuration beside SKILL.md, as the worker
@@ -66,7 +66,7 @@ func DefaultWorkerID(skill string) string { return skill + "-worker" }
 // error and lint reports it at the same position (*HookError).
 func (s *Skill) ReadWorker() (*Worker, error) {
 	w := &Worker{ID: DefaultWorkerID(s.Name)}
-	data, err := os.ReadFile(filepath.Join(s.Dir, WorkerFile))
+	data, err := skillfs.ReadFile(s.Dir, WorkerFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return w, nil
 	}

@@ -2,7 +2,6 @@ package skilltest
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
 	"regexp"
 
@@ -10,6 +9,7 @@ import (
 
 	"github.com/skillkit/skillkit/internal/cassette"
 	"github.com/skillkit/skillkit/internal/run"
+	"github.com/skillkit/skillkit/internal/skillfs"
 	"github.com/skillkit/skillkit/plan"
 )
 
@@ -68,7 +68,7 @@ func WriteRecorded(s *plan.Skill, r Recording) (string, error) {
 	}
 	exists := true
 	for path, hash := range files {
-		data, err := os.ReadFile(filepath.Join(r.Result.WorkDir, filepath.FromSlash(path)))
+		data, err := skillfs.ReadFile(r.Result.WorkDir, path)
 		if err != nil {
 			return "", err
 		}
@@ -87,7 +87,7 @@ func WriteRecorded(s *plan.Skill, r Recording) (string, error) {
 	file := filepath.Join(s.Dir, Dir, r.Name+".yaml")
 	// Editors that read the modeline check the file against the schema.
 	head := []byte("# yaml-language-server: $schema=https://skillkit.dev/schemas/test.json\n")
-	if err := os.WriteFile(file, append(head, data...), 0o644); err != nil {
+	if err := skillfs.WriteFile(s.Dir, Dir+"/"+r.Name+".yaml", append(head, data...), 0o644); err != nil {
 		return "", err
 	}
 	return file, nil
