@@ -46,7 +46,7 @@ const (
 // not the work the steps left beside it.
 func RecordFile(name string) bool {
 	switch name {
-	case StateFile, ProgressFile, EventsFile, MetricsFile, ClaimFile, ClaimFile + ".lock", ThreadsDir, LogsDir:
+	case StateFile, ProgressFile, EventsFile, MetricsFile, ClaimFile, LockFile, GroupsFile, ThreadsDir, LogsDir:
 		return true
 	}
 	// Files are replaced through hidden temporary copies (.state.json…).
