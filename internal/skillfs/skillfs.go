@@ -169,6 +169,14 @@ func (f *FS) WriteFile(name string, data []byte, perm os.FileMode) error {
 	return file.Close()
 }
 
+// Remove removes a file beneath the root (a link itself, not its target).
+func (f *FS) Remove(name string) error {
+	if !iofs.ValidPath(name) {
+		return &iofs.PathError{Op: "remove", Path: name, Err: iofs.ErrInvalid}
+	}
+	return f.root.Remove(name)
+}
+
 func dirOf(name string) string {
 	for i := len(name) - 1; i >= 0; i-- {
 		if name[i] == '/' {
