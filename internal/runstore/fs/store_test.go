@@ -345,11 +345,22 @@ func TestClaimHeartbeatAndLoss(t *testing.T) {
 			t.Fatal("heartbeat was never refreshed")
 		}
 	}
-	// Another process took the run over: the holder must notice.
+	// Another process took the run over: the holder must notice. The
+	// other writer takes the claim lock, as a real takeover does: without
+	// it the holder's heartbeat, between its read and its write, wrote
+	// this claim over under CPU load (the flaky failure of issue 27).
 	other := *first
 	other.Token = "someone-else"
 	data, _ := json.Marshal(other)
+	unlock, ok := lockClaim(dir)
+	for deadline := time.Now().Add(5 * time.Second); !ok && time.Now().Before(deadline); {
+		unlock, ok = lockClaim(dir)
+	}
+	if !ok {
+		t.Fatal("the claim lock was never free")
+	}
 	writeFile(OS{}, filepath.Join(dir, ClaimFile), data, false)
+	unlock()
 	select {
 	case <-r.Lost():
 	case <-time.After(5 * time.Second):
