@@ -114,6 +114,10 @@ func (s *Skill) ReadWorker() (*Worker, error) {
 		if n.Kind != yaml.ScalarNode || n.Tag != "!!int" || n.Decode(&retries) != nil || retries < 0 {
 			return nil, workerError(n, "state_machine.max_retries: want a whole number, 0 or more")
 		}
+		// Bounded as a step's retries are: a typo must not retry for ever.
+		if retries > MaxRetries {
+			return nil, workerError(n, fmt.Sprintf("state_machine.max_retries: %d is more than %d retries", retries, MaxRetries))
+		}
 	}
 	hooks, err := workerHooks(mapValue(sm, "hooks"))
 	if err != nil {
