@@ -33,8 +33,9 @@ type Options struct {
 	Name string
 	// Concurrency is how many tasks it runs at once; zero is one.
 	Concurrency int
-	// UntilIdle stops the worker when no task is claimable, instead of
-	// polling for more.
+	// UntilIdle stops the worker when no task is claimable and none of its
+	// runs is active, instead of polling for more. A task whose run failed
+	// is left in error for the conductor rather than waited on.
 	UntilIdle bool
 	// Poll is how often it looks for tasks and answers; zero is 2s.
 	Poll time.Duration
@@ -144,6 +145,13 @@ func (w *worker) work(ctx context.Context, t *skillsql.Task, from skillsql.TaskS
 			return err
 		}
 		w.printf("%s: error: %s\n", t.ID, msg)
+		if w.o.UntilIdle {
+			// Waiting for the conductor is no work of this worker's: the
+			// task stays in error, and once answered (fix_proposed) it is
+			// claimable again, by this worker if it still runs.
+			w.printf("%s: left in error for the conductor\n", t.ID)
+			return nil
+		}
 		nt, err := w.o.DB.Wait(ctx, t.ID, w.o.Name, skillsql.Error, w.o.Poll)
 		if err != nil {
 			return err
