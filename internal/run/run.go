@@ -145,6 +145,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	var l *lifecycle
 	if o.Resume != "" {
+		// What the dead runner's commands left running (a setsid child
+		// its parent-death signal missed) ends before a step runs again.
+		proc.SweepOrphans()
 		l, err = resume(o, phases)
 	} else {
 		l, err = create(o, phases)
