@@ -50,6 +50,9 @@ type Options struct {
 	Run run.Options
 	// Out receives one line per task transition.
 	Out io.Writer
+	// Outage is how long the worker retries a database that is away
+	// before it exits; zero is DefaultOutage.
+	Outage time.Duration
 }
 
 // Run works tasks until ctx ends or, with UntilIdle, none is claimable.
@@ -63,6 +66,9 @@ func Run(ctx context.Context, o Options) error {
 	}
 	if o.Out == nil {
 		o.Out = io.Discard
+	}
+	if o.Outage <= 0 {
+		o.Outage = DefaultOutage
 	}
 	w := &worker{o: o}
 	var wg sync.WaitGroup
@@ -91,7 +97,12 @@ func (w *worker) printf(format string, args ...any) {
 // slot claims and works tasks one at a time.
 func (w *worker) slot(ctx context.Context) error {
 	for ctx.Err() == nil {
-		t, from, err := w.o.DB.ClaimNext(ctx, w.o.Name)
+		var t *skillsql.Task
+		var from skillsql.TaskState
+		err := w.retry(ctx, "claiming a task", func() (err error) {
+			t, from, err = w.o.DB.ClaimNext(ctx, w.o.Name)
+			return err
+		})
 		if err != nil {
 			return err
 		}
@@ -152,7 +163,11 @@ func (w *worker) work(ctx context.Context, t *skillsql.Task, from skillsql.TaskS
 			w.printf("%s: left in error for the conductor\n", t.ID)
 			return nil
 		}
-		nt, err := w.o.DB.Wait(ctx, t.ID, w.o.Name, skillsql.Error, w.o.Poll)
+		var nt *skillsql.Task
+		err = w.retry(ctx, "waiting for the conductor", func() (err error) {
+			nt, err = w.o.DB.Wait(ctx, t.ID, w.o.Name, skillsql.Error, w.o.Poll)
+			return err
+		})
 		if err != nil {
 			return err
 		}
