@@ -553,3 +553,27 @@ func TestKillGroups(t *testing.T) {
 		t.Errorf(".claim.groups after the kill: %q", data)
 	}
 }
+
+// A claim whose heartbeat and file time both lie in the future (a clock
+// ahead on another host, or on the file server) is judged by whether its
+// heartbeat moves within one lease: refused while it moves, taken once it
+// has stood still for a lease (F13: it was refused for good).
+func TestClaimFromTheFutureFrozen(t *testing.T) {
+	future := time.Now().Add(time.Hour)
+	c := ClaimInfo{PID: 1, Host: "elsewhere", Heartbeat: future, TimeoutMS: 1000, Token: "future-" + t.Name(), modified: future}
+	now := time.Now()
+	if c.Stale(now) {
+		t.Fatal("a claim from the future is stale at first sight")
+	}
+	if c.Stale(now.Add(500 * time.Millisecond)) {
+		t.Fatal("stale within its lease")
+	}
+	moved := c
+	moved.Heartbeat = future.Add(time.Second)
+	if moved.Stale(now.Add(1500 * time.Millisecond)) {
+		t.Fatal("stale although its heartbeat moved")
+	}
+	if !moved.Stale(now.Add(3 * time.Second)) {
+		t.Fatal("a heartbeat that stood still for a lease is not stale: refused for good")
+	}
+}
