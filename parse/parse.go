@@ -22,6 +22,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/skillkit/skillkit/internal/skillfs"
 	"github.com/skillkit/skillkit/plan"
 )
 
@@ -62,7 +63,14 @@ func DirWith(dir string, opts Options) (*plan.Skill, error) {
 	}
 	fsys := opts.FS
 	if fsys == nil {
-		fsys = os.DirFS(dir)
+		// The skill's files are read through its root: no link leads out,
+		// no special file blocks or streams, no file is read past the cap.
+		root, err := skillfs.Open(dir)
+		if err != nil {
+			return nil, fmt.Errorf("reading skill: %w", err)
+		}
+		defer root.Close()
+		fsys = root
 	}
 	r := &reader{skill: s, fsys: fsys, noHash: opts.NoHash}
 	if err := r.walk(); err != nil {

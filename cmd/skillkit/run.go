@@ -321,7 +321,7 @@ func startRecording(file string, skill *plan.Skill, a *agent.Agent, resumed bool
 func writeRecordedTest(c *cobra.Command, o *runOptions, skill *plan.Skill, args []string, inputs map[string]string, res *skrun.Result, runErr error, rec *cassette.Recorder) error {
 	r := skilltest.Recording{Name: o.recordTest, Args: args, Inputs: inputs, Yes: o.yes, Result: res, Err: runErr, ExitCode: runExit(runErr)}
 	if rec != nil {
-		r.AgentCalls = rec.Exchanges()
+		r.AgentCalls, r.Scrub = rec.Exchanges(), rec.Scrubber()
 	}
 	if o.answers != "" {
 		data, err := os.ReadFile(o.answers)

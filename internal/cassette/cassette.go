@@ -20,8 +20,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
+	"path/filepath"
 	"strings"
+
+	"github.com/skillkit/skillkit/internal/skillfs"
 )
 
 // Version is the cassette format this skillkit writes and reads. A
@@ -117,7 +119,7 @@ var ErrFormat = errors.New("cassette format")
 // Load reads the cassette at path, refusing one of another format or of
 // another skill than skill.
 func Load(path, skill string) (*Cassette, error) {
-	data, err := os.ReadFile(path)
+	data, err := skillfs.ReadFile(filepath.Dir(path), filepath.Base(path))
 	if err != nil {
 		return nil, fmt.Errorf("reading the cassette: %w", err)
 	}

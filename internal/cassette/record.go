@@ -71,6 +71,10 @@ func Continue(path string, h Header, s *Scrubber) (*Recorder, error) {
 	return r, nil
 }
 
+// Scrubber is what the recorder scrubs secrets with, for the files
+// written beside its cassette.
+func (r *Recorder) Scrubber() *Scrubber { return r.scrub }
+
 // key is what attempts are counted by.
 func key(request, id string) string { return request + "\x00" + id }
 
@@ -100,7 +104,12 @@ func (r *Recorder) Begin(a *agent.Agent, x *agent.Exchange) (func(agent.Exchange
 			}
 		}
 		for i := range e.Files {
-			e.Files[i].Text = r.scrub.Scrub(p.hide(e.Files[i].Text))
+			f := &e.Files[i]
+			f.Path = r.scrub.Scrub(f.Path)
+			f.Text = r.scrub.Scrub(p.hide(f.Text))
+			if f.Base64 != nil {
+				f.Base64 = r.scrub.ScrubBytes(f.Base64)
+			}
 		}
 		r.write(e, err)
 	}, false, nil

@@ -119,7 +119,17 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 		return Result{}, err
 	}
 	cmd.Stdout, cmd.Stderr = outW, errW
+	cg := newCgroup()
+	cg.attach(cmd.SysProcAttr)
 	err = cmd.Start()
+	if err != nil && cg != nil {
+		// A kernel without clone3 into a cgroup: the group alone, then.
+		cg.detach(cmd.SysProcAttr)
+		cg.remove()
+		cg = nil
+		cmd = retryable(cmd)
+		err = cmd.Start()
+	}
 	outW.Close()
 	errW.Close()
 	if err != nil {
@@ -135,14 +145,19 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 	// Deferred, so that a panic unwinding past Run kills the group too.
 	defer func() {
 		killGroup(cmd.Process)
+		cg.remove()
 		if g != nil {
 			g.Ended(pgid)
 		}
 	}()
-	stopKill := context.AfterFunc(ctx, func() { killGroup(cmd.Process) })
+	stopKill := context.AfterFunc(ctx, func() { killGroup(cmd.Process); cg.kill() })
 	err = cmd.Wait()
 	stopKill()
+	// What the command left running ends with it: its group, and in its
+	// cgroup whatever left the group (setsid), before the output is
+	// drained (a child holding the pipe would hold it open).
 	killGroup(cmd.Process)
+	cg.kill()
 	stdout.wait()
 	stderr.wait()
 	res := Result{Stdout: stdout.tail.String(), Stderr: stderr.tail.String(), ExitCode: cmd.ProcessState.ExitCode()}
@@ -264,4 +279,12 @@ type errorless struct{ w io.Writer }
 func (e errorless) Write(p []byte) (int, error) {
 	e.w.Write(p)
 	return len(p), nil
+}
+
+// retryable is a fresh copy of a command whose Start failed: an exec.Cmd
+// starts once.
+func retryable(c *exec.Cmd) *exec.Cmd {
+	n := exec.Command(c.Path, c.Args[1:]...)
+	n.Dir, n.Env, n.Stdin, n.Stdout, n.Stderr, n.SysProcAttr = c.Dir, c.Env, c.Stdin, c.Stdout, c.Stderr, c.SysProcAttr
+	return n
 }

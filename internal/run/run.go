@@ -138,6 +138,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if o.Store == nil {
 		return nil, errors.New("run: no store to keep the run in")
 	}
+	if err := checkName(s); err != nil {
+		return nil, err
+	}
 	phases, err := phasesOf(s)
 	if err != nil {
 		return nil, err
@@ -162,6 +165,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	skill := parts{phases: phases, hooks: hooks, worker: *w}
 	var l *lifecycle
 	if o.Resume != "" {
+		// What the dead runner's commands left running (a setsid child
+		// its parent-death signal missed) ends before a step runs again.
+		proc.SweepOrphans()
 		l, err = resume(o, skill)
 	} else {
 		l, err = create(o, skill)

@@ -104,6 +104,12 @@ func NewHost(opts Options) (*Host, error) {
 	if err != nil {
 		return nil, fmt.Errorf("creating the script host: %w", err)
 	}
+	if opts.SkillDir != "" {
+		r.skillDirs = []string{opts.SkillDir}
+		if real, err := realPath(opts.SkillDir); err == nil && real != opts.SkillDir {
+			r.skillDirs = append(r.skillDirs, real)
+		}
+	}
 	if opts.Answers == nil {
 		opts.Answers = NoAnswers{}
 	}

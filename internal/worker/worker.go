@@ -34,8 +34,9 @@ type Options struct {
 	Name string
 	// Concurrency is how many tasks it runs at once; zero is one.
 	Concurrency int
-	// UntilIdle stops the worker when no task is claimable, instead of
-	// polling for more.
+	// UntilIdle stops the worker when no task is claimable and none of its
+	// runs is active, instead of polling for more. A task whose run failed
+	// is left in error for the conductor rather than waited on.
 	UntilIdle bool
 	// Poll is how often it looks for tasks and answers; zero is 2s.
 	Poll time.Duration
@@ -50,6 +51,9 @@ type Options struct {
 	Run run.Options
 	// Out receives one line per task transition.
 	Out io.Writer
+	// Outage is how long the worker retries a database that is away
+	// before it exits; zero is DefaultOutage.
+	Outage time.Duration
 }
 
 // Run works tasks until ctx ends or, with UntilIdle, none is claimable.
@@ -63,6 +67,9 @@ func Run(ctx context.Context, o Options) error {
 	}
 	if o.Out == nil {
 		o.Out = io.Discard
+	}
+	if o.Outage <= 0 {
+		o.Outage = DefaultOutage
 	}
 	w := &worker{o: o}
 	var wg sync.WaitGroup
@@ -91,7 +98,12 @@ func (w *worker) printf(format string, args ...any) {
 // slot claims and works tasks one at a time.
 func (w *worker) slot(ctx context.Context) error {
 	for ctx.Err() == nil {
-		t, from, err := w.o.DB.ClaimNext(ctx, w.o.Name)
+		var t *sqlstore.Task
+		var from sqlstore.TaskState
+		err := w.retry(ctx, "claiming a task", func() (err error) {
+			t, from, err = w.o.DB.ClaimNext(ctx, w.o.Name)
+			return err
+		})
 		if err != nil {
 			return err
 		}
@@ -145,7 +157,18 @@ func (w *worker) work(ctx context.Context, t *sqlstore.Task, from sqlstore.TaskS
 			return err
 		}
 		w.printf("%s: error: %s\n", t.ID, msg)
-		nt, err := w.o.DB.Wait(ctx, t.ID, w.o.Name, sqlstore.Error, w.o.Poll)
+		if w.o.UntilIdle {
+			// Waiting for the conductor is no work of this worker's: the
+			// task stays in error, and once answered (fix_proposed) it is
+			// claimable again, by this worker if it still runs.
+			w.printf("%s: left in error for the conductor\n", t.ID)
+			return nil
+		}
+		var nt *sqlstore.Task
+		err = w.retry(ctx, "waiting for the conductor", func() (err error) {
+			nt, err = w.o.DB.Wait(ctx, t.ID, w.o.Name, sqlstore.Error, w.o.Poll)
+			return err
+		})
 		if err != nil {
 			return err
 		}

@@ -327,6 +327,9 @@ func (d *DB) taskErr(what string, err error) error {
 	if err == nil || errors.Is(err, ErrClaimBlocked) || errors.Is(err, ErrTransition) {
 		return err
 	}
+	if errors.Is(err, ErrReplaced) {
+		return fmt.Errorf("%s: %w", what, err)
+	}
 	if strings.Contains(err.Error(), "skillkit: task state transition not allowed") || strings.Contains(err.Error(), "skillkit: a task starts in watching") {
 		return fmt.Errorf("%s: %w (refused by the database)", what, ErrTransition)
 	}
