@@ -166,6 +166,21 @@ func TestPaint(t *testing.T) {
 			"phase_01": {Completed, 1}, "phase_02": {Completed, 1}, "phase_03": {Started, 1},
 			"action-count": {Completed, 1}, "action-rank": {Skipped, 0},
 		},
+	}, {
+		// A try cut by a stop is drawn apart and is no repeat.
+		name: "interrupted in an action, resumed",
+		events: []runstore.Event{
+			ev("01-collect", "", "loading"), ev("01-collect", "", "completed"),
+			ev("02-orchestrator", "", "loading"), ev("", "action-count", "loading"),
+			ev("", "", "interrupted"), ev("", "", "running"),
+			ev("02-orchestrator", "", "loading"), ev("", "action-count", "loading"), ev("", "action-count", "completed"),
+			ev("02-orchestrator", "", "completed"), ev("03-report", "", "loading"),
+			ev("", "", "interrupted"),
+		},
+		want: map[string]Outcome{
+			"phase_01": {Completed, 1}, "phase_02": {Completed, 1}, "phase_03": {Interrupted, 0},
+			"action-count": {Completed, 1}, "action-rank": {Skipped, 0},
+		},
 	}}
 	for _, c := range cases {
 		g := Build(s, nil)

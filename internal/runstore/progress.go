@@ -342,8 +342,9 @@ func (p *Progress) Apply(e *Event) {
 	case e.Action != "":
 		p.applyUnit(p.Phase, e)
 		if e.To == "loading" && p.Mode == "autonomous" {
-			// An autonomous skill's steps are the actions it ran.
-			p.TotalSteps++
+			// An autonomous skill's steps are the actions it ran, by
+			// their place in the run: a resume in an action is no new one.
+			p.TotalSteps = max(p.TotalSteps, e.Position)
 		}
 	case isRunState(e.To):
 		if p.RunState.Terminal() && !RunState(e.To).Terminal() {

@@ -45,8 +45,9 @@ type Unit struct {
 	Error string
 	// Start and End are its first and last transitions.
 	Start, End time.Time
-	// open is when the try under way started; zero between tries.
-	open time.Time
+	// open is when the try under way started, inTry whether one is.
+	open  time.Time
+	inTry bool
 }
 
 // Run is a run's record as units, in the order they first started.
@@ -55,7 +56,13 @@ type Run struct {
 	// Work is the time the run was under way; Idle the time it waited,
 	// interrupted or crashed, for a resume.
 	Work, Idle time.Duration
+	// State is the run's last state.
+	State runstore.RunState
 }
+
+// Open reports whether the unit is under way: the run has not stopped
+// since its last try started.
+func (u *Unit) Open() bool { return u.inTry }
 
 // Read reads a run's events.
 func Read(events []runstore.Event) *Run {
@@ -72,6 +79,7 @@ func Read(events []runstore.Event) *Run {
 			kind, id = KindAction, e.Action
 		case e.Phase == "":
 			// The run's own transitions.
+			r.State = runstore.RunState(e.To)
 			if e.To == string(runstore.RunRunning) {
 				if running && i > 0 {
 					// A resume: the run waited since its last event.
@@ -99,11 +107,11 @@ func Read(events []runstore.Event) *Run {
 			byKey[key] = u
 			r.Units = append(r.Units, u)
 		}
-		if e.From == "" {
-			// A new try; one still open was cut by a crash, at its last
-			// transition.
+		if e.To == "loading" || e.To == "pending" {
+			// A new try (a phase or action loads, a step is pending); one
+			// still open was cut by a crash, at its last transition.
 			u.stop(u.End, true, "")
-			u.open, u.State = e.Time, Running
+			u.open, u.inTry, u.State = e.Time, true, Running
 		}
 		u.End = e.Time
 		switch e.To {
@@ -123,7 +131,7 @@ func Read(events []runstore.Event) *Run {
 			}
 		case "retrying":
 			u.end(e.Time)
-			u.open, u.State, u.Error = e.Time, Running, e.Detail
+			u.open, u.inTry, u.State, u.Error = e.Time, true, Running, e.Detail
 		}
 	}
 	if n := len(events); n > 0 {
@@ -134,18 +142,18 @@ func Read(events []runstore.Event) *Run {
 
 // end closes the try under way with an outcome.
 func (u *Unit) end(at time.Time) {
-	if u.open.IsZero() {
+	if !u.inTry {
 		return
 	}
 	u.Tries++
 	u.Work += at.Sub(u.open)
-	u.open = time.Time{}
+	u.inTry = false
 }
 
 // stop closes the try under way when the run stops: interrupted, it is
 // an interrupted try; at the run's end, its outcome stands.
 func (u *Unit) stop(at time.Time, interrupted bool, why string) {
-	if u.open.IsZero() {
+	if !u.inTry {
 		return
 	}
 	if !interrupted {
@@ -154,7 +162,7 @@ func (u *Unit) stop(at time.Time, interrupted bool, why string) {
 	}
 	u.Interrupted++
 	u.Work += at.Sub(u.open)
-	u.open, u.State, u.End = time.Time{}, Interrupted, at
+	u.inTry, u.State, u.End = false, Interrupted, at
 	if why != "" {
 		u.Error = why
 	}
