@@ -90,7 +90,9 @@ func TestReturnsBecomeEdges(t *testing.T) {
 		Actions:      []*plan.Action{{ID: "action-a", Preconditions: []*plan.Precondition{{Expr: plan.Expr{JS: "state.n < 3"}}}}},
 	}
 	g := Build(s, func(*plan.Orchestrator) []string { return []string{"action-a"} })
-	if len(g.Loop) != 1 || g.Loop[0].From != "selectNextAction" || g.Loop[0].Cond != "state.n < 3" {
+	// The action names no next one: it goes back to the selection.
+	if len(g.Loop) != 2 || g.Loop[0].From != "selectNextAction" || g.Loop[0].Cond != "state.n < 3" ||
+		!g.Loop[1].Back || g.Loop[1].From != "action-a" || g.Loop[1].To != "selectNextAction" {
 		t.Errorf("loop = %+v", g.Loop)
 	}
 	if !strings.Contains(g.Mermaid(), `selectNextAction -->|"n < 3"| action_a`) {
