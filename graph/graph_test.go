@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/skillkit/skillkit/internal/corpus"
-	"github.com/skillkit/skillkit/internal/runstore"
 	"github.com/skillkit/skillkit/parse"
 	"github.com/skillkit/skillkit/plan"
 )
@@ -133,16 +132,16 @@ func TestDotAcceptedByGraphviz(t *testing.T) {
 // reached.
 func TestPaint(t *testing.T) {
 	s := mustParse(t, "../examples/hybrid")
-	ev := func(phase, action, to string) runstore.Event {
-		return runstore.Event{Phase: phase, Action: action, To: runstore.State(to)}
+	ev := func(phase, action, to string) Transition {
+		return Transition{Phase: phase, Action: action, To: to}
 	}
 	cases := []struct {
 		name   string
-		events []runstore.Event
+		events []Transition
 		want   map[string]Outcome
 	}{{
 		name: "failed in the loop",
-		events: []runstore.Event{
+		events: []Transition{
 			ev("01-collect", "", "loading"), {Phase: "01-collect", Step: "01-collect#1", To: "failed"},
 			ev("01-collect", "", "completed"),
 			ev("02-orchestrator", "", "loading"),
@@ -156,7 +155,7 @@ func TestPaint(t *testing.T) {
 		},
 	}, {
 		name: "interrupted in the last phase",
-		events: []runstore.Event{
+		events: []Transition{
 			ev("01-collect", "", "loading"), ev("01-collect", "", "completed"),
 			ev("02-orchestrator", "", "loading"), ev("", "action-count", "loading"), ev("", "action-count", "completed"),
 			ev("02-orchestrator", "", "completed"),

@@ -3,8 +3,6 @@ package graph
 import (
 	"fmt"
 	"slices"
-
-	"github.com/skillkit/skillkit/internal/runstore"
 )
 
 // Status is how far a run got with a phase or an action.
@@ -56,9 +54,30 @@ type Outcome struct {
 	Runs int
 }
 
-// Paint reads a run's events (its events.jsonl) and sets Run: the
-// outcome of each phase and action of the graph, the last time it ran.
-func (g *Graph) Paint(events []runstore.Event) {
+// Transition is one state change of a run, as much of its event as
+// painting needs. graph sits below the run store (docs/architecture.md):
+// the reader of a run turns its events into transitions.
+type Transition struct {
+	// Phase and Action name the unit; both empty for the run itself.
+	Phase, Action string
+	// Step is set on a step's transition, which the graph does not draw.
+	Step string
+	// To is the state the unit (or the run) went to.
+	To string
+}
+
+// The states a transition's To is read for: a unit starts with loading;
+// completed and failed end it, and a run that completed passed every node.
+const (
+	toLoading   = "loading"
+	toCompleted = string(Completed)
+	toFailed    = string(Failed)
+)
+
+// Paint reads a run's transitions, in the order of its events, and sets
+// Run: the outcome of each phase and action of the graph, the last time it
+// ran.
+func (g *Graph) Paint(events []Transition) {
 	byUnit := map[string]*Outcome{}
 	runDone := false
 	for _, e := range events {
@@ -70,7 +89,7 @@ func (g *Graph) Paint(events []runstore.Event) {
 		case e.Step != "":
 			continue
 		case unit == "":
-			runDone = runDone || e.To == runstore.State(runstore.RunCompleted)
+			runDone = runDone || e.To == toCompleted
 			continue
 		}
 		o := byUnit[unit]
@@ -79,10 +98,10 @@ func (g *Graph) Paint(events []runstore.Event) {
 			byUnit[unit] = o
 		}
 		switch e.To {
-		case "loading":
+		case toLoading:
 			o.Runs++
 			o.Status = Started
-		case runstore.State(Completed), runstore.State(Failed):
+		case toCompleted, toFailed:
 			o.Status = Status(e.To)
 		}
 	}

@@ -10,8 +10,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/skillkit/skillkit/graph"
-	"github.com/skillkit/skillkit/internal/jsstatic"
 	"github.com/skillkit/skillkit/internal/runstore"
+	"github.com/skillkit/skillkit/jsstatic"
 	"github.com/skillkit/skillkit/plan"
 )
 
@@ -88,7 +88,11 @@ func paintedGraph(sum *runstore.Summary, events []runstore.Event) (*graph.Graph,
 		return nil, fmt.Errorf("run %s: reading its skill: %w", sum.ID, err)
 	}
 	g := graph.Build(s, selectorReturns)
-	g.Paint(events)
+	ts := make([]graph.Transition, len(events))
+	for i, e := range events {
+		ts[i] = graph.Transition{Phase: e.Phase, Action: e.Action, Step: e.Step, To: string(e.To)}
+	}
+	g.Paint(ts)
 	return g, nil
 }
 

@@ -13,9 +13,9 @@ import (
 
 	"github.com/skillkit/skillkit/internal/agent"
 	"github.com/skillkit/skillkit/internal/engine"
-	"github.com/skillkit/skillkit/internal/jsstatic"
 	"github.com/skillkit/skillkit/internal/runstore"
 	"github.com/skillkit/skillkit/internal/script"
+	"github.com/skillkit/skillkit/jsstatic"
 	"github.com/skillkit/skillkit/plan"
 )
 
@@ -75,36 +75,38 @@ func newLoop(r *engine.Runner, s *plan.Skill, o Options) (*loop, error) {
 	}
 	return &loop{
 		r: r, skill: s, sel: sel, schema: schema, max: o.MaxIterations, retries: retries, backoff: o.Backoff,
-		handles: handlesFailures(s), counts: selectionReads(s, completedField), maxSame: o.MaxSameFailures, failures: map[string]failure{},
+		handles: handlesFailures(s), counts: selectionReads(s, "completed_actions"), maxSame: o.MaxSameFailures, failures: map[string]failure{},
 	}, nil
 }
 
-// errorFields finds the base state's error fields in JS; completedField
-// its list of completed actions.
-var (
-	errorFields    = regexp.MustCompile(`\berror_count\b|\.errors\b`)
-	completedField = regexp.MustCompile(`\bcompleted_actions\b`)
-)
-
 // handlesFailures reports whether the skill's selection looks at failed
-// actions (the common `if (state.error_count >= 3) return 'action-abort'`).
-func handlesFailures(s *plan.Skill) bool { return selectionReads(s, errorFields) }
+// actions (the common `if (state.error_count >= 3) return 'action-abort'`):
+// whether it reads the base state's error_count or errors.
+func handlesFailures(s *plan.Skill) bool { return selectionReads(s, "error_count", "errors") }
 
-// selectionReads reports whether the skill's selection reads what re
-// finds: its Decision Logic, the orchestrator's declarations, or a
-// precondition of the catalog or of an action.
-func selectionReads(s *plan.Skill, re *regexp.Regexp) bool {
+// selectionReads reports whether the skill's selection reads one of the
+// state's top-level fields: its Decision Logic, the orchestrator's
+// declarations, or a precondition of the catalog or of an action. The
+// reads are jsstatic's, so a field named in a comment or a string does
+// not count; code that does not parse reads nothing.
+func selectionReads(s *plan.Skill, fields ...string) bool {
+	reads := func(p *jsstatic.Program) bool {
+		return slices.ContainsFunc(p.StateReads(nil), func(r jsstatic.Path) bool { return slices.Contains(fields, r.Fields[0]) })
+	}
 	if o := s.Orchestrator; o != nil {
 		for _, b := range append(slices.Clone(o.Declarations), o.Decision) {
-			if b != nil && re.MatchString(b.Text) {
+			if b == nil {
+				continue
+			}
+			if p, err := jsstatic.Parse(b.Text); err == nil && reads(p) {
 				return true
 			}
 		}
 	}
 	var pre func(ps []*plan.Precondition) bool
 	pre = func(ps []*plan.Precondition) bool {
-		for _, p := range ps {
-			if re.MatchString(p.JS) || pre(p.AnyOf) {
+		for _, pc := range ps {
+			if p, err := jsstatic.Parse(pc.JS); err == nil && reads(p) || pre(pc.AnyOf) {
 				return true
 			}
 		}
