@@ -83,6 +83,7 @@ const (
 )
 
 // Classify sets the Class of every step and every action's Execution.
+// It parses each JavaScript block it reads once, for CodeBlock.JS.
 // The parser calls it once, after it read the whole skill: a JS block's
 // names may be declared by the orchestrator, or bound by an earlier
 // native step of the same phase. A bad execution setting is a
@@ -98,7 +99,7 @@ func (s *Skill) Classify() {
 	}
 	if o := s.Orchestrator; o != nil {
 		for _, b := range o.Declarations {
-			if p, err := jsstatic.Parse(b.Text); err == nil {
+			if p, err := b.parsed(); err == nil {
 				for _, n := range p.TopLevelNames() {
 					global[n] = ""
 				}
@@ -252,7 +253,7 @@ func jsNames(b *CodeBlock) []string {
 	if b.Kind() != LangJS {
 		return nil
 	}
-	p, err := jsstatic.Parse(b.Text)
+	p, err := b.parsed()
 	if err != nil {
 		return nil
 	}
@@ -260,7 +261,7 @@ func jsNames(b *CodeBlock) []string {
 }
 
 func jsClass(b *CodeBlock, sc *scope) (Class, []string) {
-	p, err := jsstatic.Parse(b.Text)
+	p, err := b.parsed()
 	if err != nil {
 		pos, msg := b.Body, err.Error()
 		var se *jsstatic.SyntaxError

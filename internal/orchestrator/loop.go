@@ -98,7 +98,7 @@ func selectionReads(s *plan.Skill, fields ...string) bool {
 			if b == nil {
 				continue
 			}
-			if p, err := jsstatic.Parse(b.Text); err == nil && reads(p) {
+			if p, err := b.JS(); err == nil && reads(p) {
 				return true
 			}
 		}
