@@ -7,6 +7,7 @@ import (
 	"github.com/skillkit/skillkit/internal/corpus"
 	"github.com/skillkit/skillkit/jsstatic"
 	"github.com/skillkit/skillkit/parse"
+	"github.com/skillkit/skillkit/plan"
 )
 
 // TestParseOnce: parsing and linting a skill runs goja's parser at most
@@ -39,7 +40,7 @@ func TestParseOnce(t *testing.T) {
 					if objectLiteral(c.Text) {
 						blocks++ // read as an expression first
 					}
-					if _, changed := untemplateJS(c.Text); changed {
+					if _, changed := plan.UntemplateJS(c.Text); changed {
 						blocks++ // read again with its placeholders filled
 					}
 				}

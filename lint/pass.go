@@ -106,6 +106,13 @@ type jsBlock struct {
 	template bool
 }
 
+// Skills are often templates: code blocks hold slots such as <count>,
+// {{name}} or [...] for the agent (or the author of a new skill) to fill
+// in. Such a block does not parse, and reporting it as a syntax error
+// would be noise. The policy (docs/lint-rules.md): a block that fails to
+// parse is reported only when it still fails after its placeholders are
+// replaced by neutral values (plan.UntemplateJS, plan.UntemplateBash).
+
 // parseJS reads a JavaScript block for the rules: the plan's one parse of
 // it as a body of statements (top-level await and return allowed), or,
 // for a block that is one object literal (State Updates sections often
@@ -123,7 +130,7 @@ func (p *Pass) parseJS(c *plan.CodeBlock) *jsBlock {
 		b.prog, b.err = c.JS()
 	}
 	if b.err != nil {
-		if t, changed := untemplateJS(c.Text); changed {
+		if t, changed := plan.UntemplateJS(c.Text); changed {
 			if prog, err := parseJSText(t); err == nil {
 				b.prog, b.template = prog, true
 			}

@@ -93,7 +93,7 @@ func checkBashSyntax(p *Pass) {
 		if err == nil {
 			continue
 		}
-		if t, changed := untemplateBash(c.Text); changed && parseBash(t) == nil {
+		if t, changed := plan.UntemplateBash(c.Text); changed && parseBash(t) == nil {
 			continue
 		}
 		var pe syntax.ParseError

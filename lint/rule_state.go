@@ -564,7 +564,7 @@ func updateTypes(p *Pass, agent bool) {
 		if u.template || u.Kind == "" || u.agent != agent {
 			continue
 		}
-		if s, ok := u.Value.(string); ok && (isPlaceholder(s) || u.owner == initialOwner && u.Key == "status" && p.overwritten(s)) {
+		if s, ok := u.Value.(string); ok && (plan.IsPlaceholderString(s) || u.owner == initialOwner && u.Key == "status" && p.overwritten(s)) {
 			continue // a slot, or a status state-initial-status reports
 		}
 		bad, sub := nav.Lookup(strings.Split(u.Key, "."))

@@ -130,7 +130,7 @@ func (s *Skill) executionMode() string {
 	if f := s.FrontMatter.Get(ExecutionKey); f != nil {
 		return s.checkMode(f.Value, f.ValuePos)
 	}
-	n, _ := configValue(s.Dir, ExecutionKey)
+	n, _ := s.configValue(ExecutionKey)
 	if n == nil {
 		return ExecutionAuto
 	}
@@ -298,18 +298,13 @@ func jsClass(b *CodeBlock, sc *scope) (Class, []string) {
 	return Class{Kind: ClassNative, Reason: "JavaScript that parses and reads only defined names", Pos: b.Pos}, p.TopLevelNames()
 }
 
-var (
-	// bracePlaceholder is a {placeholder} or {{PLACEHOLDER}} for the model
-	// to fill in; ${var} is the shell's own and is left alone.
-	bracePlaceholder = regexp.MustCompile(`(?:^|[^$\\{])(\{\{?[A-Za-z_][\w.-]*\}?\})`)
-	// modelVariable is a variable Claude Code substitutes in a skill's
-	// text before the model sees it; a shell has no value for it.
-	modelVariable = regexp.MustCompile(`\$\{?(?:ARGUMENTS|CLAUDE_SKILL_DIR|CLAUDE_SESSION_ID)\b`)
-)
+// modelVariable is a variable Claude Code substitutes in a skill's text
+// before the model sees it; a shell has no value for it.
+var modelVariable = regexp.MustCompile(`\$\{?(?:ARGUMENTS|CLAUDE_SKILL_DIR|CLAUDE_SESSION_ID)\b`)
 
 func bashClass(b *CodeBlock) Class {
-	if loc := bracePlaceholder.FindStringSubmatchIndex(b.Text); loc != nil {
-		return Class{Kind: ClassAgent, Reason: fmt.Sprintf("bash holds `%s`, a placeholder for the agent", b.Text[loc[2]:loc[3]]), Pos: b.offsetPos(loc[2])}
+	if slot, at, ok := BashPlaceholder(b.Text); ok {
+		return Class{Kind: ClassAgent, Reason: fmt.Sprintf("bash holds `%s`, a placeholder for the agent", slot), Pos: b.offsetPos(at)}
 	}
 	if loc := modelVariable.FindStringIndex(b.Text); loc != nil {
 		return Class{Kind: ClassAgent, Reason: fmt.Sprintf("bash holds `%s`, which the agent fills in", b.Text[loc[0]:loc[1]]), Pos: b.offsetPos(loc[0])}

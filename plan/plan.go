@@ -120,6 +120,8 @@ type Skill struct {
 	// resume when it changed.
 	Hash        string       `json:"hash"`
 	Diagnostics []Diagnostic `json:"diagnostics,omitempty"`
+	// settings are worker.yaml and skillkit.yaml (Configure).
+	settings Settings
 }
 
 // AllDocs returns every markdown file of the skill once: the entry's body,

@@ -30,7 +30,7 @@ func TestLayers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	imports, err := moduleImports(root)
+	imports, err := packageImports(root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,10 +41,11 @@ func TestLayers(t *testing.T) {
 			t.Errorf("%s is not in the layer table of docs/architecture.md: give it a row", pkg)
 			continue
 		}
-		for _, dep := range imports[pkg] {
+		for _, im := range imports[pkg] {
+			dep, inside := strings.CutPrefix(im, module)
 			to, ok := layers[dep]
-			if !ok {
-				continue // reported as the package itself
+			if !inside || !ok {
+				continue // another module's, or reported as the package itself
 			}
 			arrows++
 			if to >= from {
@@ -58,6 +59,23 @@ func TestLayers(t *testing.T) {
 		}
 	}
 	t.Logf("%d packages, %d arrows inside the module", len(imports), arrows)
+}
+
+// TestModelReadsNoFile: the model and what reads it statically touch no
+// file: parse reads a skill, worker.yaml and skillkit.yaml included, and
+// hands the bytes to plan, so that lint and a run decode the same.
+func TestModelReadsNoFile(t *testing.T) {
+	imports, err := packageImports(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pkg := range []string{"plan", "jsstatic", "graph"} {
+		for _, im := range imports[pkg] {
+			if slices.Contains([]string{"os", "io/fs", "io/ioutil", "os/exec", "net"}, im) {
+				t.Errorf("%s imports %s: plan does no I/O; read in parse and keep it in the plan", pkg, im)
+			}
+		}
+	}
 }
 
 // readLayers reads the table under "## Packages in layers": rows of
@@ -102,11 +120,11 @@ func readLayers(doc string) (map[string]int, error) {
 	return out, sc.Err()
 }
 
-// moduleImports returns each package of the module (as its path inside
-// the module) with the module's packages its non-test files import. It
-// reads every file whatever its build constraints, so an arrow only one
-// platform builds counts too.
-func moduleImports(dir string) (map[string][]string, error) {
+// packageImports returns each package of the module (as its path inside
+// the module) with what its non-test files import. It reads every file
+// whatever its build constraints, so an arrow only one platform builds
+// counts too.
+func packageImports(dir string) (map[string][]string, error) {
 	out := map[string][]string{}
 	fset := token.NewFileSet()
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
@@ -135,8 +153,8 @@ func moduleImports(dir string) (map[string][]string, error) {
 		deps := out[pkg]
 		for _, im := range f.Imports {
 			path, _ := strconv.Unquote(im.Path.Value)
-			if dep, ok := strings.CutPrefix(path, module); ok && !slices.Contains(deps, dep) {
-				deps = append(deps, dep)
+			if !slices.Contains(deps, path) {
+				deps = append(deps, path)
 			}
 		}
 		out[pkg] = deps
