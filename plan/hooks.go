@@ -2,7 +2,9 @@ package plan
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -191,7 +193,7 @@ func (s *Skill) configValue(key string) (*yaml.Node, error) {
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(s.settings.Config, &doc); err != nil {
-		return nil, &HookError{Pos{File: ConfigFile}, err.Error()}
+		return nil, &HookError{Pos{File: ConfigFile, Line: YAMLErrorLine(err.Error(), 1)}, err.Error()}
 	}
 	if len(doc.Content) == 0 {
 		return nil, nil
@@ -223,4 +225,19 @@ func (s *Skill) configHooks() ([]Hook, error) {
 		out = append(out, hooks...)
 	}
 	return out, nil
+}
+
+// yamlLine finds the line in a go-yaml error ("yaml: line 3: …").
+var yamlLine = regexp.MustCompile(`line (\d+)`)
+
+// YAMLErrorLine returns the line a go-yaml error message names, else
+// fallback: the one place a YAML file's error is put at its line, for
+// worker.yaml, skillkit.yaml's hooks and lint's own configuration.
+func YAMLErrorLine(msg string, fallback int) int {
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		if n, err := strconv.Atoi(m[1]); err == nil && n > 0 {
+			return n
+		}
+	}
+	return fallback
 }

@@ -71,7 +71,7 @@ func (s *Skill) Worker() (*Worker, error) {
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(s.settings.Worker, &doc); err != nil {
-		return nil, &HookError{Pos{File: WorkerFile, Line: 1, Col: 1}, err.Error()}
+		return nil, &HookError{Pos{File: WorkerFile, Line: YAMLErrorLine(err.Error(), 1)}, err.Error()}
 	}
 	if len(doc.Content) == 0 {
 		return w, nil

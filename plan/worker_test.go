@@ -51,6 +51,7 @@ func TestWorker(t *testing.T) {
 func TestWorkerErrors(t *testing.T) {
 	tests := []struct{ yaml, want string }{
 		{"- a list\n", "worker.yaml:1:1: want a map with worker and state_machine"},
+		{"worker:\n  id: a\n id: b\n", "worker.yaml:2: yaml: line 2: did not find expected key"},
 		{"worker: w\n", "worker.yaml:1:9: worker: want a map (id, …)"},
 		{"worker:\n  id: [a]\n", "worker.yaml:2:7: worker.id: want a non-empty string"},
 		{"state_machine: on\n", "worker.yaml:1:16: state_machine: want a map (enabled, max_retries, hooks)"},
