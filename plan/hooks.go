@@ -51,7 +51,8 @@ func (e *HookError) Error() string { return e.Pos.String() + ": " + e.Msg }
 
 // Hooks returns a skill's hook commands: a hooks map in the entry
 // document's front matter metadata, then the hooks key of skillkit.yaml
-// in the skill folder (as parse read it, Configure). Each value is a command or a list of commands:
+// in the skill folder, as parse read it (Configure). Each value is a
+// command or a list of commands:
 //
 //	metadata:
 //	  hooks:

@@ -6,10 +6,10 @@ import (
 	"github.com/skillkit/skillkit/plan"
 )
 
-// TestHandlesFailures: the loop leaves failed actions to a skill whose
+// TestSelectionReads: the loop leaves failed actions to a skill whose
 // selection reads error_count or errors, as jsstatic reads the code; the
 // words in a comment or a string are no reading.
-func TestHandlesFailures(t *testing.T) {
+func TestSelectionReads(t *testing.T) {
 	cases := []struct {
 		decision string
 		want     bool
@@ -23,12 +23,13 @@ func TestHandlesFailures(t *testing.T) {
 	}
 	for _, c := range cases {
 		s := &plan.Skill{Orchestrator: &plan.Orchestrator{Decision: &plan.CodeBlock{Lang: "javascript", Text: c.decision}}}
-		if got := handlesFailures(s); got != c.want {
-			t.Errorf("handlesFailures(%q) = %v, want %v", c.decision, got, c.want)
+		reads := selectionReads(s)
+		if got := reads["error_count"] || reads["errors"]; got != c.want {
+			t.Errorf("%q reads the errors: %v, want %v", c.decision, got, c.want)
 		}
 	}
 	s := &plan.Skill{Actions: []*plan.Action{{ID: "action-x", Preconditions: []*plan.Precondition{{Expr: plan.Expr{JS: "state.completed_actions.length < 3"}}}}}}
-	if !selectionReads(s, "completed_actions") {
+	if !selectionReads(s)["completed_actions"] {
 		t.Error("a precondition that reads completed_actions is not seen")
 	}
 }

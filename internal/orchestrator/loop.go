@@ -73,58 +73,56 @@ func newLoop(r *engine.Runner, s *plan.Skill, o Options) (*loop, error) {
 	if retries == 0 {
 		retries = r.MaxRetries()
 	}
+	reads := selectionReads(s)
 	return &loop{
 		r: r, skill: s, sel: sel, schema: schema, max: o.MaxIterations, retries: retries, backoff: o.Backoff,
-		handles: handlesFailures(s), counts: selectionReads(s, "completed_actions"), maxSame: o.MaxSameFailures, failures: map[string]failure{},
+		handles: reads["error_count"] || reads["errors"], counts: reads["completed_actions"], maxSame: o.MaxSameFailures, failures: map[string]failure{},
 	}, nil
 }
 
-// handlesFailures reports whether the skill's selection looks at failed
-// actions (the common `if (state.error_count >= 3) return 'action-abort'`):
-// whether it reads the base state's error_count or errors.
-func handlesFailures(s *plan.Skill) bool { return selectionReads(s, "error_count", "errors") }
-
-// selectionReads reports whether the skill's selection reads one of the
-// state's top-level fields: its Decision Logic, the orchestrator's
-// declarations, or a precondition of the catalog or of an action. The
-// reads are jsstatic's, so a field named in a comment or a string does
-// not count; code that does not parse reads nothing.
-func selectionReads(s *plan.Skill, fields ...string) bool {
-	reads := func(p *jsstatic.Program) bool {
-		return slices.ContainsFunc(p.StateReads(nil), func(r jsstatic.Path) bool { return slices.Contains(fields, r.Fields[0]) })
+// selectionReads returns the state's top-level fields the skill's
+// selection reads: its Decision Logic, the orchestrator's declarations,
+// and the preconditions of the catalog and of the actions. The reads are
+// jsstatic's, as lint finds them: a field named in a comment or a string
+// is no read, and code that does not parse reads nothing. The loop leaves
+// failed actions to a skill that reads error_count or errors (the common
+// `if (state.error_count >= 3) return 'action-abort'`), and counts
+// completed actions for one that reads completed_actions.
+func selectionReads(s *plan.Skill) map[string]bool {
+	out := map[string]bool{}
+	add := func(p *jsstatic.Program) {
+		for _, r := range p.StateReads(nil) {
+			out[r.Fields[0]] = true
+		}
 	}
 	if o := s.Orchestrator; o != nil {
 		for _, b := range append(slices.Clone(o.Declarations), o.Decision) {
 			if b == nil {
 				continue
 			}
-			if p, err := b.JS(); err == nil && reads(p) {
-				return true
+			if p, err := b.JS(); err == nil {
+				add(p)
 			}
 		}
 	}
-	var pre func(ps []*plan.Precondition) bool
-	pre = func(ps []*plan.Precondition) bool {
+	var pre func(ps []*plan.Precondition)
+	pre = func(ps []*plan.Precondition) {
 		for _, pc := range ps {
-			if p, err := jsstatic.Parse(pc.JS); err == nil && reads(p) || pre(pc.AnyOf) {
-				return true
+			if p, _, err := jsstatic.ParseExpression(pc.JS); err == nil {
+				add(p)
 			}
+			pre(pc.AnyOf)
 		}
-		return false
 	}
 	if s.Catalog != nil {
 		for _, row := range s.Catalog.Rows {
-			if pre(row.Preconditions) {
-				return true
-			}
+			pre(row.Preconditions)
 		}
 	}
 	for _, a := range s.Actions {
-		if pre(a.Preconditions) {
-			return true
-		}
+		pre(a.Preconditions)
 	}
-	return false
+	return out
 }
 
 // run loops until the selection ends, the skill's status is final, or an
