@@ -309,7 +309,7 @@ func bashClass(b *CodeBlock) Class {
 	if loc := modelVariable.FindStringIndex(b.Text); loc != nil {
 		return Class{Kind: ClassAgent, Reason: fmt.Sprintf("bash holds `%s`, which the agent fills in", b.Text[loc[0]:loc[1]]), Pos: b.offsetPos(loc[0])}
 	}
-	if _, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(b.Text), ""); err != nil {
+	if err := b.bashParsed(); err != nil {
 		pos, msg := b.Body, err.Error()
 		var pe syntax.ParseError
 		if errors.As(err, &pe) {

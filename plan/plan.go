@@ -15,6 +15,8 @@ import (
 	"strings"
 	"time"
 
+	"mvdan.cc/sh/v3/syntax"
+
 	"github.com/skillkit/skillkit/jsstatic"
 )
 
@@ -322,7 +324,12 @@ type CodeBlock struct {
 	Closed bool `json:"closed"`
 	// js is the block parsed as JavaScript, kept by Classify (parsed).
 	js *jsParse
+	// bash is the block's bash parse error, kept by Classify (bashParsed).
+	bash *bashParse
 }
+
+// bashParse is one parse of a block as bash: why it failed, nil if not.
+type bashParse struct{ err error }
 
 // jsParse is one goja parse of a block: its program, or why it failed.
 type jsParse struct {
@@ -342,6 +349,30 @@ func (c *CodeBlock) JS() (*jsstatic.Program, error) {
 		return c.js.prog, c.js.err
 	}
 	return jsstatic.Parse(c.Text)
+}
+
+// BashSyntax returns why the block's text does not parse as bash, the
+// dialect shell steps run in; nil when it parses. Like JS, it is the
+// parse Classify kept when Classify parsed the block.
+func (c *CodeBlock) BashSyntax() error {
+	if c.bash != nil {
+		return c.bash.err
+	}
+	return ParseBash(c.Text)
+}
+
+// bashParsed is BashSyntax for Classify, which keeps the result.
+func (c *CodeBlock) bashParsed() error {
+	if c.bash == nil {
+		c.bash = &bashParse{ParseBash(c.Text)}
+	}
+	return c.bash.err
+}
+
+// ParseBash reports why src does not parse as bash, nil when it does.
+func ParseBash(src string) error {
+	_, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	return err
 }
 
 // parsed is JS for Classify, which keeps the parse. Only Classify calls
