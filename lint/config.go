@@ -7,7 +7,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -83,11 +82,7 @@ func parseConfig(data []byte) (*Config, error) {
 		return cfg, nil
 	}
 	if err := yaml.Unmarshal(data, &root); err != nil {
-		line := 1
-		if mm := yamlLineRe.FindStringSubmatch(err.Error()); mm != nil {
-			fmt.Sscan(mm[1], &line)
-		}
-		return nil, &configError{line, "not valid YAML: " + strings.TrimPrefix(err.Error(), "yaml: ")}
+		return nil, &configError{plan.YAMLErrorLine(err.Error(), 1), "not valid YAML: " + strings.TrimPrefix(err.Error(), "yaml: ")}
 	}
 	doc := root.Content[0]
 	if doc.Kind != yaml.MappingNode {
@@ -96,11 +91,7 @@ func parseConfig(data []byte) (*Config, error) {
 	if err := doc.Decode(cfg); err != nil {
 		var te *yaml.TypeError
 		if errors.As(err, &te) && len(te.Errors) > 0 {
-			line := doc.Line
-			if mm := yamlLineRe.FindStringSubmatch(te.Errors[0]); mm != nil {
-				fmt.Sscan(mm[1], &line)
-			}
-			return nil, &configError{line, te.Errors[0]}
+			return nil, &configError{plan.YAMLErrorLine(te.Errors[0], doc.Line), te.Errors[0]}
 		}
 		return nil, &configError{doc.Line, err.Error()}
 	}
@@ -136,9 +127,6 @@ func parseConfig(data []byte) (*Config, error) {
 	}
 	return cfg, nil
 }
-
-// yamlLineRe finds the line in a yaml.v3 error ("yaml: line 3: …").
-var yamlLineRe = regexp.MustCompile(`line (\d+)`)
 
 func validSetting(s string) bool {
 	return slices.Contains([]string{Off, string(plan.SevError), string(plan.SevWarning), string(plan.SevInfo)}, s)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/skillkit/skillkit/internal/corpus"
+	"github.com/skillkit/skillkit/jsstatic"
 	"github.com/skillkit/skillkit/parse"
 )
 
@@ -96,6 +97,7 @@ func BenchmarkParseCorpus(b *testing.B) {
 func BenchmarkLintCorpus(b *testing.B) {
 	dirs, size := corpusDirs(b)
 	b.SetBytes(size)
+	before := jsstatic.Parses()
 	for b.Loop() {
 		for _, d := range dirs {
 			s, err := parse.Dir(d)
@@ -105,6 +107,7 @@ func BenchmarkLintCorpus(b *testing.B) {
 			newPass(s, ProfileClaudeCode, nil).run(allRules)
 		}
 	}
+	b.ReportMetric(float64(jsstatic.Parses()-before)/float64(b.N), "js-parses/op")
 }
 
 // TestPlainLint lints the plain skills of ../shared/corpus-plain: they run

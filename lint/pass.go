@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/skillkit/skillkit/internal/jsstatic"
 	"github.com/skillkit/skillkit/internal/skillfs"
 	"github.com/skillkit/skillkit/internal/stateschema"
+	"github.com/skillkit/skillkit/jsstatic"
 	"github.com/skillkit/skillkit/plan"
 )
 
@@ -19,6 +19,9 @@ type Pass struct {
 	rule     Rule
 	findings []rawFinding
 	js       map[*plan.CodeBlock]*jsBlock
+	// exprs are the expressions (preconditions, conditions) parsed, by
+	// their JavaScript text; nil for one that does not parse.
+	exprs    map[string]*jsstatic.Program
 	nestings map[*plan.Doc]*nesting
 	// nav caches the state schema navigator (a nil *stateschema.Nav once known
 	// to be absent).
@@ -52,7 +55,7 @@ func newPass(s *plan.Skill, profile string, read func(string) ([]byte, error)) *
 		read = func(rel string) ([]byte, error) { return skillfs.ReadFile(s.Dir, rel) }
 	}
 	return &Pass{
-		Skill: s, Profile: profile, js: map[*plan.CodeBlock]*jsBlock{}, nestings: map[*plan.Doc]*nesting{},
+		Skill: s, Profile: profile, js: map[*plan.CodeBlock]*jsBlock{}, exprs: map[string]*jsstatic.Program{}, nestings: map[*plan.Doc]*nesting{},
 		src: &sources{read: read, cache: map[string][]string{}},
 	}
 }
@@ -91,36 +94,9 @@ func (p *Pass) ReportFix(pos plan.Pos, endCol int, fix []Edit, format string, ar
 
 // Docs returns every markdown document of the skill once, in a stable
 // order: the entry, phases, orchestrator, actions, state schema, others.
-func (p *Pass) Docs() []*plan.Doc {
-	s := p.Skill
-	var out []*plan.Doc
-	seen := map[*plan.Doc]bool{}
-	add := func(d *plan.Doc) {
-		if d != nil && !seen[d] {
-			seen[d] = true
-			out = append(out, d)
-		}
-	}
-	add(s.Body)
-	for _, ph := range s.Phases {
-		add(ph.Doc)
-	}
-	if s.Orchestrator != nil {
-		add(s.Orchestrator.Doc)
-	}
-	for _, a := range s.Actions {
-		add(a.Doc)
-	}
-	if s.StateSchema != nil {
-		add(s.StateSchema.Doc)
-	}
-	for _, d := range s.Docs {
-		add(d)
-	}
-	return out
-}
+func (p *Pass) Docs() []*plan.Doc { return p.Skill.AllDocs() }
 
-// jsBlock is a JavaScript block parsed once per pass.
+// jsBlock is a JavaScript block as the rules read it, once per pass.
 type jsBlock struct {
 	prog *jsstatic.Program
 	err  error
@@ -129,17 +105,31 @@ type jsBlock struct {
 	template bool
 }
 
-// parseJS parses a JavaScript block: as a body of statements (top-level
-// await and return allowed), or, for a block that is one object literal
-// (State Updates sections often are), as that expression.
+// Skills are often templates: code blocks hold slots such as <count>,
+// {{name}} or [...] for the agent (or the author of a new skill) to fill
+// in. Such a block does not parse, and reporting it as a syntax error
+// would be noise. The policy (docs/lint-rules.md): a block that fails to
+// parse is reported only when it still fails after its placeholders are
+// replaced by neutral values (plan.UntemplateJS, plan.UntemplateBash).
+
+// parseJS reads a JavaScript block for the rules: the plan's one parse of
+// it as a body of statements (top-level await and return allowed), or,
+// for a block that is one object literal (State Updates sections often
+// are), that expression, which as statements would read as a block of
+// labels.
 func (p *Pass) parseJS(c *plan.CodeBlock) *jsBlock {
 	if b, ok := p.js[c]; ok {
 		return b
 	}
 	b := &jsBlock{}
-	b.prog, b.err = parseJSText(c.Text)
+	if objectLiteral(c.Text) {
+		b.prog, _, b.err = jsstatic.ParseExpression(c.Text)
+	}
+	if b.prog == nil {
+		b.prog, b.err = c.JS()
+	}
 	if b.err != nil {
-		if t, changed := untemplateJS(c.Text); changed {
+		if t, changed := plan.UntemplateJS(c.Text); changed {
 			if prog, err := parseJSText(t); err == nil {
 				b.prog, b.template = prog, true
 			}
@@ -149,9 +139,26 @@ func (p *Pass) parseJS(c *plan.CodeBlock) *jsBlock {
 	return b
 }
 
-func parseJSText(text string) (*jsstatic.Program, error) {
+// parseExpr parses a checkable expression's JavaScript once per pass; nil
+// when it does not parse.
+func (p *Pass) parseExpr(e *plan.Expr) *jsstatic.Program {
+	prog, ok := p.exprs[e.JS]
+	if !ok {
+		prog, _, _ = jsstatic.ParseExpression(e.JS)
+		p.exprs[e.JS] = prog
+	}
+	return prog
+}
+
+// objectLiteral reports whether text looks like one object literal.
+func objectLiteral(text string) bool {
 	t := strings.TrimSpace(text)
-	if strings.HasPrefix(t, "{") && strings.HasSuffix(t, "}") {
+	return strings.HasPrefix(t, "{") && strings.HasSuffix(t, "}")
+}
+
+// parseJSText is parseJS for a text that is no block of the plan.
+func parseJSText(text string) (*jsstatic.Program, error) {
+	if objectLiteral(text) {
 		if prog, _, err := jsstatic.ParseExpression(text); err == nil {
 			return prog, nil
 		}

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/skillkit/skillkit/internal/jsstatic"
+	"github.com/skillkit/skillkit/jsstatic"
 	"github.com/skillkit/skillkit/plan"
 )
 

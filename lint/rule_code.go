@@ -8,7 +8,7 @@ import (
 
 	"mvdan.cc/sh/v3/syntax"
 
-	"github.com/skillkit/skillkit/internal/jsstatic"
+	"github.com/skillkit/skillkit/jsstatic"
 	"github.com/skillkit/skillkit/plan"
 )
 
@@ -83,17 +83,14 @@ func checkJSSyntax(p *Pass) {
 	}
 }
 
-// bashVariant is bash, the dialect skillkit's shell steps run in.
-var bashVariant = syntax.Variant(syntax.LangBash)
-
 func checkBashSyntax(p *Pass) {
 	for _, db := range p.runBlocks(plan.LangBash) {
 		c := db.CodeBlock
-		err := parseBash(c.Text)
+		err := c.BashSyntax()
 		if err == nil {
 			continue
 		}
-		if t, changed := untemplateBash(c.Text); changed && parseBash(t) == nil {
+		if t, changed := plan.UntemplateBash(c.Text); changed && plan.ParseBash(t) == nil {
 			continue
 		}
 		var pe syntax.ParseError
@@ -159,11 +156,6 @@ func codeSpan(s string) string {
 		return "`` " + s + " ``"
 	}
 	return "`" + s + "`"
-}
-
-func parseBash(src string) error {
-	_, err := syntax.NewParser(bashVariant).Parse(strings.NewReader(src), "")
-	return err
 }
 
 func checkPreconditionProse(p *Pass) {

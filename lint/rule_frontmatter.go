@@ -344,10 +344,10 @@ func checkUnknownKeys(p *Pass) {
 	}
 }
 
-// checkWorker reads worker.yaml as the runtime does, which refuses the run
+// checkWorker decodes worker.yaml as the runtime does, which refuses the run
 // with the same error.
 func checkWorker(p *Pass) {
-	_, err := p.Skill.ReadWorker()
+	_, err := p.Skill.Worker()
 	var he *plan.HookError
 	if errors.As(err, &he) {
 		p.Report(he.Pos, "%s", he.Msg)
@@ -355,7 +355,7 @@ func checkWorker(p *Pass) {
 }
 
 func checkHooks(p *Pass) {
-	_, err := p.Skill.ReadHooks()
+	_, err := p.Skill.Hooks()
 	var he *plan.HookError
 	if errors.As(err, &he) {
 		p.Report(he.Pos, "%s", he.Msg)

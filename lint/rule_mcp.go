@@ -6,8 +6,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/skillkit/skillkit/internal/jsstatic"
 	"github.com/skillkit/skillkit/internal/mcp"
+	"github.com/skillkit/skillkit/jsstatic"
 	"github.com/skillkit/skillkit/plan"
 )
 

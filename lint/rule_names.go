@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/skillkit/skillkit/internal/jsstatic"
+	"github.com/skillkit/skillkit/jsstatic"
 	"github.com/skillkit/skillkit/plan"
 )
 
@@ -72,35 +72,12 @@ func checkUndeclared(agent bool) func(p *Pass) {
 		if agent {
 			return
 		}
-		var exprs []*plan.Expr
-		var preconds func([]*plan.Precondition)
-		preconds = func(list []*plan.Precondition) {
-			for _, pc := range list {
-				exprs = append(exprs, &pc.Expr)
-				preconds(pc.AnyOf)
-			}
-		}
-		for _, a := range p.Skill.Actions {
-			preconds(a.Preconditions)
-		}
-		if c := p.Skill.Catalog; c != nil {
-			for _, r := range c.Rows {
-				preconds(r.Preconditions)
-			}
-		}
-		for _, ph := range p.Skill.Phases {
-			for _, st := range ph.Steps {
-				if c := st.Attrs.Condition; c != nil {
-					exprs = append(exprs, c)
-				}
-			}
-		}
-		for _, e := range exprs {
+		for _, e := range p.Skill.Exprs() {
 			if !e.Checkable() {
 				continue
 			}
-			prog, _, err := jsstatic.ParseExpression(e.JS)
-			if err != nil {
+			prog := p.parseExpr(e)
+			if prog == nil {
 				continue
 			}
 			for _, r := range prog.FreeNames() {

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/skillkit/skillkit/internal/jsstatic"
 	"github.com/skillkit/skillkit/internal/stateschema"
+	"github.com/skillkit/skillkit/jsstatic"
 	"github.com/skillkit/skillkit/plan"
 )
 
@@ -267,8 +267,8 @@ func stateUses(p *Pass) []stateUse {
 		if !e.Checkable() {
 			return
 		}
-		prog, _, err := jsstatic.ParseExpression(e.JS)
-		if err != nil {
+		prog := p.parseExpr(e)
+		if prog == nil {
 			return
 		}
 		for _, r := range prog.StateReads(nil) {
@@ -277,13 +277,6 @@ func stateUses(p *Pass) []stateUse {
 			path := strings.Join(r.Fields, ".")
 			pos, end := p.tokenAt(e.Pos, "state."+path, path, r.Fields[0])
 			out = append(out, stateUse{fields: r.Fields, pos: pos, end: end, what: "reads"})
-		}
-	}
-	var preconds func([]*plan.Precondition)
-	preconds = func(list []*plan.Precondition) {
-		for _, pc := range list {
-			exprReads(&pc.Expr)
-			preconds(pc.AnyOf)
 		}
 	}
 	blockReads := func(c *plan.CodeBlock) {
@@ -298,24 +291,14 @@ func stateUses(p *Pass) []stateUse {
 			out = append(out, stateUse{fields: r.Fields, pos: c.At(r.Line, r.Col), what: "reads"})
 		}
 	}
+	for _, e := range p.Skill.Exprs() {
+		exprReads(e)
+	}
 	for _, a := range p.Skill.Actions {
-		preconds(a.Preconditions)
 		blockReads(a.StateUpdates)
 	}
 	for _, u := range p.stateWrites() {
 		out = append(out, stateUse{fields: strings.Split(u.Key, "."), pos: u.pos, what: "writes", nested: u.Nested})
-	}
-	if c := p.Skill.Catalog; c != nil {
-		for _, r := range c.Rows {
-			preconds(r.Preconditions)
-		}
-	}
-	for _, ph := range p.Skill.Phases {
-		for _, st := range ph.Steps {
-			if c := st.Attrs.Condition; c != nil {
-				exprReads(c)
-			}
-		}
 	}
 	if o := p.Skill.Orchestrator; o != nil {
 		blockReads(o.Decision)
@@ -581,7 +564,7 @@ func updateTypes(p *Pass, agent bool) {
 		if u.template || u.Kind == "" || u.agent != agent {
 			continue
 		}
-		if s, ok := u.Value.(string); ok && (isPlaceholder(s) || u.owner == initialOwner && u.Key == "status" && p.overwritten(s)) {
+		if s, ok := u.Value.(string); ok && (plan.IsPlaceholderString(s) || u.owner == initialOwner && u.Key == "status" && p.overwritten(s)) {
 			continue // a slot, or a status state-initial-status reports
 		}
 		bad, sub := nav.Lookup(strings.Split(u.Key, "."))

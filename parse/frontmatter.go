@@ -3,8 +3,6 @@ package parse
 import (
 	"bytes"
 	"fmt"
-	"regexp"
-	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -64,9 +62,6 @@ func splitFrontMatter(rel string, src []byte) (*plan.FrontMatter, []byte) {
 	return fm, append(body, src[start:]...)
 }
 
-// yamlLine finds the line in a yaml.v3 error message ("yaml: line 3: …").
-var yamlLine = regexp.MustCompile(`line (\d+)`)
-
 // readFields decodes the block's YAML; the block is lines 2..end+1 of the
 // file, and every position is kept inside it (YAML also breaks lines at a
 // lone \r, which the file's line count does not).
@@ -75,8 +70,7 @@ func readFields(fm *plan.FrontMatter, rel string, end int) {
 	var root yaml.Node
 	if err := yaml.Unmarshal([]byte(fm.Raw), &root); err != nil {
 		at := 1
-		if mm := yamlLine.FindStringSubmatch(err.Error()); mm != nil {
-			n, _ := strconv.Atoi(mm[1])
+		if n := plan.YAMLErrorLine(err.Error(), 0); n > 0 {
 			at = line(n)
 		}
 		fm.Error = &plan.Diagnostic{

@@ -77,8 +77,33 @@ func DirWith(dir string, opts Options) (*plan.Skill, error) {
 		return nil, fmt.Errorf("reading skill %s: %w", dir, err)
 	}
 	r.classify()
+	s.Configure(r.settings())
 	s.Classify()
 	return s, nil
+}
+
+// settings reads worker.yaml and skillkit.yaml beside the entry, for
+// plan.Skill.Configure: the parser is the one reader of a skill's files.
+func (r *reader) settings() plan.Settings {
+	var st plan.Settings
+	st.Worker, st.WorkerErr = r.readSetting(plan.WorkerFile)
+	st.Config, st.ConfigErr = r.readSetting(plan.ConfigFile)
+	return st
+}
+
+// readSetting reads a configuration file; nil and no error when it is not
+// there.
+func (r *reader) readSetting(name string) ([]byte, error) {
+	info, err := fs.Stat(r.fsys, name)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, nil
+	case err != nil:
+		return nil, err
+	case info.Size() > MaxFileSize:
+		return nil, fmt.Errorf("file is %d bytes, over the %d-byte limit", info.Size(), MaxFileSize)
+	}
+	return fs.ReadFile(r.fsys, name)
 }
 
 type reader struct {

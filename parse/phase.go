@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/skillkit/skillkit/internal/jsstatic"
+	"github.com/skillkit/skillkit/jsstatic"
 	"github.com/skillkit/skillkit/plan"
 )
 

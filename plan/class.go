@@ -9,7 +9,7 @@ import (
 
 	"mvdan.cc/sh/v3/syntax"
 
-	"github.com/skillkit/skillkit/internal/jsstatic"
+	"github.com/skillkit/skillkit/jsstatic"
 )
 
 // Step classes (DESIGN §1.5): most skills in the wild are written for a
@@ -83,6 +83,7 @@ const (
 )
 
 // Classify sets the Class of every step and every action's Execution.
+// It parses each JavaScript block it reads once, for CodeBlock.JS.
 // The parser calls it once, after it read the whole skill: a JS block's
 // names may be declared by the orchestrator, or bound by an earlier
 // native step of the same phase. A bad execution setting is a
@@ -98,7 +99,7 @@ func (s *Skill) Classify() {
 	}
 	if o := s.Orchestrator; o != nil {
 		for _, b := range o.Declarations {
-			if p, err := jsstatic.Parse(b.Text); err == nil {
+			if p, err := b.parsed(); err == nil {
 				for _, n := range p.TopLevelNames() {
 					global[n] = ""
 				}
@@ -129,7 +130,7 @@ func (s *Skill) executionMode() string {
 	if f := s.FrontMatter.Get(ExecutionKey); f != nil {
 		return s.checkMode(f.Value, f.ValuePos)
 	}
-	n, _ := configValue(s.Dir, ExecutionKey)
+	n, _ := s.configValue(ExecutionKey)
 	if n == nil {
 		return ExecutionAuto
 	}
@@ -255,7 +256,7 @@ func jsNames(b *CodeBlock) []string {
 	if b.Kind() != LangJS {
 		return nil
 	}
-	p, err := jsstatic.Parse(b.Text)
+	p, err := b.parsed()
 	if err != nil {
 		return nil
 	}
@@ -263,7 +264,7 @@ func jsNames(b *CodeBlock) []string {
 }
 
 func (c *classifier) jsClass(b *CodeBlock, sc *scope) (Class, []string) {
-	p, err := jsstatic.Parse(b.Text)
+	p, err := b.parsed()
 	if err != nil {
 		pos, msg := b.Body, err.Error()
 		var se *jsstatic.SyntaxError
@@ -306,23 +307,18 @@ func (c *classifier) jsClass(b *CodeBlock, sc *scope) (Class, []string) {
 	return Class{Kind: ClassNative, Reason: "JavaScript that parses and reads only defined names", Pos: b.Pos}, p.TopLevelNames()
 }
 
-var (
-	// bracePlaceholder is a {placeholder} or {{PLACEHOLDER}} for the model
-	// to fill in; ${var} is the shell's own and is left alone.
-	bracePlaceholder = regexp.MustCompile(`(?:^|[^$\\{])(\{\{?[A-Za-z_][\w.-]*\}?\})`)
-	// modelVariable is a variable Claude Code substitutes in a skill's
-	// text before the model sees it; a shell has no value for it.
-	modelVariable = regexp.MustCompile(`\$\{?(?:ARGUMENTS|CLAUDE_SKILL_DIR|CLAUDE_SESSION_ID)\b`)
-)
+// modelVariable is a variable Claude Code substitutes in a skill's text
+// before the model sees it; a shell has no value for it.
+var modelVariable = regexp.MustCompile(`\$\{?(?:ARGUMENTS|CLAUDE_SKILL_DIR|CLAUDE_SESSION_ID)\b`)
 
 func bashClass(b *CodeBlock) Class {
-	if loc := bracePlaceholder.FindStringSubmatchIndex(b.Text); loc != nil {
-		return Class{Kind: ClassAgent, Reason: fmt.Sprintf("bash holds `%s`, a placeholder for the agent", b.Text[loc[2]:loc[3]]), Pos: b.offsetPos(loc[2])}
+	if slot, at, ok := BashPlaceholder(b.Text); ok {
+		return Class{Kind: ClassAgent, Reason: fmt.Sprintf("bash holds `%s`, a placeholder for the agent", slot), Pos: b.offsetPos(at)}
 	}
 	if loc := modelVariable.FindStringIndex(b.Text); loc != nil {
 		return Class{Kind: ClassAgent, Reason: fmt.Sprintf("bash holds `%s`, which the agent fills in", b.Text[loc[0]:loc[1]]), Pos: b.offsetPos(loc[0])}
 	}
-	if _, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(b.Text), ""); err != nil {
+	if err := b.bashParsed(); err != nil {
 		pos, msg := b.Body, err.Error()
 		var pe syntax.ParseError
 		if errors.As(err, &pe) {

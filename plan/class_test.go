@@ -1,8 +1,6 @@
 package plan
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -76,7 +74,7 @@ func TestClassify(t *testing.T) {
 			[]string{"agent: no execution section: the whole phase goes to the agent @ phases/01-x.md:1:1"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := classify(t, &Skill{Dir: t.TempDir()}, tc.steps...)
+			got := classify(t, &Skill{}, tc.steps...)
 			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
 				t.Errorf("classes:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
 			}
@@ -85,7 +83,7 @@ func TestClassify(t *testing.T) {
 }
 
 func TestClassifyOrchestratorDeclarations(t *testing.T) {
-	s := &Skill{Dir: t.TempDir(), Orchestrator: &Orchestrator{Declarations: []*CodeBlock{block("js", "const MAX = 3\nfunction pick(s) { return s }", 5)}}}
+	s := &Skill{Orchestrator: &Orchestrator{Declarations: []*CodeBlock{block("js", "const MAX = 3\nfunction pick(s) { return s }", 5)}}}
 	s.Actions = []*Action{{ID: "action-a", Execution: Execution{Kind: ExecJS, Code: block("js", "function execute(state) { return pick(state).n < MAX ? {} : null }", 8)}}}
 	classify(t, s)
 	if c := s.Actions[0].Execution.Class; c.Kind != ClassNative {
@@ -98,18 +96,16 @@ func TestClassifyExecutionSetting(t *testing.T) {
 	fm := func(v any) *FrontMatter {
 		return &FrontMatter{Fields: []*Field{{Key: "execution", Value: v, ValuePos: Pos{File: "SKILL.md", Line: 4, Col: 12}}}}
 	}
-	if got := classify(t, &Skill{Dir: t.TempDir(), FrontMatter: fm("native")}, step()); got[0] != "native: the skill sets execution: native @ phases/01-x.md:1" {
+	if got := classify(t, &Skill{FrontMatter: fm("native")}, step()); got[0] != "native: the skill sets execution: native @ phases/01-x.md:1" {
 		t.Errorf("execution: native: %s", got[0])
 	}
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, ConfigFile), []byte("execution: agent\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	ok := codeStep("1", block("bash", "true", 10))
-	if got := classify(t, &Skill{Dir: dir}, ok); got[0] != "agent: the skill sets execution: agent @ phases/01-x.md:10:1" {
+	agent := &Skill{}
+	agent.Configure(Settings{Config: []byte("execution: agent\n")})
+	if got := classify(t, agent, ok); got[0] != "agent: the skill sets execution: agent @ phases/01-x.md:10:1" {
 		t.Errorf("skillkit.yaml execution: agent: %s", got[0])
 	}
-	s := &Skill{Dir: t.TempDir(), FrontMatter: fm("sometimes")}
+	s := &Skill{FrontMatter: fm("sometimes")}
 	if got := classify(t, s, step()); !strings.HasPrefix(got[0], "agent: reads `userInput`") {
 		t.Errorf("a bad setting should count as auto: %s", got[0])
 	}

@@ -1,15 +1,13 @@
 package plan
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
-
-	"github.com/skillkit/skillkit/internal/skillfs"
 )
 
 // Hook points a skill may attach commands to (DESIGN §3.2).
@@ -51,17 +49,18 @@ type HookError struct {
 
 func (e *HookError) Error() string { return e.Pos.String() + ": " + e.Msg }
 
-// ReadHooks reads a skill's hook commands: a hooks map in the entry
+// Hooks returns a skill's hook commands: a hooks map in the entry
 // document's front matter metadata, then the hooks key of skillkit.yaml
-// in the skill folder. Each value is a command or a list of commands:
+// in the skill folder, as parse read it (Configure). Each value is a
+// command or a list of commands:
 //
 //	metadata:
 //	  hooks:
 //	    post_phase: ./scripts/check.sh
 //	    on_error: [notify-send "skill failed"]
 //
-// It is the one reader of hooks, so that what lint accepts is what runs.
-func (s *Skill) ReadHooks() ([]Hook, error) {
+// It is the one decoder of hooks, so that what lint accepts is what runs.
+func (s *Skill) Hooks() ([]Hook, error) {
 	var out []Hook
 	if f := s.FrontMatter.Get("metadata"); f != nil {
 		if meta, ok := f.Value.(map[string]any); ok && meta["hooks"] != nil {
@@ -85,7 +84,7 @@ func (s *Skill) ReadHooks() ([]Hook, error) {
 			}
 		}
 	}
-	more, err := configHooks(s.Dir)
+	more, err := s.configHooks()
 	return append(out, more...), err
 }
 
@@ -167,19 +166,35 @@ func hooksOf(point string, v any, pos Pos) ([]Hook, error) {
 	return out, nil
 }
 
+// Settings are the skill's configuration files beside SKILL.md,
+// worker.yaml and skillkit.yaml, as parse read them: plan reads no file,
+// so that a run and lint decode the same bytes, and an editor's unsaved
+// buffer is what both see.
+type Settings struct {
+	// Worker and Config are the files' bytes; nil for a file that is not
+	// there.
+	Worker, Config []byte
+	// WorkerErr and ConfigErr say why a file that is there could not be
+	// read; the run is refused with them.
+	WorkerErr, ConfigErr error
+}
+
+// Configure gives the skill its configuration files; parse calls it
+// before Classify, which reads skillkit.yaml's execution key.
+func (s *Skill) Configure(st Settings) { s.settings = st }
+
 // configValue returns the node of a top-level key of the skill's
 // skillkit.yaml; nil without the file or the key.
-func configValue(dir, key string) (*yaml.Node, error) {
-	data, err := skillfs.ReadFile(dir, ConfigFile)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
+func (s *Skill) configValue(key string) (*yaml.Node, error) {
+	if err := s.settings.ConfigErr; err != nil {
 		return nil, fmt.Errorf("reading %s: %w", ConfigFile, err)
 	}
+	if s.settings.Config == nil {
+		return nil, nil
+	}
 	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, &HookError{Pos{File: ConfigFile}, err.Error()}
+	if err := yaml.Unmarshal(s.settings.Config, &doc); err != nil {
+		return nil, &HookError{Pos{File: ConfigFile, Line: YAMLErrorLine(err.Error(), 1)}, err.Error()}
 	}
 	if len(doc.Content) == 0 {
 		return nil, nil
@@ -188,8 +203,8 @@ func configValue(dir, key string) (*yaml.Node, error) {
 }
 
 // configHooks reads the hooks key of skillkit.yaml, with positions.
-func configHooks(dir string) ([]Hook, error) {
-	m, err := configValue(dir, "hooks")
+func (s *Skill) configHooks() ([]Hook, error) {
+	m, err := s.configValue("hooks")
 	if m == nil {
 		return nil, err
 	}
@@ -211,4 +226,19 @@ func configHooks(dir string) ([]Hook, error) {
 		out = append(out, hooks...)
 	}
 	return out, nil
+}
+
+// yamlLine finds the line in a go-yaml error ("yaml: line 3: …").
+var yamlLine = regexp.MustCompile(`line (\d+)`)
+
+// YAMLErrorLine returns the line a go-yaml error message names, else
+// fallback: the one place a YAML file's error is put at its line, for
+// worker.yaml, skillkit.yaml's hooks and lint's own configuration.
+func YAMLErrorLine(msg string, fallback int) int {
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		if n, err := strconv.Atoi(m[1]); err == nil && n > 0 {
+			return n
+		}
+	}
+	return fallback
 }

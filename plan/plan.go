@@ -14,6 +14,10 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/skillkit/skillkit/jsstatic"
 )
 
 // Pos is a position in a file of a skill: the file relative to the skill
@@ -123,6 +127,68 @@ type Skill struct {
 	// no configuration. A step that calls a tool of a server not among
 	// them goes to the agent.
 	MCPServers []string `json:"mcpServers,omitempty"`
+	// settings are worker.yaml and skillkit.yaml (Configure).
+	settings Settings
+}
+
+// AllDocs returns every markdown file of the skill once: the entry's body,
+// the phases, the orchestrator, the actions, the state schema, then the
+// other docs.
+func (s *Skill) AllDocs() []*Doc {
+	var out []*Doc
+	seen := map[*Doc]bool{}
+	add := func(d *Doc) {
+		if d != nil && !seen[d] {
+			seen[d] = true
+			out = append(out, d)
+		}
+	}
+	add(s.Body)
+	for _, ph := range s.Phases {
+		add(ph.Doc)
+	}
+	if s.Orchestrator != nil {
+		add(s.Orchestrator.Doc)
+	}
+	for _, a := range s.Actions {
+		add(a.Doc)
+	}
+	if s.StateSchema != nil {
+		add(s.StateSchema.Doc)
+	}
+	for _, d := range s.Docs {
+		add(d)
+	}
+	return out
+}
+
+// Exprs returns the skill's expressions: the actions' preconditions,
+// the catalog's, any-of groups included, then the steps' conditions.
+func (s *Skill) Exprs() []*Expr {
+	var out []*Expr
+	var preconds func([]*Precondition)
+	preconds = func(list []*Precondition) {
+		for _, pc := range list {
+			out = append(out, &pc.Expr)
+			preconds(pc.AnyOf)
+		}
+	}
+	for _, a := range s.Actions {
+		preconds(a.Preconditions)
+	}
+	if c := s.Catalog; c != nil {
+		for _, r := range c.Rows {
+			preconds(r.Preconditions)
+		}
+	}
+	for _, ph := range s.Phases {
+		for _, st := range ph.Steps {
+			if c := st.Attrs.Condition; c != nil {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
 }
 
 // Action returns the action with the given id, or nil.
@@ -261,6 +327,67 @@ type CodeBlock struct {
 	Fence string `json:"fence,omitempty"`
 	// Closed is false when the fence runs to the end of its container.
 	Closed bool `json:"closed"`
+	// js is the block parsed as JavaScript, kept by Classify (parsed).
+	js *jsParse
+	// bash is the block's bash parse error, kept by Classify (bashParsed).
+	bash *bashParse
+}
+
+// bashParse is one parse of a block as bash: why it failed, nil if not.
+type bashParse struct{ err error }
+
+// jsParse is one goja parse of a block: its program, or why it failed.
+type jsParse struct {
+	prog *jsstatic.Program
+	err  error
+}
+
+// JS returns the block's text parsed as a body of JavaScript statements,
+// the way the runtime runs it. Skill.Classify parses each block it reads
+// (the runnable ones and the orchestrator's) once and keeps the program,
+// so that parse, Classify, every lint rule and the runtime read one AST
+// per block. A block Classify did not read (prose, specs, one built by
+// hand) is parsed at each call: lint keeps that parse for its pass. The
+// program is shared: read it, never change it.
+func (c *CodeBlock) JS() (*jsstatic.Program, error) {
+	if c.js != nil {
+		return c.js.prog, c.js.err
+	}
+	return jsstatic.Parse(c.Text)
+}
+
+// BashSyntax returns why the block's text does not parse as bash, the
+// dialect shell steps run in; nil when it parses. Like JS, it is the
+// parse Classify kept when Classify parsed the block.
+func (c *CodeBlock) BashSyntax() error {
+	if c.bash != nil {
+		return c.bash.err
+	}
+	return ParseBash(c.Text)
+}
+
+// bashParsed is BashSyntax for Classify, which keeps the result.
+func (c *CodeBlock) bashParsed() error {
+	if c.bash == nil {
+		c.bash = &bashParse{ParseBash(c.Text)}
+	}
+	return c.bash.err
+}
+
+// ParseBash reports why src does not parse as bash, nil when it does.
+func ParseBash(src string) error {
+	_, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	return err
+}
+
+// parsed is JS for Classify, which keeps the parse. Only Classify calls
+// it: it runs before the plan is shared, so the write races no reader.
+func (c *CodeBlock) parsed() (*jsstatic.Program, error) {
+	if c.js == nil {
+		prog, err := jsstatic.Parse(c.Text)
+		c.js = &jsParse{prog, err}
+	}
+	return c.js.prog, c.js.err
 }
 
 // Runnable kinds of code blocks.

@@ -1,14 +1,10 @@
 package plan
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"slices"
 
 	"go.yaml.in/yaml/v3"
-
-	"github.com/skillkit/skillkit/internal/skillfs"
 )
 
 // WorkerFile is the worker's configuration beside SKILL.md, as the worker
@@ -58,24 +54,24 @@ type Worker struct {
 // DefaultWorkerID is a skill's worker id when worker.yaml gives none.
 func DefaultWorkerID(skill string) string { return skill + "-worker" }
 
-// ReadWorker reads the skill's worker.yaml; without one the worker is
-// <skill>-worker with no retries and no commands. A state_machine with
-// enabled: false contributes nothing. An entry of a hook list that names a
-// built-in hook is that hook (which always runs); any other is a command.
-// It is the one reader of worker.yaml: the runtime refuses a run with its
-// error and lint reports it at the same position (*HookError).
-func (s *Skill) ReadWorker() (*Worker, error) {
+// Worker decodes the skill's worker.yaml, as parse read it (Configure);
+// without one the worker is <skill>-worker with no retries and no
+// commands. A state_machine with enabled: false contributes nothing. An
+// entry of a hook list that names a built-in hook is that hook (which
+// always runs); any other is a command. It is the one decoder of
+// worker.yaml: the runtime refuses a run with its error and lint reports
+// it at the same position (*HookError).
+func (s *Skill) Worker() (*Worker, error) {
 	w := &Worker{ID: DefaultWorkerID(s.Name)}
-	data, err := skillfs.ReadFile(s.Dir, WorkerFile)
-	if errors.Is(err, fs.ErrNotExist) {
-		return w, nil
-	}
-	if err != nil {
+	if err := s.settings.WorkerErr; err != nil {
 		return nil, fmt.Errorf("reading %s: %w", WorkerFile, err)
 	}
+	if s.settings.Worker == nil {
+		return w, nil
+	}
 	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, &HookError{Pos{File: WorkerFile, Line: 1, Col: 1}, err.Error()}
+	if err := yaml.Unmarshal(s.settings.Worker, &doc); err != nil {
+		return nil, &HookError{Pos{File: WorkerFile, Line: YAMLErrorLine(err.Error(), 1)}, err.Error()}
 	}
 	if len(doc.Content) == 0 {
 		return w, nil

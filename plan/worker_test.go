@@ -2,26 +2,22 @@ package plan
 
 import (
 	"errors"
-	"os"
-	"path/filepath"
 	"reflect"
 	"testing"
 )
 
-// skillWithWorker is a skill named demo whose folder holds worker.yaml
-// with content (none when empty).
+// skillWithWorker is a skill named demo whose worker.yaml holds content
+// (none when empty).
 func skillWithWorker(t *testing.T, content string) *Skill {
 	t.Helper()
-	dir := t.TempDir()
+	s := &Skill{Name: "demo"}
 	if content != "" {
-		if err := os.WriteFile(filepath.Join(dir, WorkerFile), []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		s.Configure(Settings{Worker: []byte(content)})
 	}
-	return &Skill{Dir: dir, Name: "demo"}
+	return s
 }
 
-func TestReadWorker(t *testing.T) {
+func TestWorker(t *testing.T) {
 	tests := []struct {
 		name, yaml string
 		want       Worker
@@ -40,7 +36,7 @@ func TestReadWorker(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			w, err := skillWithWorker(t, tt.yaml).ReadWorker()
+			w, err := skillWithWorker(t, tt.yaml).Worker()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -52,9 +48,10 @@ func TestReadWorker(t *testing.T) {
 }
 
 // An invalid shape is an error at the value at fault.
-func TestReadWorkerErrors(t *testing.T) {
+func TestWorkerErrors(t *testing.T) {
 	tests := []struct{ yaml, want string }{
 		{"- a list\n", "worker.yaml:1:1: want a map with worker and state_machine"},
+		{"worker:\n  id: a\n id: b\n", "worker.yaml:2: yaml: line 2: did not find expected key"},
 		{"worker: w\n", "worker.yaml:1:9: worker: want a map (id, …)"},
 		{"worker:\n  id: [a]\n", "worker.yaml:2:7: worker.id: want a non-empty string"},
 		{"state_machine: on\n", "worker.yaml:1:16: state_machine: want a map (enabled, max_retries, hooks)"},
@@ -68,7 +65,7 @@ func TestReadWorkerErrors(t *testing.T) {
 		{"state_machine:\n  hooks:\n    on_error: [{a: b}]\n", "worker.yaml:3:16: state_machine.hooks.on_error: want a built-in hook name or a command"},
 	}
 	for _, tt := range tests {
-		_, err := skillWithWorker(t, tt.yaml).ReadWorker()
+		_, err := skillWithWorker(t, tt.yaml).Worker()
 		var he *HookError
 		if !errors.As(err, &he) || err.Error() != tt.want {
 			t.Errorf("%q: err = %v, want %s", tt.yaml, err, tt.want)

@@ -121,7 +121,7 @@ type Options struct {
 	Env []string
 	// Hooks are the skill's own hook commands (LoadHooks).
 	Hooks Hooks
-	// Worker is the skill's worker.yaml (plan.Skill.ReadWorker): the id
+	// Worker is the skill's worker.yaml (plan.Skill.Worker): the id
 	// its threads carry (the skill's default when empty) and the retries
 	// of its phases.
 	Worker plan.Worker

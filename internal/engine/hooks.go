@@ -27,10 +27,10 @@ const HookTimeout = 5 * time.Minute
 // Hooks are a skill's hook commands by hook point, in declaration order.
 type Hooks map[string][]plan.Hook
 
-// LoadHooks reads a skill's hook commands (plan.Skill.ReadHooks), adds
+// LoadHooks reads a skill's hook commands (plan.Skill.Hooks), adds
 // the commands of its worker.yaml w, and files them by hook point.
 func LoadHooks(s *plan.Skill, w *plan.Worker) (Hooks, error) {
-	list, err := s.ReadHooks()
+	list, err := s.Hooks()
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,6 @@
 package mcp
 
-import "github.com/skillkit/skillkit/internal/jsstatic"
+import "github.com/skillkit/skillkit/jsstatic"
 
 // Tool names as Claude Code writes them: mcp__<server>__<tool>.
 const (

@@ -114,6 +114,9 @@ func NewPool(opts Options) *Pool {
 	if opts.Log == nil {
 		opts.Log = io.Discard
 	}
+	// Calls log from their goroutines and each server's stderr from its
+	// own: one line at a time.
+	opts.Log = proc.Serialised(opts.Log)
 	if opts.Scrub == nil {
 		opts.Scrub = func(s string) string { return s }
 	}

@@ -13,10 +13,10 @@ import (
 
 	"github.com/skillkit/skillkit/internal/agent"
 	"github.com/skillkit/skillkit/internal/engine"
-	"github.com/skillkit/skillkit/internal/jsstatic"
 	"github.com/skillkit/skillkit/internal/mcp"
 	"github.com/skillkit/skillkit/internal/runstore"
 	"github.com/skillkit/skillkit/internal/script"
+	"github.com/skillkit/skillkit/jsstatic"
 	"github.com/skillkit/skillkit/plan"
 )
 
@@ -74,56 +74,56 @@ func newLoop(r *engine.Runner, s *plan.Skill, o Options) (*loop, error) {
 	if retries == 0 {
 		retries = r.MaxRetries()
 	}
+	reads := selectionReads(s)
 	return &loop{
 		r: r, skill: s, sel: sel, schema: schema, max: o.MaxIterations, retries: retries, backoff: o.Backoff,
-		handles: handlesFailures(s), counts: selectionReads(s, completedField), maxSame: o.MaxSameFailures, failures: map[string]failure{},
+		handles: reads["error_count"] || reads["errors"], counts: reads["completed_actions"], maxSame: o.MaxSameFailures, failures: map[string]failure{},
 	}, nil
 }
 
-// errorFields finds the base state's error fields in JS; completedField
-// its list of completed actions.
-var (
-	errorFields    = regexp.MustCompile(`\berror_count\b|\.errors\b`)
-	completedField = regexp.MustCompile(`\bcompleted_actions\b`)
-)
-
-// handlesFailures reports whether the skill's selection looks at failed
-// actions (the common `if (state.error_count >= 3) return 'action-abort'`).
-func handlesFailures(s *plan.Skill) bool { return selectionReads(s, errorFields) }
-
-// selectionReads reports whether the skill's selection reads what re
-// finds: its Decision Logic, the orchestrator's declarations, or a
-// precondition of the catalog or of an action.
-func selectionReads(s *plan.Skill, re *regexp.Regexp) bool {
+// selectionReads returns the state's top-level fields the skill's
+// selection reads: its Decision Logic, the orchestrator's declarations,
+// and the preconditions of the catalog and of the actions. The reads are
+// jsstatic's, as lint finds them: a field named in a comment or a string
+// is no read, and code that does not parse reads nothing. The loop leaves
+// failed actions to a skill that reads error_count or errors (the common
+// `if (state.error_count >= 3) return 'action-abort'`), and counts
+// completed actions for one that reads completed_actions.
+func selectionReads(s *plan.Skill) map[string]bool {
+	out := map[string]bool{}
+	add := func(p *jsstatic.Program) {
+		for _, r := range p.StateReads(nil) {
+			out[r.Fields[0]] = true
+		}
+	}
 	if o := s.Orchestrator; o != nil {
 		for _, b := range append(slices.Clone(o.Declarations), o.Decision) {
-			if b != nil && re.MatchString(b.Text) {
-				return true
+			if b == nil {
+				continue
+			}
+			if p, err := b.JS(); err == nil {
+				add(p)
 			}
 		}
 	}
-	var pre func(ps []*plan.Precondition) bool
-	pre = func(ps []*plan.Precondition) bool {
-		for _, p := range ps {
-			if re.MatchString(p.JS) || pre(p.AnyOf) {
-				return true
+	var pre func(ps []*plan.Precondition)
+	pre = func(ps []*plan.Precondition) {
+		for _, pc := range ps {
+			if p, _, err := jsstatic.ParseExpression(pc.JS); err == nil {
+				add(p)
 			}
+			pre(pc.AnyOf)
 		}
-		return false
 	}
 	if s.Catalog != nil {
 		for _, row := range s.Catalog.Rows {
-			if pre(row.Preconditions) {
-				return true
-			}
+			pre(row.Preconditions)
 		}
 	}
 	for _, a := range s.Actions {
-		if pre(a.Preconditions) {
-			return true
-		}
+		pre(a.Preconditions)
 	}
-	return false
+	return out
 }
 
 // run loops until the selection ends, the skill's status is final, or an

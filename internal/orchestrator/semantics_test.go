@@ -10,8 +10,8 @@ import (
 	lifecycle "github.com/skillkit/skillkit/internal/run"
 
 	"github.com/skillkit/skillkit/internal/corpus"
-	"github.com/skillkit/skillkit/internal/jsstatic"
 	"github.com/skillkit/skillkit/internal/testfs"
+	"github.com/skillkit/skillkit/jsstatic"
 	"github.com/skillkit/skillkit/lint"
 	"github.com/skillkit/skillkit/plan"
 )

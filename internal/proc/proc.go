@@ -260,6 +260,10 @@ func (t *Tail) String() string {
 	return string(t.buf[t.next:]) + string(t.buf[:t.next])
 }
 
+// Serialised returns a writer whose writes reach w one at a time: for a
+// log that a command's output streams and its caller both write.
+func Serialised(w io.Writer) io.Writer { return &lockedWriter{w: w} }
+
 // lockedWriter serialises the writes of two streams to one writer.
 type lockedWriter struct {
 	mu sync.Mutex

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/skillkit/skillkit/internal/jsstatic"
+	"github.com/skillkit/skillkit/jsstatic"
 	"github.com/skillkit/skillkit/plan"
 )
 

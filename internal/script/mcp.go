@@ -7,8 +7,8 @@ import (
 
 	"github.com/dop251/goja"
 
-	"github.com/skillkit/skillkit/internal/jsstatic"
 	"github.com/skillkit/skillkit/internal/mcp"
+	"github.com/skillkit/skillkit/jsstatic"
 )
 
 // errNoMCP is the error of an MCP call in a host without servers.

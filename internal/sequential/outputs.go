@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -50,11 +49,6 @@ func verifyOutputs(phase, workDir, skillDir string, outs []*plan.Output) error {
 	return errors.Join(errs...)
 }
 
-// placeholder is a part of an output path the model fills in:
-// [sessionId], {name}, <slug>, ${VAR}. The file it names can only be
-// matched, with * in its place.
-var placeholder = regexp.MustCompile(`\[[A-Za-z_][\w-]*\]|\$?\{[A-Za-z_][\w.-]*\}|<[A-Za-z_][\w-]*>`)
-
 func verifyOutput(workDir, skillDir string, o *plan.Output) error {
 	fail := func(err error, diag ...string) error { return &OutputError{Output: o, Err: err, Diagnostics: diag} }
 	if why := o.Outside(); why != "" {
@@ -63,7 +57,7 @@ func verifyOutput(workDir, skillDir string, o *plan.Output) error {
 		// not read outside.
 		return fail(errors.New(why))
 	}
-	file := placeholder.ReplaceAllString(o.File, "*")
+	file := plan.GlobPlaceholders(o.File)
 	path := filepath.Join(workDir, filepath.FromSlash(file))
 	if strings.ContainsAny(file, "*?[") {
 		matches, err := filepath.Glob(path)

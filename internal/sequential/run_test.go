@@ -275,7 +275,7 @@ func TestHooks(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := newSkill(t, phase("01-x.md", tt.steps...))
-			testfs.WriteFile(t, filepath.Join(s.Dir, "skillkit.yaml"), tt.config)
+			s.Configure(plan.Settings{Config: []byte(tt.config)})
 			res, _ := lifecycle.Run(context.Background(), opts(t, s))
 			if res.State != tt.wantState {
 				t.Fatalf("state = %s, want %s", res.State, tt.wantState)
@@ -290,7 +290,7 @@ func TestHooks(t *testing.T) {
 
 func TestBadHooksAreInvalid(t *testing.T) {
 	s := newSkill(t, phase("01-x.md", bashStep("a", "true")))
-	testfs.WriteFile(t, filepath.Join(s.Dir, "skillkit.yaml"), "rules: {}\nhooks:\n  after_everything: true\n")
+	s.Configure(plan.Settings{Config: []byte("rules: {}\nhooks:\n  after_everything: true\n")})
 	_, err := lifecycle.Run(context.Background(), opts(t, s))
 	if !errors.Is(err, lifecycle.ErrInvalid) || !strings.Contains(err.Error(), "skillkit.yaml:3:3: hooks.after_everything: unknown hook point") {
 		t.Fatalf("err = %v", err)

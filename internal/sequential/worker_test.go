@@ -12,6 +12,7 @@ import (
 	"github.com/skillkit/skillkit/internal/runstore"
 	"github.com/skillkit/skillkit/internal/runstore/fsstore"
 	"github.com/skillkit/skillkit/internal/testfs"
+	"github.com/skillkit/skillkit/plan"
 )
 
 // worker.yaml as the worker lifecycle specification writes it: its
@@ -21,7 +22,7 @@ import (
 func TestWorkerYAML(t *testing.T) {
 	// The step fails on its first run and passes on its second.
 	s := newSkill(t, phase("01-x.md", bashStep("count", `n=$(( $(cat n 2>/dev/null || echo 0) + 1 )); echo $n > n; [ $n -ge 2 ]`)))
-	testfs.WriteFile(t, filepath.Join(s.Dir, "worker.yaml"), `worker:
+	s.Configure(plan.Settings{Worker: []byte(`worker:
   id: counter-worker
 state_machine:
   enabled: true
@@ -35,7 +36,7 @@ state_machine:
       - log_error
       - checkpoint_error_state
       - echo error $SKILL_UNIT >> hooks.log
-`)
+`)})
 	res, err := lifecycle.Run(context.Background(), opts(t, s))
 	if err != nil || res.State != runstore.RunCompleted {
 		t.Fatalf("run: %v, %v", res, err)
@@ -82,7 +83,7 @@ func TestWorkerYAMLDefaults(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			s := newSkill(t, phase("01-x.md", bashStep("fail", "exit 3")))
 			if yaml != "" {
-				testfs.WriteFile(t, filepath.Join(s.Dir, "worker.yaml"), yaml)
+				s.Configure(plan.Settings{Worker: []byte(yaml)})
 			}
 			res, _ := lifecycle.Run(context.Background(), opts(t, s))
 			if res == nil || res.State != runstore.RunFailed {
@@ -108,7 +109,7 @@ func TestWorkerYAMLDefaults(t *testing.T) {
 // phase failed and so did the run.
 func TestWorkerGivesUpCompletedWithError(t *testing.T) {
 	s := newSkill(t, phase("01-x.md", bashStep("fail", "echo nope >&2; exit 3")))
-	testfs.WriteFile(t, filepath.Join(s.Dir, "worker.yaml"), "state_machine:\n  enabled: true\n  max_retries: 1\n")
+	s.Configure(plan.Settings{Worker: []byte("state_machine:\n  enabled: true\n  max_retries: 1\n")})
 	res, _ := lifecycle.Run(context.Background(), opts(t, s))
 	if res == nil || res.State != runstore.RunFailed {
 		t.Fatalf("run: %v", res)

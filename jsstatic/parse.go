@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync/atomic"
 
 	"github.com/dop251/goja/ast"
 	"github.com/dop251/goja/file"
@@ -52,10 +53,19 @@ type SyntaxError struct {
 
 func (e *SyntaxError) Error() string { return fmt.Sprintf("%d:%d: %s", e.Line, e.Col, e.Msg) }
 
+// parses counts the runs of goja's parser, for Parses.
+var parses atomic.Int64
+
+// Parses returns how many times Parse and ParseExpression have run goja's
+// parser in this process: the tests and benchmarks that hold a skill to
+// one parse per block read it.
+func Parses() int64 { return parses.Load() }
+
 // Parse parses the body of a skill's JavaScript block.
 func Parse(src string) (*Program, error) {
 	p := &Program{src: src, shift: len(prefix)}
 	p.index()
+	parses.Add(1)
 	prog, err := parser.ParseFile(nil, "", prefix+RewriteMCP(src)+suffix, 0, parser.WithDisableSourceMaps)
 	if err != nil {
 		return nil, p.syntaxError(err)
@@ -75,6 +85,7 @@ func Parse(src string) (*Program, error) {
 func ParseExpression(src string) (*Program, ast.Expression, error) {
 	p := &Program{src: src, shift: 1, expr: true}
 	p.index()
+	parses.Add(1)
 	prog, err := parser.ParseFile(nil, "", "("+RewriteMCP(src)+"\n)", 0, parser.WithDisableSourceMaps)
 	if err != nil {
 		return nil, nil, p.syntaxError(err)

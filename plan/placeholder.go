@@ -1,0 +1,91 @@
+package plan
+
+import (
+	"regexp"
+	"strings"
+)
+
+// A placeholder is a slot in a skill's text for the model (or the author
+// of a new skill) to fill in: <count>, {name}, {{ID}}, [sessionId]. This
+// file is the one definition; class, lint and the outputs of a run use
+// it. Where a slot may stand differs, and so does what counts as one:
+//
+//   - In bash (BashPlaceholder) only braces are slots: {name} and {{name}}
+//     cannot be shell, while <x> is a redirection and [x] a test or a glob;
+//     ${name} is the shell's own. A block with a slot goes to the agent.
+//   - In a code block lint checks for syntax (UntemplateJS, UntemplateBash)
+//     the slots are those that break the language: <words…> (up to 80
+//     characters on one line, never "a < b"), {{name}}, and "..." for
+//     omitted code. In bash only <x> breaks the syntax.
+//   - As a whole string value (IsPlaceholderString) any bracketed text is
+//     a slot: '<pass|review|fail>', '{ISO8601}', '[...]'.
+//   - In an output path (GlobPlaceholders) a slot is one name in any
+//     bracket, ${VAR} included: no shell expands the path, so the file
+//     can only be matched, with * in the slot's place.
+//
+// The variants are kept apart on purpose: one pattern for all would make
+// a redirection a slot, or let a placeholder in a path match nothing.
+// The corpus golden (lint/testdata/corpus.golden) pins what they find.
+var (
+	// bashSlot is {name} or {{name}} not after $, \ or {.
+	bashSlot = regexp.MustCompile(`(?:^|[^$\\{])(\{\{?[A-Za-z_][\w.-]*\}?\})`)
+	// angleSlot is <word…>: an identifier-like start, no nested brackets,
+	// on one line. It does not match comparisons written with spaces
+	// (a < b) or HTML closing tags.
+	angleSlot = regexp.MustCompile(`<[\p{L}\p{N}_][^<>\n]{0,80}>`)
+	// mustacheSlot is {{name}}.
+	mustacheSlot = regexp.MustCompile(`\{\{[^{}\n]*\}\}`)
+	// ellipsisElement is "..." standing for omitted elements: [...],
+	// { ... }, f(...), "a, ...".
+	ellipsisElement = regexp.MustCompile(`(?:\.\.\.|…)(\s*[\]\}\),])`)
+	// ellipsisLine is a line that is only "..." (omitted statements).
+	ellipsisLine = regexp.MustCompile(`(?m)^[ \t]*(?:\.\.\.|…)[ \t]*$`)
+	// stringSlot is a whole string that is a slot.
+	stringSlot = regexp.MustCompile(`^\s*(?:<[^<>]+>|\{\{?[^{}]+\}?\}|\[[^\[\]]*\]|\.\.\.|…)\s*$`)
+	// pathSlot is a part of an output path: [sessionId], {name}, <slug>,
+	// ${VAR}.
+	pathSlot = regexp.MustCompile(`\[[A-Za-z_][\w-]*\]|\$?\{[A-Za-z_][\w.-]*\}|<[A-Za-z_][\w-]*>`)
+)
+
+// BashPlaceholder returns the first slot of a shell block's text and its
+// byte offset; ok is false when it has none.
+func BashPlaceholder(text string) (slot string, at int, ok bool) {
+	loc := bashSlot.FindStringSubmatchIndex(text)
+	if loc == nil {
+		return "", 0, false
+	}
+	return text[loc[2]:loc[3]], loc[2], true
+}
+
+// JSStandIn is what UntemplateJS puts in a slot's place: an identifier,
+// valid wherever a value is ({{items}}.map(…), count: <n>).
+const JSStandIn = "_tpl_"
+
+// UntemplateJS replaces a JavaScript block's slots by neutral values;
+// changed is false when it has none.
+func UntemplateJS(src string) (out string, changed bool) {
+	out = angleSlot.ReplaceAllString(src, JSStandIn)
+	out = mustacheSlot.ReplaceAllString(out, JSStandIn)
+	out = ellipsisElement.ReplaceAllString(out, "$1")
+	out = ellipsisLine.ReplaceAllString(out, "")
+	return out, out != src
+}
+
+// UntemplateBash replaces a shell block's slots by a plain word; changed
+// is false when it has none. Only angle slots break shell syntax (as
+// redirections); {{x}} and [...] are valid words.
+func UntemplateBash(src string) (out string, changed bool) {
+	out = angleSlot.ReplaceAllString(src, "PLACEHOLDER")
+	return out, out != src
+}
+
+// IsPlaceholderString reports whether a literal string value is a slot,
+// not a value: '<timestamp>', '{ISO8601}', '{{id}}', '[...]', or any
+// string holding {{.
+func IsPlaceholderString(s string) bool {
+	return stringSlot.MatchString(s) || strings.Contains(s, "{{")
+}
+
+// GlobPlaceholders turns an output path into a pattern: each slot becomes
+// *, so that the file the model named can be matched.
+func GlobPlaceholders(path string) string { return pathSlot.ReplaceAllString(path, "*") }

@@ -1,0 +1,51 @@
+package plan
+
+import "testing"
+
+// TestPlaceholderVariants pins what each variant takes as a slot, and
+// what it leaves alone on purpose.
+func TestPlaceholderVariants(t *testing.T) {
+	bash := []struct {
+		text, slot string
+	}{
+		{"mkdir -p {name}/out", "{name}"},
+		{"echo {{ID}}", "{{ID}}"},
+		{"echo ${HOME} $x", ""},        // the shell's own
+		{"cat < input > <out>", ""},    // angle brackets are redirections
+		{"[ -f x ] && echo \\{a}", ""}, // a test, and an escaped brace
+		{"echo {a,b}", ""},             // brace expansion
+	}
+	for _, c := range bash {
+		slot, _, ok := BashPlaceholder(c.text)
+		if slot != c.slot || ok != (c.slot != "") {
+			t.Errorf("BashPlaceholder(%q) = %q, %v; want %q", c.text, slot, ok, c.slot)
+		}
+	}
+	for src, want := range map[string]string{
+		"const n = <count>;":      "const n = _tpl_;",
+		"f({{items}}, [1, ...])":  "f(_tpl_, [1, ])",
+		"if (a < b && c > d) x()": "if (a < b && c > d) x()",
+		"a()\n  ...\nb()":         "a()\n\nb()",
+	} {
+		if got, _ := UntemplateJS(src); got != want {
+			t.Errorf("UntemplateJS(%q) = %q, want %q", src, got, want)
+		}
+	}
+	if got, _ := UntemplateBash("cat <file> | wc -l"); got != "cat PLACEHOLDER | wc -l" {
+		t.Errorf("UntemplateBash = %q", got)
+	}
+	for s, want := range map[string]bool{"<pass|review|fail>": true, "{ISO8601}": true, "[...]": true, "id-{{n}}-x": true, "completed": false, "a <b> c": false} {
+		if IsPlaceholderString(s) != want {
+			t.Errorf("IsPlaceholderString(%q) = %v", s, !want)
+		}
+	}
+	for p, want := range map[string]string{
+		"out/[sessionId]/report.md":   "out/*/report.md",
+		"${OUT_DIR}/{name}-<slug>.md": "*/*-*.md",
+		"plain/file.md":               "plain/file.md",
+	} {
+		if got := GlobPlaceholders(p); got != want {
+			t.Errorf("GlobPlaceholders(%q) = %q, want %q", p, got, want)
+		}
+	}
+}
