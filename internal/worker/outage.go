@@ -59,7 +59,9 @@ func (w *worker) retry(ctx context.Context, what string, f func() error) error {
 	var since time.Time
 	for {
 		err := f()
-		if err == nil && !since.IsZero() {
+		if !since.IsZero() && ctx.Err() == nil && (err == nil || !transient(err)) {
+			// The database answered, if only to say there is no task to
+			// claim: it is back.
 			w.printf("the database is back after %v\n", time.Since(since).Round(time.Millisecond))
 		}
 		if err == nil || ctx.Err() != nil || !transient(err) {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/skillkit/skillkit/internal/runstore/sqlstore"
+	"github.com/skillkit/skillkit/internal/runstore/sqlstore/sqltest"
 	"github.com/skillkit/skillkit/internal/worker"
 )
 
@@ -56,6 +57,9 @@ func TestWorkerRidesOutARestart(t *testing.T) {
 			t.Fatalf("pg_ctlcluster %s: %v\n%s", action, err, out)
 		}
 	}
+	// A fresh database on that cluster: the tasks of an earlier run must
+	// not be counted, nor claimed.
+	url = sqltest.PostgresAt(t, url)
 	d, err := sqlstore.Open(context.Background(), url)
 	if err != nil {
 		t.Fatal(err)

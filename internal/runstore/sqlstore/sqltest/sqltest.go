@@ -37,7 +37,13 @@ func SQLite(t testing.TB) string {
 // end of the test; the test skips, saying how to get a server, when there
 // is none.
 func Postgres(t testing.TB) string {
-	base := os.Getenv(Env)
+	return PostgresAt(t, os.Getenv(Env))
+}
+
+// PostgresAt is Postgres on the server base names (a role that may create
+// databases), for a test with a server of its own.
+func PostgresAt(t testing.TB, base string) string {
+	t.Helper()
 	if base == "" {
 		t.Skip(howTo)
 	}
