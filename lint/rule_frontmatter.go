@@ -259,6 +259,7 @@ var keyTypes = map[string]string{
 	"agent":                    "string",
 	"hooks":                    "mapping",
 	"paths":                    "string or list",
+	plan.ReviewKey:             "string",
 }
 
 func checkTypes(p *Pass) {

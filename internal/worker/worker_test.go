@@ -76,7 +76,7 @@ func writeSkill(t *testing.T, steps int, sleep string) (skill, marks string) {
 func addTasks(t *testing.T, d *sqlstore.DB, skill string, n int) {
 	t.Helper()
 	for i := range n {
-		if _, err := d.AddTask(context.Background(), skill, map[string]string{"n": strconv.Itoa(i)}, nil); err != nil {
+		if _, err := d.AddTask(context.Background(), skill, map[string]string{"n": strconv.Itoa(i)}, nil, sqlstore.ReviewNone); err != nil {
 			t.Fatal(err)
 		}
 	}
