@@ -111,6 +111,10 @@ type Result struct {
 // the one the run started with.
 var ErrSkillChanged = errors.New("the skill changed since the run started")
 
+// LoadFailed is the id of the error of a run whose skill did not load (the
+// worker lifecycle's load_failed): its units, worker.yaml or its hooks.
+const LoadFailed = "load_failed"
+
 // errLost stops a run whose claim another process took over.
 var errLost = errors.New("another process took the run over (this one stalled past its claim timeout, or its claim.json was removed)")
 
@@ -128,29 +132,40 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if o.Store == nil {
 		return nil, errors.New("run: no store to keep the run in")
 	}
-	phases, err := phasesOf(s)
-	if err != nil {
-		return nil, err
+	skill, loadErr := load(s)
+	if loadErr != nil && o.Resume != "" {
+		return nil, loadErr
 	}
-	w, err := s.ReadWorker()
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
-	}
-	hooks, err := engine.LoadHooks(s, w)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
-	}
-	skill := parts{phases: phases, hooks: hooks, worker: *w}
 	var l *lifecycle
+	var err error
 	if o.Resume != "" {
 		l, err = resume(o, skill)
 	} else {
-		l, err = create(o, skill)
+		l, err = create(o, skill, loadErr)
 	}
 	if err != nil {
 		return nil, err
 	}
-	return l.run(ctx, phases)
+	return l.run(ctx, skill.phases)
+}
+
+// load reads what a run takes from its skill besides the parse: the units
+// to run, worker.yaml and the hooks. Its error wraps ErrInvalid; the parts
+// then hold the defaults, for the record of a run that failed to load.
+func load(s *plan.Skill) (parts, error) {
+	phases, err := phasesOf(s)
+	if err != nil {
+		return parts{worker: plan.Worker{ID: plan.DefaultWorkerID(s.Name)}}, err
+	}
+	w, err := s.ReadWorker()
+	if err != nil {
+		return parts{phases: phases, worker: plan.Worker{ID: plan.DefaultWorkerID(s.Name)}}, fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
+	hooks, err := engine.LoadHooks(s, w)
+	if err != nil {
+		return parts{phases: phases, worker: *w}, fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
+	return parts{phases: phases, hooks: hooks, worker: *w}, nil
 }
 
 // phasesOf is what the phase strategy runs: the numbered phases, where an
@@ -200,13 +215,17 @@ type parts struct {
 // fails validation (its declared inputs, the run gate) still leaves a
 // record, pending → validating → failed with the problems, so that status
 // and runs show why (the step-execution specification's Validating →
-// Failed); the error wraps ErrInvalid.
-func create(o Options, skill parts) (*lifecycle, error) {
+// Failed); the error wraps ErrInvalid. So does a skill whose units,
+// worker.yaml or hooks did not load (loadErr): its failure's id is the
+// worker lifecycle's load_failed.
+func create(o Options, skill parts, loadErr error) (*lifecycle, error) {
 	s := o.Skill
 	t0 := time.Now()
 	inputs, problems := s.CheckInputs(o.Inputs, o.Args)
-	var invalid error
-	if len(problems) > 0 {
+	invalid, failedAt := loadErr, string(runstore.RunValidating)
+	if invalid != nil {
+		failedAt = LoadFailed
+	} else if len(problems) > 0 {
 		invalid = fmt.Errorf("the inputs do not match what %s declares:\n  %s", s.Entry, strings.Join(problems, "\n  "))
 	} else if o.Validate != nil {
 		invalid = o.Validate(s)
@@ -241,7 +260,10 @@ func create(o Options, skill parts) (*lifecycle, error) {
 		st["status"] = "failed"
 		l.eng.SetState(st)
 		next.To, next.Detail = runstore.State(runstore.RunFailed), invalid.Error()
-		next.Error = &runstore.RunError{ID: string(runstore.RunValidating), Message: invalid.Error(),
+		if loadErr != nil {
+			next.Detail = LoadFailed + ": " + next.Detail
+		}
+		next.Error = &runstore.RunError{ID: failedAt, Message: invalid.Error(),
 			Diagnostics: runstore.Diagnostics{Console: []string{}, Files: []string{}}}
 	}
 	for _, e := range []runstore.Event{{Time: t0, From: runstore.State(runstore.RunPending), To: runstore.State(runstore.RunValidating)}, next} {
@@ -256,6 +278,9 @@ func create(o Options, skill parts) (*lifecycle, error) {
 	}
 	if invalid != nil {
 		_, cerr := l.close(nil)
+		if loadErr != nil {
+			return nil, errors.Join(loadErr, cerr)
+		}
 		return nil, errors.Join(fmt.Errorf("%w: %w", ErrInvalid, invalid), cerr)
 	}
 	return l, nil
