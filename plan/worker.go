@@ -46,6 +46,9 @@ var workerHookPoints = map[string][]string{
 
 // Worker is a skill's worker.yaml, defaults filled in.
 type Worker struct {
+	// File says the skill has a worker.yaml: its runs keep threads and
+	// metrics in the specification's workspace/ folder.
+	File bool
 	// ID is worker.id: the id the run's threads carry.
 	ID string
 	// MaxRetries is state_machine.max_retries: how many more times a
@@ -73,6 +76,7 @@ func (s *Skill) ReadWorker() (*Worker, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", WorkerFile, err)
 	}
+	w.File = true
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, &HookError{Pos{File: WorkerFile, Line: 1, Col: 1}, err.Error()}

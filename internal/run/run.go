@@ -237,7 +237,7 @@ func create(o Options, skill parts, loadErr error) (*lifecycle, error) {
 		StartedAt: t0.UTC(), SkillVersion: skillVersion(s), TotalSteps: totalSteps(s), Phases: len(skill.phases), Inputs: inputs,
 		Args: o.Args, SessionID: runstore.NewSessionID(),
 	}
-	rec, err := o.Store.Create(runstore.NewRun{Start: start, State: s.InitialState(t0), WorkDir: o.WorkDir}, o.Claim)
+	rec, err := o.Store.Create(runstore.NewRun{Start: start, State: s.InitialState(t0), WorkDir: o.WorkDir, Workspace: skill.worker.File}, o.Claim)
 	if err != nil {
 		if errors.Is(err, runstore.ErrExists) {
 			return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
