@@ -282,6 +282,20 @@ for mib in $outsizes; do
 done
 cd "$repo"
 
+# ---------------------------------------------------------------- MCP
+# stdio echo calls to server-everything once it runs: through skillkit's
+# pool (internal/mcp) beside a bare client of the official Go SDK.
+mcp_pool=n/a; mcp_sdk=n/a
+tools=${SKILLKIT_REAL_TOOLS_DIR:-$repo/.ci/npm/node_modules/.bin}
+if [ -x "$tools/mcp-server-everything" ]; then
+  say "mcp: echo calls to server-everything, pool and bare SDK"
+  mcp_out=$(SKILLKIT_REAL_TOOLS_DIR=$tools go test ./internal/mcp -run '^$' -bench Echo -benchtime "$([ "$short" = 1 ] && echo 50x || echo 2000x)" 2>&1) || say "mcp bench failed: $mcp_out"
+  mcp_pool=$(echo "$mcp_out" | awk '/^BenchmarkEcho\/pool/ {print $(NF-1)}')
+  mcp_sdk=$(echo "$mcp_out" | awk '/^BenchmarkEcho\/sdk/ {print $(NF-1)}')
+else
+  say "no mcp-server-everything in $tools (npm ci --prefix .ci/npm): MCP calls not measured"
+fi
+
 # ---------------------------------------------------------------- report
 label() {
   case $1 in
@@ -455,6 +469,13 @@ sk1=$(mean skillkit-1); sk20=$(mean skillkit-20)
   if [ "$has_task" = 1 ]; then
     echo "skillkit run / go-task: $(ratio "$r" "$t")x."
   fi
+  echo
+  echo "## MCP calls"
+  echo
+  echo "| stdio echo call to server-everything, server started | median (ms per call) | goal |"
+  echo "|---|---|---|"
+  echo "| skillkit's pool (internal/mcp) | ${mcp_pool:-n/a} | ≤ 2 |"
+  echo "| bare Go SDK client | ${mcp_sdk:-n/a} | |"
   echo
 } >"$out"
 

@@ -80,6 +80,8 @@ func enclosingSkill(p string) (string, error) {
 // inside it, the only files whose findings to keep.
 type target struct {
 	dir string // absolute
+	// mcpProject is the folder whose .mcp.json configures MCP servers.
+	mcpProject string
 	// only holds skill-relative paths (files, or folders ending in /);
 	// nil keeps everything.
 	only []string

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/skillkit/skillkit/internal/mcp"
 	"github.com/skillkit/skillkit/parse"
 	"github.com/skillkit/skillkit/plan"
 )
@@ -28,6 +29,9 @@ type Options struct {
 	// Base is the folder finding paths are relative to; empty means the
 	// current directory.
 	Base string
+	// MCPProject is the folder whose .mcp.json configures MCP servers,
+	// with each skill's skillkit.yaml; empty reads only the latter.
+	MCPProject string
 }
 
 // Lint lints the skills at paths. A path may be a skill folder, a file of
@@ -130,6 +134,9 @@ func prepare(paths []string, opts Options) (string, []*target, error) {
 		}
 	}
 	targets, err := resolveTargets(paths, explicit)
+	for _, t := range targets {
+		t.mcpProject = opts.MCPProject
+	}
 	return base, targets, err
 }
 
@@ -244,7 +251,11 @@ func configFor(explicit *Config, dir string) (*Config, error) {
 // the findings and how many characters the skill lists (for
 // listing-budget).
 func lintTarget(t *target, base, profile string) (*plan.Skill, []Finding, int, error) {
-	s, err := parse.DirWith(t.dir, parse.Options{NoHash: true, FS: t.fsys()})
+	servers, err := mcp.Load(t.mcpProject, t.dir, nil)
+	if err != nil {
+		return nil, nil, 0, fmt.Errorf("linting %s: %w", t.dir, err)
+	}
+	s, err := parse.DirWith(t.dir, parse.Options{NoHash: true, FS: t.fsys(), MCPServers: servers.Names()})
 	if err != nil {
 		return nil, nil, 0, fmt.Errorf("linting %s: %w", t.dir, err)
 	}

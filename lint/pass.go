@@ -2,11 +2,10 @@ package lint
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/skillkit/skillkit/internal/jsstatic"
+	"github.com/skillkit/skillkit/internal/skillfs"
 	"github.com/skillkit/skillkit/internal/stateschema"
 	"github.com/skillkit/skillkit/plan"
 )
@@ -50,7 +49,7 @@ type rawFinding struct {
 // path, nil reads them from s.Dir.
 func newPass(s *plan.Skill, profile string, read func(string) ([]byte, error)) *Pass {
 	if read == nil {
-		read = func(rel string) ([]byte, error) { return os.ReadFile(filepath.Join(s.Dir, filepath.FromSlash(rel))) }
+		read = func(rel string) ([]byte, error) { return skillfs.ReadFile(s.Dir, rel) }
 	}
 	return &Pass{
 		Skill: s, Profile: profile, js: map[*plan.CodeBlock]*jsBlock{}, nestings: map[*plan.Doc]*nesting{},

@@ -26,6 +26,7 @@ func FuzzParse(f *testing.F) {
 		"| Action | Preconditions |\n|---|---|\n| [a](x.md) | `s=1` |\n```mermaid\ngraph TD\nA[action-a] --> B((action-b)) & C\n```\n",
 		"````markdown\n```js\n````\n```\n",
 		"---\r\nname: [\r\n",
+		"# P\n## Execution\n### Step 1: T\n- **Tool**: mcp__a-b__c\n- **Save as**: k\n\n```yaml\nq: [1, {x: y}]\n```\n",
 	} {
 		f.Add([]byte(seed))
 	}

@@ -22,6 +22,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/skillkit/skillkit/internal/skillfs"
 	"github.com/skillkit/skillkit/plan"
 )
 
@@ -39,6 +40,9 @@ type Options struct {
 	// names the skill): an editor's unsaved buffers, or fixes not yet
 	// written, laid over the folder.
 	FS fs.FS
+	// MCPServers are the configured MCP servers (internal/mcp reads
+	// them): a step calling a tool of another server goes to the agent.
+	MCPServers []string
 }
 
 // Dir parses the skill folder dir.
@@ -53,13 +57,20 @@ func DirWith(dir string, opts Options) (*plan.Skill, error) {
 	if !info.IsDir() {
 		return nil, fmt.Errorf("reading skill: %s is not a folder", dir)
 	}
-	s := &plan.Skill{Dir: dir, Name: filepath.Base(filepath.Clean(dir)), Files: []string{}}
+	s := &plan.Skill{Dir: dir, Name: filepath.Base(filepath.Clean(dir)), Files: []string{}, MCPServers: opts.MCPServers}
 	if abs, err := filepath.Abs(dir); err == nil {
 		s.Name = filepath.Base(abs)
 	}
 	fsys := opts.FS
 	if fsys == nil {
-		fsys = os.DirFS(dir)
+		// The skill's files are read through its root: no link leads out,
+		// no special file blocks or streams, no file is read past the cap.
+		root, err := skillfs.Open(dir)
+		if err != nil {
+			return nil, fmt.Errorf("reading skill: %w", err)
+		}
+		defer root.Close()
+		fsys = root
 	}
 	r := &reader{skill: s, fsys: fsys, noHash: opts.NoHash}
 	if err := r.walk(); err != nil {

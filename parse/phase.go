@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/skillkit/skillkit/internal/jsstatic"
 	"github.com/skillkit/skillkit/plan"
 )
 
@@ -135,6 +136,9 @@ func stepHeads(m *md, from, to int, inside bool) (heads []int, level int) {
 func fillStep(m *md, st *plan.Step, from, to int) {
 	st.Code = m.codeIn(from, to)
 	readAttrs(m, &st.Attrs, from, to)
+	if st.Attrs.Tool != nil {
+		toolStep(m, st)
+	}
 }
 
 // readAttrs reads the bold-key attribute list right under the heading at
@@ -202,6 +206,22 @@ func readAttr(m *md, attrs *plan.StepAttrs, it *listItem) bool {
 			return true
 		}
 		attrs.Timeout = &plan.Timeout{Duration: d, Pos: p}
+	case "tool":
+		name := strings.Trim(val, "`")
+		if _, _, ok := jsstatic.SplitMCP(name); !ok {
+			m.diag(p, plan.SevError, "step-attribute", "Tool "+strconv.Quote(val)+" is not an MCP tool name such as mcp__server__tool")
+			return true
+		}
+		if attrs.Tool == nil {
+			attrs.Tool = &plan.ToolCall{}
+		}
+		attrs.Tool.Name, attrs.Tool.Pos = name, p
+	case "save as":
+		if attrs.Tool == nil {
+			// Placed here until a Tool line says where the call is.
+			attrs.Tool = &plan.ToolCall{Pos: p}
+		}
+		attrs.Tool.SaveAs = strings.Trim(val, "`")
 	default:
 		return false
 	}

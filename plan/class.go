@@ -65,7 +65,7 @@ const (
 // test of the host keeps it in step with what the runtime defines.
 var HostGlobals = []string{
 	"Read", "Write", "Edit", "Bash", "Glob", "Grep", "AskUserQuestion", "Task", "Agent",
-	"ExecuteScript", "console",
+	"ExecuteScript", "console", "MCP",
 	"state", "inputs", "workDir", "skillDir", "projectDir", "ARGUMENTS", "args",
 }
 
@@ -89,7 +89,7 @@ const (
 // diagnostic (execution-invalid) and counts as auto.
 func (s *Skill) Classify() {
 	s.Execution = s.executionMode()
-	c := &classifier{mode: s.Execution}
+	c := &classifier{mode: s.Execution, servers: s.MCPServers}
 	global := map[string]string{}
 	for _, names := range [][]string{jsstatic.Builtins, HostGlobals} {
 		for _, n := range names {
@@ -150,6 +150,9 @@ func (s *Skill) checkMode(v any, pos Pos) string {
 
 type classifier struct {
 	mode string
+	// servers are the configured MCP servers: their tools are host
+	// functions.
+	servers []string
 }
 
 // scope is what a block may read: the global names, and the names bound
@@ -243,7 +246,7 @@ func (c *classifier) block(b *CodeBlock, sc *scope) (Class, []string) {
 	case b.Kind() == LangBash:
 		return bashClass(b), nil
 	}
-	return jsClass(b, sc)
+	return c.jsClass(b, sc)
 }
 
 // jsNames returns the top-level names of a JS block, nil for bash or JS
@@ -259,7 +262,7 @@ func jsNames(b *CodeBlock) []string {
 	return p.TopLevelNames()
 }
 
-func jsClass(b *CodeBlock, sc *scope) (Class, []string) {
+func (c *classifier) jsClass(b *CodeBlock, sc *scope) (Class, []string) {
 	p, err := jsstatic.Parse(b.Text)
 	if err != nil {
 		pos, msg := b.Body, err.Error()
@@ -276,6 +279,12 @@ func jsClass(b *CodeBlock, sc *scope) (Class, []string) {
 			continue
 		}
 		pos := b.At(r.Line, r.Col)
+		if server, _, isTool := jsstatic.SplitMCP(r.Name); isTool && !ok {
+			if slices.Contains(c.servers, server) {
+				continue
+			}
+			return Class{Kind: ClassAgent, Reason: fmt.Sprintf("calls `%s`, but MCP server `%s` is not configured (.mcp.json)", r.Name, server), Pos: pos}, nil
+		}
 		switch {
 		case ok:
 			cl := Class{Kind: ClassAgent, Reason: fmt.Sprintf("reads `%s`, which %s binds, but that step goes to the agent", r.Name, step), Pos: pos}

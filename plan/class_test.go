@@ -117,3 +117,19 @@ func TestClassifyExecutionSetting(t *testing.T) {
 		t.Errorf("diagnostics %v, want one execution-invalid at line 4", s.Diagnostics)
 	}
 }
+
+func TestClassifyMCP(t *testing.T) {
+	code := "const hits = mcp__ace-tool__search_context({ project_root_path: '.', query: 'bug' })\nstate.hits = hits"
+	got := classify(t, &Skill{}, codeStep("1", block("javascript", code, 10)))
+	if want := "agent: calls `mcp__ace-tool__search_context`, but MCP server `ace-tool` is not configured (.mcp.json) @ phases/01-x.md:11:14"; got[0] != want {
+		t.Errorf("unconfigured:\n got %s\nwant %s", got[0], want)
+	}
+	got = classify(t, &Skill{MCPServers: []string{"ace-tool"}}, codeStep("1", block("javascript", code, 10)))
+	if want := "native: JavaScript that parses and reads only defined names @ phases/01-x.md:1"; got[0] != want {
+		t.Errorf("configured:\n got %s\nwant %s", got[0], want)
+	}
+	got = classify(t, &Skill{}, codeStep("1", block("javascript", "state.r = await MCP.call('memory', 'read_graph', {})", 10)))
+	if !strings.HasPrefix(got[0], "native:") {
+		t.Errorf("MCP.call: %s", got[0])
+	}
+}

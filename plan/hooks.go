@@ -4,12 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/skillkit/skillkit/internal/skillfs"
 )
 
 // Hook points a skill may attach commands to (DESIGN §3.2).
@@ -170,7 +170,7 @@ func hooksOf(point string, v any, pos Pos) ([]Hook, error) {
 // configValue returns the node of a top-level key of the skill's
 // skillkit.yaml; nil without the file or the key.
 func configValue(dir, key string) (*yaml.Node, error) {
-	data, err := os.ReadFile(filepath.Join(dir, ConfigFile))
+	data, err := skillfs.ReadFile(dir, ConfigFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

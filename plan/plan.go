@@ -118,6 +118,11 @@ type Skill struct {
 	// resume when it changed.
 	Hash        string       `json:"hash"`
 	Diagnostics []Diagnostic `json:"diagnostics,omitempty"`
+	// MCPServers are the MCP servers the project configures (.mcp.json,
+	// skillkit.yaml's mcp block), set by the parser's caller: plan reads
+	// no configuration. A step that calls a tool of a server not among
+	// them goes to the agent.
+	MCPServers []string `json:"mcpServers,omitempty"`
 }
 
 // Action returns the action with the given id, or nil.
@@ -446,6 +451,23 @@ type StepAttrs struct {
 	// worker running the skill as a task stops after it for a person's
 	// review (DESIGN §3.6). A plain skillkit run goes on.
 	Review *Pos `json:"review,omitempty"`
+	// Tool makes the step a declarative MCP tool call ("- **Tool**:
+	// mcp__server__tool", its arguments in a YAML or JSON block).
+	Tool *ToolCall `json:"tool,omitempty"`
+}
+
+// ToolCall is a Tool step's call. The parser writes it as a JavaScript
+// block of the step, mcp__server__tool(args) with the result saved, so
+// that it is classed, run, recorded and linted as that code is.
+type ToolCall struct {
+	// Name is mcp__server__tool.
+	Name string `json:"name"`
+	// SaveAs is the state key the result goes to ("- **Save as**: key");
+	// empty drops it.
+	SaveAs string `json:"saveAs,omitempty"`
+	// Args is the arguments block; nil when the tool takes none.
+	Args *CodeBlock `json:"args,omitempty"`
+	Pos  Pos        `json:"pos"`
 }
 
 // Expr is a JavaScript expression over state and inputs.

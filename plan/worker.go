@@ -4,11 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"slices"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/skillkit/skillkit/internal/skillfs"
 )
 
 // WorkerFile is the worker's configuration beside SKILL.md, as the worker
@@ -69,7 +69,7 @@ func DefaultWorkerID(skill string) string { return skill + "-worker" }
 // error and lint reports it at the same position (*HookError).
 func (s *Skill) ReadWorker() (*Worker, error) {
 	w := &Worker{ID: DefaultWorkerID(s.Name)}
-	data, err := os.ReadFile(filepath.Join(s.Dir, WorkerFile))
+	data, err := skillfs.ReadFile(s.Dir, WorkerFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return w, nil
 	}
@@ -117,6 +117,10 @@ func (s *Skill) ReadWorker() (*Worker, error) {
 	if n := mapValue(sm, "max_retries"); n != nil {
 		if n.Kind != yaml.ScalarNode || n.Tag != "!!int" || n.Decode(&retries) != nil || retries < 0 {
 			return nil, workerError(n, "state_machine.max_retries: want a whole number, 0 or more")
+		}
+		// Bounded as a step's retries are: a typo must not retry for ever.
+		if retries > MaxRetries {
+			return nil, workerError(n, fmt.Sprintf("state_machine.max_retries: %d is more than %d retries", retries, MaxRetries))
 		}
 	}
 	hooks, err := workerHooks(mapValue(sm, "hooks"))

@@ -60,6 +60,8 @@ func TestReadWorkerErrors(t *testing.T) {
 		{"state_machine: on\n", "worker.yaml:1:16: state_machine: want a map (enabled, max_retries, hooks)"},
 		{"state_machine:\n  enabled: yes please\n", "worker.yaml:2:12: state_machine.enabled: want true or false"},
 		{"state_machine:\n  max_retries: -1\n", "worker.yaml:2:16: state_machine.max_retries: want a whole number, 0 or more"},
+		// N8: capped like a step's retries, not "attempt 8 of 1000000001".
+		{"state_machine:\n  max_retries: 1000000000\n", "worker.yaml:2:16: state_machine.max_retries: 1000000000 is more than 100 retries"},
 		{"state_machine:\n  max_retries: two\n", "worker.yaml:2:16: state_machine.max_retries: want a whole number, 0 or more"},
 		{"state_machine:\n  hooks:\n    pre_execute: [a]\n", `worker.yaml:3:5: state_machine.hooks: unknown list "pre_execute" (want post_execute or on_error)`},
 		{"state_machine:\n  hooks:\n    on_error: log_error\n", "worker.yaml:3:15: state_machine.hooks.on_error: want a list of built-in hook names and commands"},

@@ -40,7 +40,14 @@ type Options struct {
 	// Description is the front matter description; empty means a generated
 	// one that says what to replace it with.
 	Description string
+	// MCP adds a Tool step to the first phase that calls the MCP memory
+	// server (configured in skillkit.yaml), with its test's reply.
+	MCP bool
 }
+
+// MCPServer is the server a skill made with Options.MCP calls: the
+// reference memory server, as its npm package installs it.
+const MCPServer = "mcp-server-memory"
 
 // Defaults for Options.Phases.
 var (
@@ -132,6 +139,9 @@ func generate(opts *Options) ([]file, error) {
 	default:
 		return nil, invalidf("mode %q is not sequential, autonomous or hybrid", opts.Mode)
 	}
+	if opts.MCP && opts.Mode == plan.ModeAutonomous {
+		return nil, invalidf("--mcp adds a Tool step to the first numbered phase: it needs --mode sequential or hybrid")
+	}
 	if opts.Mode != plan.ModeSequential && len(opts.Actions) == 0 {
 		opts.Actions = DefaultActions
 	}
@@ -163,11 +173,24 @@ func generate(opts *Options) ([]file, error) {
 	g.add("tests/basic.yaml", "test.yaml.tmpl", struct {
 		Name    string
 		Outputs []string
-	}{opts.Name, g.outputs})
+		MCP     bool
+		Slug    string
+	}{opts.Name, g.outputs, opts.MCP, firstSlug(opts.Phases)})
+	if opts.MCP {
+		g.add("skillkit.yaml", "skillkit.yaml.tmpl", struct{ Command string }{MCPServer})
+	}
 	if err := g.skillMD(); err != nil {
 		return nil, err
 	}
 	return g.files, g.err
+}
+
+// firstSlug is the first numbered phase's name, "" for none.
+func firstSlug(phases []string) string {
+	if len(phases) == 0 {
+		return ""
+	}
+	return phases[0]
 }
 
 func checkDescription(d string) error {
@@ -229,6 +252,8 @@ type phaseData struct {
 	PrevOutput string
 	PrevNumber string
 	Next       *link
+	// MCP adds the Tool step.
+	MCP bool
 }
 
 // phaseFileName is a phase file's name: "01-collect.md", "01.5-enrich.md".
@@ -282,7 +307,7 @@ func (g *generator) numbered(loop *loopData) {
 			g.add("phases/"+s.file, "orchestrator.md.tmpl", loop)
 			continue
 		}
-		d := phaseData{Skill: g.opts.Name, Number: fmt.Sprint(s.n), Slug: s.slug, Title: title(s.slug), Output: s.outpt, Next: next}
+		d := phaseData{Skill: g.opts.Name, Number: fmt.Sprint(s.n), Slug: s.slug, Title: title(s.slug), Output: s.outpt, Next: next, MCP: g.opts.MCP && i == 0}
 		if i > 0 {
 			d.PrevOutput, d.PrevNumber = slots[i-1].outpt, fmt.Sprint(slots[i-1].n)
 		}

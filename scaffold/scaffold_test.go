@@ -17,6 +17,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v5"
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/skillkit/skillkit/internal/mcp"
 	"github.com/skillkit/skillkit/internal/script"
 	"github.com/skillkit/skillkit/parse"
 	"github.com/skillkit/skillkit/plan"
@@ -31,6 +32,7 @@ type newCase struct {
 	mode    plan.Mode
 	phases  []string
 	actions []string
+	mcp     bool
 	// want: numbered files in order, action ids sorted.
 	wantPhases  []string
 	wantActions []string
@@ -57,6 +59,8 @@ var newCases = []newCase{
 	{name: "hybrid-custom", mode: plan.ModeHybrid, phases: []string{"prepare", "check", "publish"}, actions: []string{"load", "transform", "store"},
 		wantPhases:  []string{"01-prepare.md", "02-orchestrator.md", "03-check.md", "04-publish.md"},
 		wantActions: []string{"action-load", "action-store", "action-transform"}},
+	{name: "sequential-mcp", mode: plan.ModeSequential, phases: []string{"collect", "report"}, mcp: true,
+		wantPhases: []string{"01-collect.md", "02-report.md"}},
 	{name: "hybrid-one", mode: plan.ModeHybrid, phases: []string{"setup"}, actions: []string{"go"},
 		wantPhases:  []string{"01-setup.md", "02-orchestrator.md"},
 		wantActions: []string{"action-go"}},
@@ -66,7 +70,7 @@ func TestNew(t *testing.T) {
 	for _, tc := range newCases {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			files, err := New(Options{Name: tc.name, Mode: tc.mode, Phases: tc.phases, Actions: tc.actions, Dir: dir})
+			files, err := New(Options{Name: tc.name, Mode: tc.mode, Phases: tc.phases, Actions: tc.actions, Dir: dir, MCP: tc.mcp})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -105,7 +109,11 @@ func TestNew(t *testing.T) {
 // lint and the runners will rely on. It returns the plan.
 func checkSkill(t *testing.T, root string, mode plan.Mode) *plan.Skill {
 	t.Helper()
-	s, err := parse.Dir(root)
+	servers, err := mcp.Load("", root, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := parse.DirWith(root, parse.Options{MCPServers: servers.Names()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +181,12 @@ func checkPhases(t *testing.T, s *plan.Skill) {
 		if p.IsOrchestrator {
 			continue
 		}
-		if len(p.Steps) != 1 || p.Steps[0].Kind() != plan.StepCode || p.Steps[0].Runnable()[0].Kind() != plan.LangBash {
+		if len(p.Steps) == 2 && p.Steps[1].Attrs.Tool != nil {
+			// --mcp's Tool step, native: the memory server is configured.
+			if tool := p.Steps[1]; tool.Attrs.Tool.Name != "mcp__memory__create_entities" || tool.Class.Kind != plan.ClassNative {
+				t.Errorf("%s: Tool step %+v, %s", p.Doc.File, tool.Attrs.Tool, tool.Class.Reason)
+			}
+		} else if len(p.Steps) != 1 || p.Steps[0].Kind() != plan.StepCode || p.Steps[0].Runnable()[0].Kind() != plan.LangBash {
 			t.Errorf("%s: want one runnable bash step, got %d steps", p.Doc.File, len(p.Steps))
 		}
 		for _, sec := range []string{plan.SecObjective, plan.SecInput, plan.SecExecution, plan.SecOutput} {

@@ -185,3 +185,27 @@ func TestCodexReconnectsThenCompletes(t *testing.T) {
 		t.Errorf("the step's log lacks codex's events:\n%s", log)
 	}
 }
+
+// Claude Code reporting its conversation at 80% of the window: the run
+// stops before its next call, interrupted (exit 130), naming the
+// hand-off file and the resume, and so does the replay of its recording;
+// once the agent reports less, the resume completes. context_exit in skillkit.yaml that is not a percentage
+// stops the run at its line.
+func TestClaudeContextExhaustion(t *testing.T) {
+	claudeStandIn(t)
+	sizes := filepath.Join(t.TempDir(), "context")
+	testfs.WriteFile(t, sizes, "800000\n")
+	t.Setenv(testagent.ClaudeContextEnv, sizes)
+	skill, run := agentSkill(t), filepath.Join(t.TempDir(), "run")
+	check(t, outcome{ExitInterrupted, `(?s)the agent's context is nearly full: 800000 of 1000000 tokens \(80%, context_exit 75%\); the agent wrote no hand-off to \S+/handoff.md; a resume goes on.*skillkit run .* --resume`},
+		"run", skill, "--workdir", run, "--agent", "claude", "--record-test", "full")
+	check(t, outcome{0, `state:\s+interrupted`}, "status", run)
+	// The cassette keeps the context use: the replay stops where the run
+	// did.
+	check(t, outcome{0, `full`}, "test", skill)
+	testfs.WriteFile(t, sizes, "100000\n")
+	check(t, outcome{0, ""}, "run", skill, "--resume", run, "--agent", "claude")
+
+	testfs.WriteFile(t, filepath.Join(skill, "skillkit.yaml"), "context_exit: most\n")
+	check(t, outcome{ExitUsage, `skillkit.yaml:1: context_exit: want a percentage from 1 to 100, got "most"`}, "run", skill, "--agent", "claude")
+}

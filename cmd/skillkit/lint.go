@@ -86,6 +86,9 @@ func lintRun(o lintOptions, paths []string, s Streams, color bool) error {
 		paths = []string{"."}
 	}
 	opts := lint.Options{Profile: o.profile, ConfigFile: o.config}
+	if cwd, err := os.Getwd(); err == nil {
+		opts.MCPProject = projectRoot(cwd)
+	}
 	if o.fix {
 		done, err := lintFix(paths, opts, o.dryRun, s)
 		if done || err != nil {

@@ -32,12 +32,16 @@ The actions form a pipeline: the first starts the run, the second processes
 pending items one per call, later ones run once each, the last completes the
 run; "abort" stops it as failed after too many errors.
 
+--mcp adds a Tool step to the first phase that calls the MCP memory server,
+configured in the skill's skillkit.yaml (see docs/mcp.md).
+
 NAME follows the Agent Skills rule: 1-64 lowercase letters, digits and single
 hyphens. new refuses an existing folder.`,
 		Example: `  skillkit new pdf-report
   skillkit new triage --mode autonomous --actions fetch,classify,label,abort
   skillkit new release --mode hybrid --phases prepare,publish --dir skills
-  skillkit new csv-charts --phases load,plot --description "Plots CSV files as charts."`,
+  skillkit new csv-charts --phases load,plot --description "Plots CSV files as charts."
+  skillkit new notes --mcp`,
 		Args: cobra.ExactArgs(1),
 		RunE: runE(func(c *cobra.Command, args []string) error {
 			opts.Name, opts.Mode = args[0], plan.Mode(mode)
@@ -59,6 +63,7 @@ hyphens. new refuses an existing folder.`,
 	f.StringSliceVar(&opts.Actions, "actions", nil, "actions of the loop, in pipeline order (default init,process,complete,abort)")
 	f.StringVar(&opts.Dir, "dir", "", "folder to create the skill in (default the current folder)")
 	f.StringVar(&opts.Description, "description", "", "front matter description: what the skill does and when to use it")
+	f.BoolVar(&opts.MCP, "mcp", false, "add a Tool step calling the MCP memory server, configured in skillkit.yaml (sequential and hybrid)")
 	return c
 }
 

@@ -143,7 +143,7 @@ Exit codes: 0 completed, 1 failed or aborted, 2 invalid skill or usage,
 }
 
 func runSkill(c *cobra.Command, s Streams, o *runOptions, dir string, args []string) error {
-	skill, err := readSkill(dir)
+	skill, servers, err := readSkillMCP(dir)
 	if err != nil {
 		return err
 	}
@@ -172,7 +172,7 @@ func runSkill(c *cobra.Command, s Streams, o *runOptions, dir string, args []str
 		Loop:     orchestrator.Options{MaxIterations: o.maxIter, Retries: o.retries, MaxSameFailures: o.maxSame},
 		Parallel: o.parallel, MaxAgentCalls: o.maxCalls, MaxCostUSD: o.maxCost,
 		OutputTail: o.tail, JSMemory: o.jsMemory << 20,
-		Out: c.OutOrStdout(),
+		Out: c.OutOrStdout(), MCP: servers,
 	}
 	if cmd := firstNonEmpty(o.agentCmd, os.Getenv("SKILLKIT_AGENT")); cmd != "" {
 		opts.Agent = &agent.Agent{Command: absCommand(cmd, cwd), Timeout: o.agentTimeout}
@@ -259,13 +259,15 @@ func runSkill(c *cobra.Command, s Streams, o *runOptions, dir string, args []str
 		if rec, err = startRecording(o.record, skill, opts.Agent, o.resume != ""); err != nil {
 			return usageErr(err)
 		}
+		// The MCP calls go into the cassette beside the agent's.
+		opts.MCPTape = rec
 	}
 	res, err := skrun.Run(ctx, opts)
 	if rec != nil {
 		if rerr := rec.Close(); rerr != nil {
 			err = errors.Join(err, rerr)
 		} else {
-			fmt.Fprintf(c.ErrOrStderr(), "recorded %d agent exchange(s) to %s\n", rec.Exchanges(), o.record)
+			fmt.Fprintf(c.ErrOrStderr(), "recorded %d agent exchange(s) and %d MCP call(s) to %s\n", rec.Exchanges(), rec.MCPCalls(), o.record)
 		}
 	}
 	if o.recordTest != "" && res != nil {
@@ -319,7 +321,7 @@ func startRecording(file string, skill *plan.Skill, a *agent.Agent, resumed bool
 func writeRecordedTest(c *cobra.Command, o *runOptions, skill *plan.Skill, args []string, inputs map[string]string, res *skrun.Result, runErr error, rec *cassette.Recorder) error {
 	r := skilltest.Recording{Name: o.recordTest, Args: args, Inputs: inputs, Yes: o.yes, Result: res, Err: runErr, ExitCode: runExit(runErr)}
 	if rec != nil {
-		r.AgentCalls = rec.Exchanges()
+		r.AgentCalls, r.Scrub = rec.Exchanges(), rec.Scrubber()
 	}
 	if o.answers != "" {
 		data, err := os.ReadFile(o.answers)

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/skillkit/skillkit/parse"
 	"github.com/skillkit/skillkit/plan"
 )
 
@@ -15,14 +14,8 @@ import (
 // user's mistake (exit 2), answered with what a skill folder holds and the
 // nearest one, not with the raw stat error.
 func readSkill(dir string) (*plan.Skill, error) {
-	if err := checkSkillDir(dir); err != nil {
-		return nil, err
-	}
-	s, err := parse.Dir(dir)
-	if err != nil {
-		return nil, usageErr(err)
-	}
-	return s, nil
+	s, _, err := readSkillMCP(dir)
+	return s, err
 }
 
 // checkSkillDir returns a usage error when dir is not a folder.

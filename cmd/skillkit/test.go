@@ -80,16 +80,17 @@ func runTests(c *cobra.Command, o *testOptions, paths []string) error {
 		}
 	}
 	start := time.Now()
-	found, err := skilltest.Find(paths, filter)
+	cwd, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	project := projectRoot(cwd)
+	found, err := skilltest.Find(paths, filter, project)
 	if err != nil {
 		return usageErr(err)
 	}
-	opts := skilltest.Options{ExitCode: runExit, Update: o.update, Env: os.Environ()}
+	opts := skilltest.Options{ExitCode: runExit, Update: o.update, Env: os.Environ(), Project: project}
 	if o.update {
-		cwd, err := os.Getwd()
-		if err != nil {
-			return err
-		}
 		if cmd := firstNonEmpty(o.agentCmd, os.Getenv("SKILLKIT_AGENT")); cmd != "" {
 			opts.Agent = &agent.Agent{Command: absCommand(cmd, cwd)}
 		}

@@ -122,7 +122,7 @@ func TestRecordAcrossResume(t *testing.T) {
 // run's own.
 func TestExamplesPass(t *testing.T) {
 	t.Chdir(repoRoot(t))
-	if code, out, stderr := run("test", "examples"); code != ExitOK || !strings.Contains(out, "5 passed, 0 failed") {
+	if code, out, stderr := run("test", "examples"); code != ExitOK || !strings.Contains(out, "6 passed, 0 failed") {
 		t.Errorf("skillkit test examples: exit %d\n%s%s", code, out, stderr)
 	}
 }

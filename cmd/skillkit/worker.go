@@ -56,8 +56,9 @@ that fails sets error and waits for the conductor. Work dirs are under
 	}
 	f := c.Flags()
 	f.IntVar(&o.Concurrency, "concurrency", 1, "tasks run at once")
-	f.BoolVar(&o.UntilIdle, "until-idle", false, "stop when no task is claimable instead of waiting for more")
+	f.BoolVar(&o.UntilIdle, "until-idle", false, "stop when no task is claimable and none of its runs is active (a failed task is left in error for the conductor) instead of waiting for more")
 	f.StringVar(&o.Name, "name", "", "the worker's name in the tasks it holds (default worker-PID@HOST)")
+	f.DurationVar(&o.Outage, "outage", worker.DefaultOutage, "how long to retry a database that is away (a restart, SQLite busy or out of disk) before exiting")
 	f.DurationVar(&o.Poll, "poll", 2*time.Second, "how often to look for tasks and for review answers (PostgreSQL is notified at once)")
 	f.StringVar(&agentCmd, "agent", "", "what does agent work: claude, codex, or a command reading the prompt on stdin (default $SKILLKIT_AGENT)")
 	return c

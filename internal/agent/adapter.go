@@ -30,9 +30,13 @@ type reply struct {
 // Usage is what a call used of the model, as the agent reported it:
 // tokens in (cached ones included) and out, and the model's context
 // window, so that a run can see how full its conversation gets.
+// ContextTokens is the conversation's size after the call: what its last
+// model request read and wrote (a call of several turns reads the
+// conversation once per turn, so InputTokens counts it several times).
 type Usage struct {
 	InputTokens   int
 	OutputTokens  int
+	ContextTokens int
 	ContextWindow int
 }
 

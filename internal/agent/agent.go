@@ -73,6 +73,9 @@ type Agent struct {
 	// called from goroutines of its own.
 	Progress   func(Activity)
 	StallAfter time.Duration
+	// Context are the thresholds of the conversation's context use
+	// (ContextLimits), for an agent that reports it.
+	Context ContextLimits
 	// Tape, when set, sees every call: a recorder keeps the exchanges
 	// (skillkit run --record), a player answers them instead of the
 	// command (skillkit test). Copies of the Agent share it.
@@ -106,10 +109,12 @@ type Exchange struct {
 	ExitCode int
 	Stderr   string
 	Err      string
-	// Thread, Turns and CostUSD are what the agent reported, if it did.
+	// Thread, Turns, CostUSD and Usage are what the agent reported, if
+	// it did.
 	Thread   string
 	Turns    int
 	CostUSD  float64
+	Usage    Usage
 	Duration time.Duration
 }
 
@@ -133,6 +138,12 @@ type Session struct {
 	// refused with a *BudgetError.
 	MaxCalls   int
 	MaxCostUSD float64
+	// ContextTokens and ContextWindow are the conversation's context
+	// use after its last call, as the agent reported it (Usage); zero
+	// when it reports none. A resume starts with none, and its first
+	// call's report decides again.
+	ContextTokens int
+	ContextWindow int
 	// Done, when set, sees every call as it ends, failed ones too: the
 	// run records it.
 	Done func(Call)
@@ -151,6 +162,9 @@ type Call struct {
 	Usage    Usage
 	Duration time.Duration
 	Err      error
+	// Handoff is the context use, in percent, at which the call's prompt
+	// asked for the hand-off; zero when it did not.
+	Handoff int
 	// Begun is how many calls the run had begun when this one ended: N,
 	// or more when calls overlap. SpentUSD is the run's cost then, this
 	// call's included. A resume goes on from both.
@@ -194,8 +208,9 @@ func (e *Error) Unwrap() error { return e.Err }
 var ErrNoAgent = errors.New("this needs an agent: pass --agent CMD (for example --agent claude) or set SKILLKIT_AGENT")
 
 // ErrBudget is matched (errors.Is) by the error of a call refused because
-// the run's budget is spent: the run stops resumable, and a resume with a
-// higher budget goes on.
+// the run's budget is spent (calls, cost, or the conversation's context
+// window: *ContextError): the run stops resumable, and a resume with a
+// higher budget, or a smaller context, goes on.
 var ErrBudget = errors.New("the run's agent budget is spent")
 
 // BudgetError is a call refused by a budget. Flag is the option that
@@ -256,9 +271,10 @@ type Pending struct {
 }
 
 // Begin numbers a call (SKILLKIT_CALL, in the order calls begin) and
-// checks the run's budgets; it returns agent.ErrNoAgent when there is no
-// agent, a *BudgetError when the budget is spent. Begin and End of a
-// session's calls must happen on one goroutine.
+// checks the run's budgets and context use; it returns agent.ErrNoAgent
+// when there is no agent, a *BudgetError when the budget is spent, a
+// *ContextError when the conversation's context is past Context.Exit.
+// Begin and End of a session's calls must happen on one goroutine.
 func (a *Agent) Begin(p *Prompt) (*Pending, error) {
 	if a == nil || strings.TrimSpace(a.Command) == "" {
 		return nil, ErrNoAgent
@@ -273,8 +289,12 @@ func (a *Agent) Begin(p *Prompt) (*Pending, error) {
 	case s.MaxCostUSD > 0 && s.CostUSD >= s.MaxCostUSD:
 		return nil, &BudgetError{Flag: "--max-cost-usd", Limit: strconv.FormatFloat(s.MaxCostUSD, 'f', -1, 64), Spent: fmt.Sprintf("$%.4f reported by the agent", s.CostUSD)}
 	}
+	handoff, err := a.checkContext(s, p)
+	if err != nil {
+		return nil, err
+	}
 	s.Calls++
-	c := &Pending{a: a, s: s, ad: adapterFor(a.Command), p: p, call: Call{Request: p.Request, N: s.Calls}, own: p.Request == RequestTask, id: p.ID}
+	c := &Pending{a: a, s: s, ad: adapterFor(a.Command), p: p, call: Call{Request: p.Request, N: s.Calls, Handoff: handoff}, own: p.Request == RequestTask, id: p.ID}
 	c.env = append(os.Environ(), a.Env...)
 	c.env = append(c.env, "SKILLKIT_REQUEST="+string(p.Request), "SKILLKIT_SESSION_ID="+s.ID, "SKILLKIT_CALL="+strconv.Itoa(c.call.N))
 	c.conv = s
@@ -297,7 +317,7 @@ func (c *Pending) play(p *Prompt) {
 	if !c.replayed {
 		return
 	}
-	c.reply = reply{text: x.Reply, thread: x.Thread, turns: x.Turns, cost: x.CostUSD}
+	c.reply = reply{text: x.Reply, thread: x.Thread, turns: x.Turns, cost: x.CostUSD, usage: x.Usage}
 	c.res = proc.Result{ExitCode: x.ExitCode, Stdout: x.Reply, Stderr: x.Stderr}
 	c.call.Duration = x.Duration
 	switch {
@@ -414,6 +434,9 @@ func (c *Pending) End() (string, error) {
 	if !c.own && c.reply.thread != "" {
 		s.Thread = c.reply.thread
 	}
+	if u := c.reply.usage; !c.own && u.ContextWindow > 0 {
+		s.ContextTokens, s.ContextWindow = u.ContextTokens, u.ContextWindow
+	}
 	s.CostUSD += call.CostUSD
 	call.Thread, call.Begun, call.SpentUSD = s.Thread, s.Calls, s.CostUSD
 	// A streaming agent's events decide how its call ended, whatever
@@ -425,7 +448,7 @@ func (c *Pending) End() (string, error) {
 	call.Err = err
 	if c.end != nil {
 		x := Exchange{Request: call.Request, ID: c.id, Prompt: c.text, Reply: c.reply.text, ExitCode: c.res.ExitCode,
-			Stderr: c.res.Stderr, Thread: c.reply.thread, Turns: call.Turns, CostUSD: call.CostUSD, Duration: call.Duration}
+			Stderr: c.res.Stderr, Thread: c.reply.thread, Turns: call.Turns, CostUSD: call.CostUSD, Usage: call.Usage, Duration: call.Duration}
 		if c.err != nil {
 			x.Err = c.err.Error()
 		}

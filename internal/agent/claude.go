@@ -53,6 +53,7 @@ type claudeEvent struct {
 	Subtype   string `json:"subtype"`
 	SessionID string `json:"session_id"`
 	Message   struct {
+		Usage   claudeUsage `json:"usage"`
 		Content []struct {
 			Type string `json:"type"`
 			Text string `json:"text"`
@@ -65,16 +66,23 @@ type claudeEvent struct {
 	NumTurns         int             `json:"num_turns"`
 	TotalCostUSD     float64         `json:"total_cost_usd"`
 	StructuredOutput json.RawMessage `json:"structured_output"`
-	Usage            struct {
-		InputTokens         int `json:"input_tokens"`
-		OutputTokens        int `json:"output_tokens"`
-		CacheReadTokens     int `json:"cache_read_input_tokens"`
-		CacheCreationTokens int `json:"cache_creation_input_tokens"`
-	} `json:"usage"`
-	ModelUsage map[string]struct {
+	Usage            claudeUsage     `json:"usage"`
+	ModelUsage       map[string]struct {
 		ContextWindow int `json:"contextWindow"`
 	} `json:"modelUsage"`
 }
+
+// claudeUsage is the usage of an assistant message (one model request)
+// or, in the result, of the whole call.
+type claudeUsage struct {
+	InputTokens         int `json:"input_tokens"`
+	OutputTokens        int `json:"output_tokens"`
+	CacheReadTokens     int `json:"cache_read_input_tokens"`
+	CacheCreationTokens int `json:"cache_creation_input_tokens"`
+}
+
+// input is the tokens read, cached ones included.
+func (u claudeUsage) input() int { return u.InputTokens + u.CacheReadTokens + u.CacheCreationTokens }
 
 // claudeEvents reads one call's stream.
 type claudeEvents struct {
@@ -82,6 +90,9 @@ type claudeEvents struct {
 	tool    string
 	turns   int
 	text    string
+	// context is the size of the conversation after the last model
+	// request that reported its usage.
+	context int
 	result  *claudeEvent
 	// bad counts lines that are not JSON; cut, lines too long to keep.
 	bad, cut int
@@ -105,6 +116,9 @@ func (c *claudeEvents) line(b []byte, cut bool) bool {
 	switch e.Type {
 	case "assistant":
 		c.turns++
+		if u := e.Message.Usage; u.input()+u.OutputTokens > 0 {
+			c.context = u.input() + u.OutputTokens
+		}
 		for _, part := range e.Message.Content {
 			switch part.Type {
 			case "tool_use":
@@ -146,7 +160,11 @@ func (c *claudeEvents) end(exitCode int, stderr string) (reply, error) {
 		return out, errors.New("claude's output ended before its result (half a stream)")
 	}
 	out.text, out.turns, out.cost = r.Result, r.NumTurns, r.TotalCostUSD
-	out.usage = Usage{InputTokens: r.Usage.InputTokens + r.Usage.CacheReadTokens + r.Usage.CacheCreationTokens, OutputTokens: r.Usage.OutputTokens}
+	out.usage = Usage{InputTokens: r.Usage.input(), OutputTokens: r.Usage.OutputTokens, ContextTokens: c.context}
+	if c.context == 0 {
+		// No message said its usage: the call's is the best guess.
+		out.usage.ContextTokens = r.Usage.input() + r.Usage.OutputTokens
+	}
 	for _, m := range r.ModelUsage {
 		out.usage.ContextWindow = max(out.usage.ContextWindow, m.ContextWindow)
 	}

@@ -3,6 +3,7 @@ package agent
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/skillkit/skillkit/plan"
@@ -93,6 +94,20 @@ func (p *Prompt) add(name, body string) {
 	}
 }
 
+// handoff adds [HANDOFF] before [RETURN], which stays last: the request
+// to write the hand-off, with the context used (pct) and the exit
+// threshold.
+func (p *Prompt) handoff(pct, exit int) {
+	h := section{"HANDOFF", fmt.Sprintf(handoffText, pct, exit)}
+	// A prompt asked again (a retried step) says it once.
+	p.sections = slices.DeleteFunc(p.sections, func(s section) bool { return s.name == h.name })
+	i := len(p.sections)
+	if i > 0 && p.sections[i-1].name == "RETURN" {
+		i--
+	}
+	p.sections = slices.Insert(p.sections, i, h)
+}
+
 // The [RETURN] texts: what the answer must hold.
 const (
 	returnStep = "Do the step in the work dir. If the step changes the state, end your reply with a JSON " +
@@ -106,6 +121,12 @@ const (
 		"or {\"action\": null} when no action should run."
 	returnTask    = "Do the task. Your reply, as it is, is returned to the skill's code."
 	returnConfirm = "Answer with one word on the last line: yes (run the step) or skip (do not run it)."
+	// handoffText asks for the hand-off of the musician specification
+	// once the conversation's context is past context_handoff.
+	handoffText = "The conversation has used %d%% of your context window; at %d%% this run stops. " +
+		"As part of this reply, also write " + HandoffFile + " in the work dir (replace it if it exists) for " +
+		"whoever takes the work up: what is done, what remains, and where the state is (files, the " +
+		"skill's state). Then do the request as asked."
 	// guidance heads the code of an agent step: the code shows what to
 	// do, in a form skillkit could not run.
 	guidance = "The code below is guidance for you, not a script to run as written: do what it means with your own tools."

@@ -86,6 +86,33 @@ func TestPrompts(t *testing.T) {
 	}
 }
 
+// TestHandoffPrompt pins the hand-off request of a prompt sent past
+// context_handoff (testdata/prompt-handoff.golden): [HANDOFF] comes
+// before [RETURN], once however often the prompt is asked.
+func TestHandoffPrompt(t *testing.T) {
+	ph := &plan.Phase{Doc: &plan.Doc{File: "phases/01-work.md"}, Title: "Work", Outputs: []*plan.Output{{File: "out.md", Format: "markdown"}}}
+	p, err := StepPrompt(Context{Skill: "long", WorkDir: "/runs/long/r1", State: map[string]any{"status": "running"}}, ph, &plan.Step{Number: "3", Title: "Work", Text: "Do part 3."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.handoff(68, 75)
+	p.handoff(70, 75)
+	got := p.Text(true)
+	golden := filepath.Join("testdata", "prompt-handoff.golden")
+	if *update {
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != string(want) {
+		t.Errorf("prompt differs from %s (run with -update to accept):\n%s", golden, got)
+	}
+}
+
 func TestPromptRejectsUnencodableState(t *testing.T) {
 	_, err := StepPrompt(Context{State: map[string]any{"f": func() {}}}, &plan.Phase{Doc: &plan.Doc{File: "p.md"}}, &plan.Step{})
 	if err == nil {

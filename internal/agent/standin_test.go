@@ -2,7 +2,7 @@ package agent
 
 import (
 	"context"
-
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -38,8 +38,8 @@ func standIn(t *testing.T, name, body string) (a *Agent, calls string) {
 // captured stream (testdata/real/claude-not-logged-in.jsonl) with the
 // fields a logged-in call fills in.
 const claudeSuccess = `echo '{"type":"system","subtype":"init","cwd":"/w","session_id":"21111111-2222-4333-8444-555555555555","tools":["Bash"],"model":"claude-opus-4-8[1m]","claude_code_version":"2.1.197"}'
-echo '{"type":"assistant","message":{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"ls"}}]},"session_id":"21111111-2222-4333-8444-555555555555"}'
-echo '{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"Done: {\"stateUpdates\": {}}"}]},"session_id":"21111111-2222-4333-8444-555555555555"}'
+echo '{"type":"assistant","message":{"role":"assistant","usage":{"input_tokens":5,"cache_creation_input_tokens":100,"cache_read_input_tokens":400,"output_tokens":20},"content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"ls"}}]},"session_id":"21111111-2222-4333-8444-555555555555"}'
+echo '{"type":"assistant","message":{"role":"assistant","usage":{"input_tokens":5,"cache_creation_input_tokens":0,"cache_read_input_tokens":600,"output_tokens":30},"content":[{"type":"text","text":"Done: {\"stateUpdates\": {}}"}]},"session_id":"21111111-2222-4333-8444-555555555555"}'
 echo '{"type":"result","subtype":"success","is_error":false,"num_turns":2,"result":"Done: {\"stateUpdates\": {}}","session_id":"21111111-2222-4333-8444-555555555555","total_cost_usd":0.012,"usage":{"input_tokens":10,"cache_creation_input_tokens":100,"cache_read_input_tokens":1000,"output_tokens":50},"modelUsage":{"claude-opus-4-8[1m]":{"inputTokens":10,"outputTokens":50,"contextWindow":1000000}}}'
 `
 
@@ -97,8 +97,8 @@ esac
 		t.Fatalf("the retry failed: %v", err)
 	}
 	c := got[0]
-	if c.Turns != 2 || c.CostUSD != 0.012 || c.Usage != (Usage{InputTokens: 1110, OutputTokens: 50, ContextWindow: 1000000}) {
-		t.Errorf("call = %+v, want the result's turns, cost and usage", c)
+	if c.Turns != 2 || c.CostUSD != 0.012 || c.Usage != (Usage{InputTokens: 1110, OutputTokens: 50, ContextTokens: 635, ContextWindow: 1000000}) {
+		t.Errorf("call = %+v, want the result's turns, cost and usage, and the last message's context", c)
 	}
 }
 
@@ -370,4 +370,59 @@ func argumentVectors() []vector {
 		}
 	}
 	return out
+}
+
+// Context exhaustion is Claude Code's: codex reports tokens but no
+// window, a plain command nothing, so a conversation of millions of
+// tokens is never asked for the hand-off nor stopped. Claude Code's
+// result, not logged in, has an empty modelUsage: no measure either.
+func TestContextUseOnlyWhereReported(t *testing.T) {
+	for _, tt := range []struct{ name, body string }{
+		{"codex", `head -1 "$REAL/codex-reconnect.jsonl"` + "\n" + strings.ReplaceAll(codexSuccess, `"input_tokens":1200`, `"input_tokens":9000000`)},
+		{"my-agent", `echo done`},
+		{"claude", `cat "$REAL/claude-not-logged-in.jsonl"`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			a, calls := standIn(t, tt.name, tt.body)
+			for range 3 {
+				a.Ask(context.Background(), &Prompt{Request: RequestStep})
+			}
+			if a.Session.Calls != 3 || a.Session.ContextWindow != 0 {
+				t.Errorf("session = %+v; want 3 calls and no context measure", a.Session)
+			}
+			if log := testfs.ReadFile(t, calls); strings.Contains(log, "[HANDOFF]") {
+				t.Errorf("a prompt asked for the hand-off:\n%s", log)
+			}
+		})
+	}
+}
+
+// The thresholds on a session Claude Code measured: under the hand-off
+// nothing, at it [HANDOFF] (not for a Task), at the exit a refusal that
+// names the hand-off and matches ErrBudget, so the run stops resumable.
+func TestContextThresholds(t *testing.T) {
+	a := &Agent{Command: "claude", Dir: t.TempDir(), Context: ContextLimits{Handoff: 50, Exit: 60}}
+	for _, tt := range []struct {
+		tokens  int
+		request Request
+		handoff bool
+		stop    bool
+	}{
+		{499, RequestStep, false, false}, {500, RequestStep, true, false}, {599, RequestAction, true, false},
+		{599, RequestTask, false, false}, {600, RequestStep, false, true}, {600, RequestTask, false, true},
+	} {
+		a.Session = &Session{ContextTokens: tt.tokens, ContextWindow: 1000}
+		p := &Prompt{Request: tt.request}
+		p.add("RETURN", "x")
+		c, err := a.Begin(p)
+		if stop := err != nil; stop != tt.stop || stop && (!errors.Is(err, ErrBudget) || !errors.Is(err, ErrContextFull) || !strings.Contains(err.Error(), filepath.Join(a.Dir, HandoffFile))) {
+			t.Errorf("%d/1000 %s: %v; want a stop: %v", tt.tokens, tt.request, err, tt.stop)
+		}
+		if err != nil {
+			continue
+		}
+		if got := strings.Contains(c.text, "[HANDOFF]"); got != tt.handoff || got && !strings.HasSuffix(c.text, "[RETURN]\nx\n") {
+			t.Errorf("%d/1000 %s: prompt\n%s\nwant [HANDOFF] before [RETURN]: %v", tt.tokens, tt.request, c.text, tt.handoff)
+		}
+	}
 }

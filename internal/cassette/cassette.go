@@ -20,8 +20,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
+	"path/filepath"
 	"strings"
+
+	"github.com/skillkit/skillkit/internal/skillfs"
 )
 
 // Version is the cassette format this skillkit writes and reads. A
@@ -71,6 +73,11 @@ type Exchange struct {
 	CostUSD float64 `json:"costUsd,omitempty"`
 	Turns   int     `json:"turns,omitempty"`
 	Session string  `json:"session,omitempty"`
+	// ContextTokens and ContextWindow are the conversation's context use
+	// after the call, as the agent reported it: a replay sees the same
+	// use, so it asks for the hand-off, and stops, where the run did.
+	ContextTokens int `json:"contextTokens,omitempty"`
+	ContextWindow int `json:"contextWindow,omitempty"`
 	// Files are what the call changed in the work dir: the agent does
 	// its work there, and a replay must leave the same files.
 	Files []File `json:"files,omitempty"`
@@ -112,7 +119,7 @@ var ErrFormat = errors.New("cassette format")
 // Load reads the cassette at path, refusing one of another format or of
 // another skill than skill.
 func Load(path, skill string) (*Cassette, error) {
-	data, err := os.ReadFile(path)
+	data, err := skillfs.ReadFile(filepath.Dir(path), filepath.Base(path))
 	if err != nil {
 		return nil, fmt.Errorf("reading the cassette: %w", err)
 	}

@@ -3,14 +3,17 @@ package cassette
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
-	"github.com/skillkit/skillkit/internal/runstore"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/skillkit/skillkit/internal/runstore"
+	"github.com/skillkit/skillkit/internal/skillfs"
 )
 
 // WorkFiles hashes the files a run's work dir holds apart from the run's
@@ -89,16 +92,23 @@ func changes(dir string, before, after map[string]string) ([]File, error) {
 	return out, nil
 }
 
-// apply leaves the recorded files in dir. A path that leaves dir is
-// refused: a cassette must not write outside the case's work dir.
+// apply leaves the recorded files in dir, through a root on it: a path
+// or a link that leaves dir is refused, and so is one of the run's record
+// (a cassette must not write outside the case's work dir, nor forge the
+// run's own files).
 func apply(dir string, files []File, p placeholders) error {
+	root, err := skillfs.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
 	for _, f := range files {
-		if !filepath.IsLocal(filepath.FromSlash(f.Path)) {
-			return fmt.Errorf("the cassette writes %q, outside the work dir", f.Path)
+		top, _, _ := strings.Cut(f.Path, "/")
+		if !filepath.IsLocal(filepath.FromSlash(f.Path)) || runstore.RecordFile(top) {
+			return fmt.Errorf("the cassette writes %q, outside the work the agent may leave", f.Path)
 		}
-		full := filepath.Join(dir, filepath.FromSlash(f.Path))
 		if f.Removed {
-			if err := os.Remove(full); err != nil && !os.IsNotExist(err) {
+			if err := root.Remove(f.Path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return err
 			}
 			continue
@@ -111,10 +121,7 @@ func apply(dir string, files []File, p placeholders) error {
 		if mode == 0 {
 			mode = 0o644
 		}
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(full, data, mode); err != nil {
+		if err := root.WriteFile(f.Path, data, mode); err != nil {
 			return err
 		}
 	}

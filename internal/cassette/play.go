@@ -23,6 +23,7 @@ type Player struct {
 	used      []bool
 	misses    []*MissError
 	calls     int
+	mcpCalls  int
 }
 
 var _ agent.Tape = (*Player)(nil)
@@ -46,11 +47,15 @@ type MissError struct {
 }
 
 func (e *MissError) Error() string {
-	msg := fmt.Sprintf("no recorded reply for the %s call of %s (prompt %s)", e.Request, e.ID, short(e.Hash))
+	what, differs := "prompt", "the prompt differs from the closest recorded one"
+	if e.Request == RequestMCP {
+		what, differs = "arguments", "the arguments differ from the closest recorded ones"
+	}
+	msg := fmt.Sprintf("no recorded reply for the %s call of %s (%s %s)", e.Request, e.ID, what, short(e.Hash))
 	if e.Diff == "" {
 		return msg + ": the cassette has no unused exchange for it; record the case again with skillkit test --update"
 	}
-	return msg + "; the prompt differs from the closest recorded one:\n" + e.Diff
+	return msg + "; " + differs + ":\n" + e.Diff
 }
 
 func short(h string) string {
@@ -80,6 +85,7 @@ func (p *Player) Begin(a *agent.Agent, x *agent.Exchange) (func(agent.Exchange),
 	e := p.exchanges[i]
 	x.Reply, x.ExitCode, x.Stderr, x.Err = ph.show(e.Reply), e.ExitCode, ph.show(e.Stderr), ph.show(e.Error)
 	x.Thread, x.Turns, x.CostUSD, x.Duration = e.Session, e.Turns, e.CostUSD, time.Duration(e.DurationMS)*time.Millisecond
+	x.Usage = agent.Usage{ContextTokens: e.ContextTokens, ContextWindow: e.ContextWindow}
 	if err := apply(a.Dir, e.Files, ph); err != nil {
 		return nil, true, fmt.Errorf("replaying the %s call of %s: %w", x.Request, x.ID, err)
 	}

@@ -20,8 +20,12 @@ type Recorder struct {
 	f     *os.File
 	// attempts counts the calls begun per request and id.
 	attempts map[string]int
-	n        int
-	err      error
+	// n counts the agent exchanges written, mcp the MCP calls.
+	n, mcp int
+	err    error
+	// mcpBefore is the work dir's files before the MCP call under way.
+	mcpBefore map[string]string
+	mcpErr    error
 }
 
 var _ agent.Tape = (*Recorder)(nil)
@@ -67,6 +71,10 @@ func Continue(path string, h Header, s *Scrubber) (*Recorder, error) {
 	return r, nil
 }
 
+// Scrubber is what the recorder scrubs secrets with, for the files
+// written beside its cassette.
+func (r *Recorder) Scrubber() *Scrubber { return r.scrub }
+
 // key is what attempts are counted by.
 func key(request, id string) string { return request + "\x00" + id }
 
@@ -86,6 +94,7 @@ func (r *Recorder) Begin(a *agent.Agent, x *agent.Exchange) (func(agent.Exchange
 			Request: string(x.Request), Unit: unitOf(x.ID), ID: x.ID, Attempt: attempt, PromptHash: Hash(prompt), Prompt: prompt,
 			Reply: r.scrub.Scrub(p.hide(x.Reply)), ExitCode: x.ExitCode, Stderr: r.scrub.Scrub(p.hide(x.Stderr)),
 			Error: r.scrub.Scrub(p.hide(x.Err)), DurationMS: x.Duration.Milliseconds(), CostUSD: x.CostUSD, Turns: x.Turns, Session: x.Thread,
+			ContextTokens: x.Usage.ContextTokens, ContextWindow: x.Usage.ContextWindow,
 		}
 		err := berr
 		if err == nil {
@@ -95,7 +104,12 @@ func (r *Recorder) Begin(a *agent.Agent, x *agent.Exchange) (func(agent.Exchange
 			}
 		}
 		for i := range e.Files {
-			e.Files[i].Text = r.scrub.Scrub(p.hide(e.Files[i].Text))
+			f := &e.Files[i]
+			f.Path = r.scrub.Scrub(f.Path)
+			f.Text = r.scrub.Scrub(p.hide(f.Text))
+			if f.Base64 != nil {
+				f.Base64 = r.scrub.ScrubBytes(f.Base64)
+			}
 		}
 		r.write(e, err)
 	}, false, nil
@@ -115,7 +129,11 @@ func (r *Recorder) write(e Exchange, err error) {
 	if err != nil && r.err == nil {
 		r.err = fmt.Errorf("recording the %s call %s: %w", e.Request, e.ID, err)
 	}
-	r.n++
+	if e.Request == RequestMCP {
+		r.mcp++
+	} else {
+		r.n++
+	}
 }
 
 // marshal is v as one line of JSON; prompts keep their <, > and & as
@@ -128,11 +146,18 @@ func marshal(v any) ([]byte, error) {
 	return b.Bytes(), err
 }
 
-// Exchanges is how many exchanges were recorded.
+// Exchanges is how many agent exchanges were recorded.
 func (r *Recorder) Exchanges() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.n
+}
+
+// MCPCalls is how many MCP calls were recorded.
+func (r *Recorder) MCPCalls() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.mcp
 }
 
 // Close ends the cassette; its error is the first the recording met.

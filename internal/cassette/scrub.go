@@ -1,8 +1,12 @@
 package cassette
 
 import (
+	"bytes"
 	"cmp"
+	"encoding/base64"
+	"encoding/json"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -47,6 +51,15 @@ func NewScrubber(env []string, patterns []string) (*Scrubber, error) {
 			s.values = append(s.values, value)
 		}
 	}
+	// Each secret is scrubbed in the forms it travels in, too: escaped in
+	// JSON, encoded in a URL, in base64.
+	var forms []string
+	for _, v := range s.values {
+		forms = append(forms, encodings(v)...)
+	}
+	s.values = append(s.values, forms...)
+	slices.Sort(s.values)
+	s.values = slices.Compact(s.values)
 	// A secret that holds another is scrubbed first, whole.
 	slices.SortFunc(s.values, func(a, b string) int { return cmp.Compare(len(b), len(a)) })
 	for _, p := range patterns {
@@ -57,6 +70,86 @@ func NewScrubber(env []string, patterns []string) (*Scrubber, error) {
 		s.patterns = append(s.patterns, re)
 	}
 	return s, nil
+}
+
+// encodings are the forms of secret v besides itself that a recording
+// may hold: JSON-escaped (with and without HTML escaping), URL-encoded
+// (query and path), and base64 in each of the four alphabets and paddings
+// at each of the three byte offsets it may start at inside a longer
+// encoded text (the characters that depend on v alone).
+func encodings(v string) []string {
+	var out []string
+	for _, html := range []bool{false, true} {
+		var b strings.Builder
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(html)
+		if enc.Encode(v) == nil {
+			out = append(out, strings.TrimSuffix(strings.TrimPrefix(strings.TrimSuffix(b.String(), "\n"), `"`), `"`))
+		}
+	}
+	out = append(out, url.QueryEscape(v), url.PathEscape(v))
+	for _, e := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding} {
+		for off := range 3 {
+			full := e.EncodeToString(append(make([]byte, off), v...))
+			// Characters of 6 bits; those wholly inside v's bytes.
+			first := (8*off + 5) / 6
+			last := 8 * (off + len(v)) / 6
+			if last-first >= minEncoded {
+				out = append(out, full[first:last])
+			}
+		}
+	}
+	var forms []string
+	for _, f := range out {
+		if f != v && len(f) >= minSecret {
+			forms = append(forms, f)
+		}
+	}
+	return forms
+}
+
+// minEncoded is the shortest base64 form scrubbed: a shorter run of
+// characters would match ordinary text by chance.
+const minEncoded = 8
+
+// ScrubBytes replaces the secrets in binary data, as Scrub does in text:
+// a file the agent wrote may hold a token in any form.
+func (s *Scrubber) ScrubBytes(data []byte) []byte {
+	if s == nil {
+		return data
+	}
+	for _, v := range s.values {
+		data = bytes.ReplaceAll(data, []byte(v), []byte(Scrubbed))
+	}
+	for _, re := range s.patterns {
+		data = re.ReplaceAll(data, []byte(Scrubbed))
+	}
+	return data
+}
+
+// ScrubValue scrubs every string of a JSON-like value (a state, inputs),
+// keys included, returning a scrubbed copy.
+func (s *Scrubber) ScrubValue(v any) any {
+	if s == nil {
+		return v
+	}
+	switch x := v.(type) {
+	case string:
+		return s.Scrub(x)
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[s.Scrub(k)] = s.ScrubValue(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = s.ScrubValue(e)
+		}
+		return out
+	}
+	return v
 }
 
 // Scrub replaces the secrets in text.
@@ -108,12 +201,22 @@ const timePlaceholder = "<time>"
 type placeholders struct{ pairs []string }
 
 // placeholdersOf reads the run's values from the agent's environment (see
-// script.Env) and session, longest first so that a folder inside another
-// is replaced whole.
+// script.Env) and session.
 func placeholdersOf(a *agent.Agent) placeholders {
+	session := ""
+	if a.Session != nil {
+		session = a.Session.ID
+	}
+	return placeholdersOfEnv(a.Env, session)
+}
+
+// placeholdersOfEnv reads the run's values from its environment (see
+// script.Env) and its agent session id, longest first so that a folder
+// inside another is replaced whole.
+func placeholdersOfEnv(env []string, session string) placeholders {
 	type pair struct{ value, name string }
 	var ps []pair
-	for _, kv := range a.Env {
+	for _, kv := range env {
 		name, value, _ := strings.Cut(kv, "=")
 		if value == "" {
 			continue
@@ -130,8 +233,8 @@ func placeholdersOf(a *agent.Agent) placeholders {
 			ps = append(ps, pair{value, "${" + name + "}"})
 		}
 	}
-	if a.Session != nil && a.Session.ID != "" {
-		ps = append(ps, pair{a.Session.ID, "${SKILLKIT_SESSION_ID}"})
+	if session != "" {
+		ps = append(ps, pair{session, "${SKILLKIT_SESSION_ID}"})
 	}
 	slices.SortFunc(ps, func(a, b pair) int { return cmp.Compare(len(b.value), len(a.value)) })
 	var p placeholders

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/skillkit/skillkit/internal/agent"
+	"github.com/skillkit/skillkit/internal/mcp"
 	"github.com/skillkit/skillkit/internal/proc"
 	"github.com/skillkit/skillkit/internal/runstore"
 	"github.com/skillkit/skillkit/internal/script"
@@ -70,11 +71,12 @@ func (e *StepError) Error() string {
 func (e *StepError) Unwrap() error { return e.Err }
 
 // interrupted reports whether an error stops the run without failing it:
-// the user stopped it, there is nobody to do agent work, or the agent
-// budget is spent. A resume picks the run up where it stopped.
+// the user stopped it, there is nobody to do agent work, the agent
+// budget is spent, or an MCP server is unavailable. A resume picks the
+// run up where it stopped.
 func interrupted(ctx context.Context, err error) bool {
 	return ctx.Err() != nil || errors.Is(err, context.Canceled) || errors.Is(err, agent.ErrNoAgent) ||
-		errors.Is(err, agent.ErrBudget) || errors.Is(err, runstore.ErrWrite)
+		errors.Is(err, agent.ErrBudget) || errors.Is(err, runstore.ErrWrite) || errors.Is(err, mcp.ErrTransport)
 }
 
 // permanent reports whether an error must not be retried.
@@ -319,6 +321,9 @@ func (r *Runner) expand(ctx context.Context, text string) (string, error) {
 // continues the conversation and its call count.
 func (r *Runner) AgentCalled(c agent.Call) {
 	r.conv = &runstore.Conversation{Calls: c.Begun, Thread: c.Thread, CostUSD: c.SpentUSD}
+	if c.Handoff > 0 {
+		r.Printf("  agent: the conversation is at %d%% of its context window: call %d asked for %s\n", c.Handoff, c.N, agent.HandoffFile)
+	}
 	outcome := string(StepCompleted)
 	if c.Err != nil {
 		outcome = string(StepFailed)

@@ -51,7 +51,7 @@ func (p *Program) FreeNames() []Ref {
 	var out []Ref
 	seen := map[string]int{}
 	use := func(id *ast.Identifier, called bool) {
-		name := id.Name.String()
+		name, _ := MCPToolName(id.Name.String())
 		if declared[name] {
 			return
 		}

@@ -56,7 +56,7 @@ func (e *SyntaxError) Error() string { return fmt.Sprintf("%d:%d: %s", e.Line, e
 func Parse(src string) (*Program, error) {
 	p := &Program{src: src, shift: len(prefix)}
 	p.index()
-	prog, err := parser.ParseFile(nil, "", prefix+src+suffix, 0, parser.WithDisableSourceMaps)
+	prog, err := parser.ParseFile(nil, "", prefix+RewriteMCP(src)+suffix, 0, parser.WithDisableSourceMaps)
 	if err != nil {
 		return nil, p.syntaxError(err)
 	}
@@ -75,7 +75,7 @@ func Parse(src string) (*Program, error) {
 func ParseExpression(src string) (*Program, ast.Expression, error) {
 	p := &Program{src: src, shift: 1, expr: true}
 	p.index()
-	prog, err := parser.ParseFile(nil, "", "("+src+"\n)", 0, parser.WithDisableSourceMaps)
+	prog, err := parser.ParseFile(nil, "", "("+RewriteMCP(src)+"\n)", 0, parser.WithDisableSourceMaps)
 	if err != nil {
 		return nil, nil, p.syntaxError(err)
 	}

@@ -57,19 +57,58 @@ type conn struct {
 	w  io.Writer
 }
 
-func newConn(r io.Reader, w io.Writer) *conn { return &conn{r: bufio.NewReader(r), w: w} }
+func newConn(r io.Reader, w io.Writer) *conn {
+	return &conn{r: bufio.NewReaderSize(r, maxHeaderLine), w: w}
+}
 
 // maxMessage bounds a message's body: a document of a skill is far
 // smaller, and a header claiming more is refused before anything is read.
 const maxMessage = 64 << 20
 
+// Bounds of a message's header: LSP sends two short fields, so a longer
+// line or more lines is garbage, refused before it is held in memory.
+const (
+	maxHeaderLine  = 4 << 10
+	maxHeaderLines = 32
+)
+
+// readHeader reads the header fields up to the blank line; io.EOF when
+// the stream ends before any.
+func (c *conn) readHeader() (textproto.MIMEHeader, error) {
+	h := textproto.MIMEHeader{}
+	for i := 0; ; i++ {
+		if i == maxHeaderLines {
+			return nil, fmt.Errorf("more than %d header lines", maxHeaderLines)
+		}
+		line, err := c.r.ReadSlice('\n')
+		if err == bufio.ErrBufferFull || len(line) > maxHeaderLine {
+			return nil, fmt.Errorf("a header line over %d bytes", maxHeaderLine)
+		}
+		if err != nil {
+			if err == io.EOF && i == 0 && len(line) == 0 {
+				return nil, io.EOF
+			}
+			return nil, fmt.Errorf("%w", io.ErrUnexpectedEOF)
+		}
+		l := strings.TrimRight(string(line), "\r\n")
+		if l == "" {
+			return h, nil
+		}
+		k, v, ok := strings.Cut(l, ":")
+		if !ok {
+			return nil, fmt.Errorf("malformed header line %q", l)
+		}
+		h.Add(textproto.CanonicalMIMEHeaderKey(strings.TrimSpace(k)), strings.TrimSpace(v))
+	}
+}
+
 // read reads one message; io.EOF when the stream ends between messages.
 func (c *conn) read() (*message, error) {
-	h, err := textproto.NewReader(c.r).ReadMIMEHeader()
+	h, err := c.readHeader()
+	if err == io.EOF {
+		return nil, io.EOF
+	}
 	if err != nil {
-		if err == io.EOF && len(h) == 0 {
-			return nil, io.EOF
-		}
 		return nil, fmt.Errorf("reading header: %w", err)
 	}
 	n, err := strconv.Atoi(strings.TrimSpace(h.Get("Content-Length")))

@@ -207,8 +207,16 @@ func (s *server) capabilities() any {
 	}
 }
 
-// pathOf turns a file URI into a path, "" for another scheme.
+// maxURI bounds a document's URI: a path longer than any file system
+// allows is garbage, and walking its components costs in proportion.
+const maxURI = 8 << 10
+
+// pathOf turns a file URI into a path, "" for another scheme or an URI
+// over maxURI bytes.
 func pathOf(uri string) string {
+	if len(uri) > maxURI {
+		return ""
+	}
 	u, err := url.Parse(uri)
 	if err != nil || u.Scheme != "file" {
 		return ""

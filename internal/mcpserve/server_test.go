@@ -213,7 +213,9 @@ func TestResourcesAndPrompts(t *testing.T) {
 		uris = append(uris, r.URI)
 	}
 	const seq = "skillkit://skill/examples/sequential/SKILL.md"
-	if len(uris) != 5 || !slices.Contains(uris, seq) {
+	// Every example with a SKILL.md is a resource.
+	examples, _ := filepath.Glob(filepath.Join("..", "..", "examples", "*", "SKILL.md"))
+	if len(uris) != len(examples) || !slices.Contains(uris, seq) {
 		t.Fatalf("resources %v", uris)
 	}
 	rr, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: seq})
@@ -235,7 +237,7 @@ func TestResourcesAndPrompts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ps.Prompts) != 5 {
+	if len(ps.Prompts) != len(examples) {
 		t.Errorf("%d prompts, want one per skill", len(ps.Prompts))
 	}
 	p, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "sequential", Arguments: map[string]string{"arguments": "a b"}})

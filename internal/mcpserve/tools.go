@@ -256,7 +256,7 @@ func (h *handlers) test(ctx context.Context, req *mcp.CallToolRequest, in testIn
 		}
 	}
 	start := time.Now()
-	found, err := skilltest.Find([]string{h.path(in.Path)}, filter)
+	found, err := skilltest.Find([]string{h.path(in.Path)}, filter, h.o.ProjectDir)
 	if err != nil {
 		return nil, testOut{}, err
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/skillkit/skillkit/internal/agent"
 	"github.com/skillkit/skillkit/internal/engine"
 	"github.com/skillkit/skillkit/internal/jsstatic"
+	"github.com/skillkit/skillkit/internal/mcp"
 	"github.com/skillkit/skillkit/internal/runstore"
 	"github.com/skillkit/skillkit/internal/script"
 	"github.com/skillkit/skillkit/plan"
@@ -164,7 +165,7 @@ func (l *loop) loop(ctx context.Context) error {
 			}
 			continue
 		}
-		if ctx.Err() != nil || errors.Is(err, agent.ErrNoAgent) || errors.Is(err, agent.ErrBudget) || errors.Is(err, runstore.ErrWrite) || errors.Is(err, ErrNoProgress) || !l.handles {
+		if ctx.Err() != nil || errors.Is(err, agent.ErrNoAgent) || errors.Is(err, agent.ErrBudget) || errors.Is(err, runstore.ErrWrite) || errors.Is(err, mcp.ErrTransport) || errors.Is(err, ErrNoProgress) || !l.handles {
 			return err
 		}
 		// The skill handles failures: the error is in errors[] and

@@ -70,6 +70,18 @@ func WithGroups(ctx context.Context, g Groups) context.Context {
 	return context.WithValue(ctx, groupsKey{}, g)
 }
 
+// OwnGroup prepares cmd, before it starts, to run in a process group of
+// its own that dies with the runner where the system allows: for a
+// command that outlives one call of Run (an MCP server serves a whole
+// run). The caller kills the group (KillGroup) when done with it.
+func OwnGroup(cmd *exec.Cmd) { ownGroup(cmd) }
+
+// GroupsOf returns the Groups of ctx (WithGroups), nil when it has none.
+func GroupsOf(ctx context.Context) Groups {
+	g, _ := ctx.Value(groupsKey{}).(Groups)
+	return g
+}
+
 // Run runs c to completion. A non-zero exit is not an error: it is reported
 // in Result.ExitCode. The error is set when the command could not start or
 // when ctx ended first (then it wraps ctx.Err()). Whatever the command left
@@ -93,7 +105,7 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 		// Both streams write to it, from their own goroutines.
 		out = &lockedWriter{w: c.Output}
 	}
-	stdout, stderr := capture{tail: newTail(tail), out: out}, capture{tail: newTail(tail), out: out}
+	stdout, stderr := capture{tail: NewTail(tail), out: out}, capture{tail: NewTail(tail), out: out}
 	if c.Stdout != nil {
 		stdout.out = io.MultiWriter(errorless{out}, c.Stdout)
 	}
@@ -107,7 +119,17 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 		return Result{}, err
 	}
 	cmd.Stdout, cmd.Stderr = outW, errW
+	cg := newCgroup()
+	cg.attach(cmd.SysProcAttr)
 	err = cmd.Start()
+	if err != nil && cg != nil {
+		// A kernel without clone3 into a cgroup: the group alone, then.
+		cg.detach(cmd.SysProcAttr)
+		cg.remove()
+		cg = nil
+		cmd = retryable(cmd)
+		err = cmd.Start()
+	}
 	outW.Close()
 	errW.Close()
 	if err != nil {
@@ -116,21 +138,26 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 		return Result{}, err
 	}
 	pgid := cmd.Process.Pid
-	g, _ := ctx.Value(groupsKey{}).(Groups)
+	g := GroupsOf(ctx)
 	if g != nil {
 		g.Started(pgid)
 	}
 	// Deferred, so that a panic unwinding past Run kills the group too.
 	defer func() {
 		killGroup(cmd.Process)
+		cg.remove()
 		if g != nil {
 			g.Ended(pgid)
 		}
 	}()
-	stopKill := context.AfterFunc(ctx, func() { killGroup(cmd.Process) })
+	stopKill := context.AfterFunc(ctx, func() { killGroup(cmd.Process); cg.kill() })
 	err = cmd.Wait()
 	stopKill()
+	// What the command left running ends with it: its group, and in its
+	// cgroup whatever left the group (setsid), before the output is
+	// drained (a child holding the pipe would hold it open).
 	killGroup(cmd.Process)
+	cg.kill()
 	stdout.wait()
 	stderr.wait()
 	res := Result{Stdout: stdout.tail.String(), Stderr: stderr.tail.String(), ExitCode: cmd.ProcessState.ExitCode()}
@@ -149,7 +176,7 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 // a tail.
 type capture struct {
 	out  io.Writer
-	tail *tail
+	tail *Tail
 	r    *os.File
 	done chan struct{}
 }
@@ -190,8 +217,9 @@ func (c *capture) abort() {
 	<-c.done
 }
 
-// tail keeps the last bytes written to it in a ring of fixed size.
-type tail struct {
+// Tail keeps the last bytes written to it in a ring of fixed size: what
+// a command's output leaves for a message, in bounded memory.
+type Tail struct {
 	buf  []byte
 	size int
 	next int
@@ -200,13 +228,13 @@ type tail struct {
 	cut int64
 }
 
-// newTail keeps the last n bytes. The buffer grows as output comes: most
+// NewTail keeps the last n bytes. The buffer grows as output comes: most
 // commands print little, and a step that reserved its whole tail up front
 // made every command allocate it (2 MiB a step, half a short run's CPU in
 // garbage collection).
-func newTail(n int) *tail { return &tail{size: n} }
+func NewTail(n int) *Tail { return &Tail{size: n} }
 
-func (t *tail) Write(p []byte) (int, error) {
+func (t *Tail) Write(p []byte) (int, error) {
 	n, size := len(p), t.size
 	if len(p) > size {
 		t.cut += int64(len(p) - size)
@@ -228,7 +256,7 @@ func (t *tail) Write(p []byte) (int, error) {
 	return n, nil
 }
 
-func (t *tail) String() string {
+func (t *Tail) String() string {
 	return string(t.buf[t.next:]) + string(t.buf[:t.next])
 }
 
@@ -251,4 +279,12 @@ type errorless struct{ w io.Writer }
 func (e errorless) Write(p []byte) (int, error) {
 	e.w.Write(p)
 	return len(p), nil
+}
+
+// retryable is a fresh copy of a command whose Start failed: an exec.Cmd
+// starts once.
+func retryable(c *exec.Cmd) *exec.Cmd {
+	n := exec.Command(c.Path, c.Args[1:]...)
+	n.Dir, n.Env, n.Stdin, n.Stdout, n.Stderr, n.SysProcAttr = c.Dir, c.Env, c.Stdin, c.Stdout, c.Stderr, c.SysProcAttr
+	return n
 }

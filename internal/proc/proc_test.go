@@ -66,7 +66,7 @@ func TestTail(t *testing.T) {
 	}
 	for _, size := range []int{1, 7, 100, 4999, 5000, 6000} {
 		for _, chunk := range []int{1, 3, 64, 1000, 5000} {
-			tl := newTail(size)
+			tl := NewTail(size)
 			for rest := all; len(rest) > 0; {
 				k := min(chunk, len(rest))
 				tl.Write(rest[:k])

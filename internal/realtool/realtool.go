@@ -21,12 +21,12 @@ const RequireEnv = "SKILLKIT_TEST_REQUIRE_REAL_TOOLS"
 
 // DirEnv names a folder searched before PATH, for a checkout whose tools
 // were installed elsewhere (a worktree sharing one .ci/npm).
-const DirEnv = "SKILLKIT_REAL_TOOLS_DIR"
+const DirEnv = "SKILLKIT_TEST_REAL_TOOLS_DIR"
 
 // Install is the command that installs every program Find looks for.
 const Install = "npm ci --prefix .ci/npm"
 
-// Find returns the path of the program name, looking in $SKILLKIT_REAL_TOOLS_DIR,
+// Find returns the path of the program name, looking in $SKILLKIT_TEST_REAL_TOOLS_DIR,
 // in the repository's .ci/npm/node_modules/.bin, then on PATH.
 func Find(t testing.TB, name string) string {
 	t.Helper()

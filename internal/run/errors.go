@@ -3,6 +3,9 @@ package run
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
+
+	"github.com/skillkit/skillkit/plan"
 
 	"github.com/skillkit/skillkit/internal/runstore"
 )
@@ -39,4 +42,24 @@ func (e *invalidError) Unwrap() error { return ErrInvalid }
 
 func invalidf(format string, args ...any) error {
 	return &invalidError{fmt.Sprintf(format, args...)}
+}
+
+// checkName refuses, before anything is created, a skill whose name would
+// put its run folder (or a worker's work dir) outside the store's root:
+// the name becomes a path segment. A name that is merely not a slug stays
+// a lint warning at the gate (frontmatter-name).
+func checkName(s *plan.Skill) error {
+	err := runstore.CheckSegment(s.Name)
+	if err == nil {
+		return nil
+	}
+	where := s.Dir
+	if s.FrontMatter != nil {
+		if f := s.FrontMatter.Get("name"); f != nil {
+			pos := f.ValuePos
+			pos.File = filepath.Join(s.Dir, pos.File)
+			where = pos.String()
+		}
+	}
+	return invalidf("%s: the skill's name %v: it names the run's folder", where, err)
 }

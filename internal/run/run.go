@@ -12,13 +12,16 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/skillkit/skillkit/internal/agent"
+	"github.com/skillkit/skillkit/internal/cassette"
 	"github.com/skillkit/skillkit/internal/engine"
+	"github.com/skillkit/skillkit/internal/mcp"
 	"github.com/skillkit/skillkit/internal/orchestrator"
 	"github.com/skillkit/skillkit/internal/proc"
 	"github.com/skillkit/skillkit/internal/runstore"
@@ -95,6 +98,13 @@ type Options struct {
 	// Claim tunes the claim's heartbeat; Backoff the default retry wait.
 	Claim   runstore.ClaimOptions
 	Backoff time.Duration
+	// MCP is the project's MCP configuration (mcp.Load): the run starts
+	// a server on the first call of one of its tools and stops it at its
+	// end. Nil configures none.
+	MCP *mcp.Config
+	// MCPTape, when set, answers MCP calls from a cassette (skillkit
+	// test) or records them (--record).
+	MCPTape mcp.Tape
 }
 
 // Result is where a run ended.
@@ -132,19 +142,39 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if o.Store == nil {
 		return nil, errors.New("run: no store to keep the run in")
 	}
+	if err := checkName(s); err != nil {
+		return nil, err
+	}
 	skill, loadErr := load(s)
 	if loadErr != nil && o.Resume != "" {
 		return nil, loadErr
 	}
+	if o.Agent != nil && o.Agent.Context == (agent.ContextLimits{}) {
+		// The CLI, the worker and skill tests alike: the thresholds are
+		// the skill's.
+		a := *o.Agent
+		var err error
+		if a.Context, err = agent.ConfigContext(s.Dir); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+		}
+		o.Agent = &a
+	}
 	var l *lifecycle
 	var err error
 	if o.Resume != "" {
+		// What the dead runner's commands left running (a setsid child
+		// its parent-death signal missed) ends before a step runs again.
+		proc.SweepOrphans()
 		l, err = resume(o, skill)
 	} else {
 		l, err = create(o, skill, loadErr)
 	}
 	if err != nil {
 		return nil, err
+	}
+	if l.pool != nil {
+		// The servers stop with the run, however it ends.
+		defer l.pool.Close()
 	}
 	return l.run(ctx, skill.phases)
 }
@@ -201,6 +231,8 @@ type lifecycle struct {
 	// from is the run state the run is in when it starts running.
 	from runstore.RunState
 	parts
+	// pool holds the MCP servers the run started; nil without MCP.
+	pool *mcp.Pool
 }
 
 // parts are what a run takes from its skill before it starts.
@@ -434,6 +466,12 @@ func (l *lifecycle) newEngine() error {
 		ag = &a
 		hopts.Agent = ag
 	}
+	if l.o.MCP != nil || l.o.MCPTape != nil {
+		if err := l.newPool(script.Env(hopts)); err != nil {
+			return err
+		}
+		hopts.MCP = l.pool
+	}
 	host, err := script.NewHost(hopts)
 	if err != nil {
 		return err
@@ -456,6 +494,27 @@ func (l *lifecycle) newEngine() error {
 	eo.Positions, eo.ActionBase = positions(l.phases)
 	e = engine.New(eo)
 	l.eng = e
+	return nil
+}
+
+// newPool makes the run's MCP servers: started on first use in the work
+// dir, held to the skill's allowed-tools, their calls logged to the
+// run's mcp log scrubbed as cassettes are.
+func (l *lifecycle) newPool(env []string) error {
+	patterns, err := cassette.ConfigScrub(l.o.Skill.Dir)
+	if err != nil {
+		return err
+	}
+	scrub, err := cassette.NewScrubber(os.Environ(), patterns)
+	if err != nil {
+		return err
+	}
+	l.pool = mcp.NewPool(mcp.Options{
+		// Servers run where the steps do: "." in a server's args is the
+		// run's work dir.
+		Config: l.o.MCP, Dir: l.rec.WorkDir(), Allowed: allowedTools(l.o.Skill), Tape: l.o.MCPTape, Env: env,
+		Log: logWriter{l.rec, "mcp"}, Scrub: scrub.Scrub,
+	})
 	return nil
 }
 
@@ -608,13 +667,14 @@ func (l *lifecycle) run(ctx context.Context, phases []*plan.Phase) (*Result, err
 
 // finish puts the run in its end state: completed, failed, aborted, or
 // interrupted (resumable) after Ctrl-C, at agent work without an agent,
-// with its agent budget spent, or when the disk failed.
+// with its agent budget spent (its conversation's context window
+// included), when the disk failed, or when an MCP server was unavailable.
 func (l *lifecycle) finish(ctx context.Context, start time.Time, err error) (*Result, error) {
 	state := runstore.RunCompleted
 	switch {
 	case err == nil:
 	case ctx.Err() != nil && errors.Is(err, context.Canceled), errors.Is(err, agent.ErrNoAgent),
-		errors.Is(err, agent.ErrBudget), errors.Is(err, runstore.ErrWrite):
+		errors.Is(err, agent.ErrBudget), errors.Is(err, runstore.ErrWrite), errors.Is(err, mcp.ErrTransport):
 		// A full or failing disk stops the run but is not the skill's
 		// failure: it stays resumable once there is room again.
 		state = runstore.RunInterrupted
@@ -661,6 +721,10 @@ func (l *lifecycle) finish(ctx context.Context, start time.Time, err error) (*Re
 // close closes the record, writing its snapshots, and returns the result
 // with err.
 func (l *lifecycle) close(err error) (*Result, error) {
+	if l.pool != nil {
+		// The servers' groups end in the record, before it closes.
+		l.pool.Close()
+	}
 	res := l.result()
 	return res, errors.Join(err, l.rec.Close())
 }

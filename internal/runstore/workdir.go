@@ -16,6 +16,11 @@ const (
 	ClaimFile    = "claim.json"
 	ThreadsDir   = "threads"
 	LogsDir      = "logs"
+	// ClaimLockFile serialises the processes that replace claim.json, and
+	// ClaimGroupsFile lists the process groups of the holder's commands:
+	// the filesystem store's, beside its record.
+	ClaimLockFile   = ".claim.lock"
+	ClaimGroupsFile = ".claim.groups"
 	// WorkspaceThreads and WorkspaceMetrics are where threads/ and
 	// metrics.jsonl go in the work dir of a skill with a worker.yaml: the
 	// worker lifecycle specification's workspace/threads/ and
@@ -30,7 +35,7 @@ const (
 // work dir passes over, whichever store kept the run.
 func RecordFile(name string) bool {
 	switch name {
-	case StateFile, ProgressFile, EventsFile, MetricsFile, ClaimFile, ClaimFile + ".lock", ThreadsDir, LogsDir:
+	case StateFile, ProgressFile, EventsFile, MetricsFile, ClaimFile, ClaimFile + ".lock", ClaimLockFile, ClaimGroupsFile, ThreadsDir, LogsDir:
 		return true
 	}
 	// Files are replaced through hidden temporary copies (.state.json…).

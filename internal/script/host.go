@@ -15,6 +15,7 @@ import (
 	"github.com/dop251/goja"
 
 	"github.com/skillkit/skillkit/internal/agent"
+	"github.com/skillkit/skillkit/internal/mcp"
 	"github.com/skillkit/skillkit/internal/proc"
 	"github.com/skillkit/skillkit/plan"
 )
@@ -60,6 +61,10 @@ type Options struct {
 	// JSMemory is the heap a JS evaluation may grow the process to, in
 	// bytes; zero means DefaultJSMemory.
 	JSMemory int64
+	// MCP calls the MCP tools of mcp__server__tool(args) and MCP.call:
+	// the run's pool of servers, or a cassette's replay. Nil means no
+	// server is configured, and such calls fail saying so.
+	MCP mcp.Caller
 }
 
 // DefaultParallel is how many Task and Agent calls run at once when
@@ -98,6 +103,12 @@ func NewHost(opts Options) (*Host, error) {
 	r, err := newRoots(opts.WorkDir, append([]string{opts.WorkDir, opts.SkillDir, opts.ProjectDir}, opts.AllowPaths...)...)
 	if err != nil {
 		return nil, fmt.Errorf("creating the script host: %w", err)
+	}
+	if opts.SkillDir != "" {
+		r.skillDirs = []string{opts.SkillDir}
+		if real, err := realPath(opts.SkillDir); err == nil && real != opts.SkillDir {
+			r.skillDirs = append(r.skillDirs, real)
+		}
 	}
 	if opts.Answers == nil {
 		opts.Answers = NoAnswers{}
@@ -240,6 +251,7 @@ func (ev *evaluation) runWith(b *plan.CodeBlock, head string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	ev.defineMCP(b.Text)
 	fnv, err := ev.vm.RunProgram(prog)
 	if err != nil {
 		return nil, jsError(ev.vm, err, b.Body)

@@ -40,6 +40,7 @@ func (ev *evaluation) install() {
 		_ = console.Set(name, ev.console(prefix))
 	}
 	_ = ev.vm.Set("console", console)
+	ev.installMCP()
 }
 
 // throw ends the current host call with a JS Error that skill code can

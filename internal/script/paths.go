@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/skillkit/skillkit/internal/runstore"
 )
 
 // ErrOutsideRoots is wrapped by the error of a path that leaves the
@@ -18,6 +20,9 @@ var ErrOutsideRoots = errors.New("outside the project dir, the skill dir, the wo
 type roots struct {
 	workDir string
 	dirs    []string
+	// skillDirs are the skill's folder as given and resolved: skill code
+	// may read it, never write it (its phases are what the run trusts).
+	skillDirs []string
 }
 
 func newRoots(workDir string, dirs ...string) (*roots, error) {
@@ -91,6 +96,10 @@ func (r *roots) readFile(abs string) ([]byte, error) {
 	return root.ReadFile(rel)
 }
 
+// ErrProtected is wrapped by the error of a write to a path skill code
+// may read but not write.
+var ErrProtected = errors.New("skill code may not write it")
+
 // writeFile writes the file at abs, a path resolve returned, making its
 // parent folders.
 func (r *roots) writeFile(abs string, data []byte) error {
@@ -99,6 +108,9 @@ func (r *roots) writeFile(abs string, data []byte) error {
 		return err
 	}
 	defer root.Close()
+	if err := r.writable(abs, filepath.Join(root.Name(), rel)); err != nil {
+		return err
+	}
 	if dir := filepath.Dir(rel); dir != "." {
 		if err := root.MkdirAll(dir, 0o755); err != nil {
 			return err
@@ -162,4 +174,65 @@ func realPathN(p string, links int) (string, error) {
 		rest = filepath.Join(filepath.Base(cur), rest)
 		cur = parent
 	}
+}
+
+// writable refuses a write, by the path as given and as its links resolve,
+// that would change what runs next rather than the work (N16): a .git
+// folder (core.fsmonitor, hooks), a skillkit.yaml (hooks), the skill's own
+// folder (its phases), the .skillkit folder of runs, and the run's record
+// in its work dir.
+func (r *roots) writable(paths ...string) error {
+	work := r.workDirs()
+	for _, p := range paths {
+		inWork := ""
+		for _, w := range work {
+			if within(p, w) {
+				inWork = w
+			}
+		}
+		why := ""
+		for _, seg := range strings.Split(filepath.ToSlash(p), "/") {
+			switch seg {
+			case ".git":
+				why = "it is in a .git folder"
+			case ".skillkit":
+				if inWork == "" {
+					why = "it is in .skillkit, the runs' folder"
+				}
+			}
+		}
+		if filepath.Base(p) == "skillkit.yaml" {
+			why = "skillkit.yaml holds the hooks that run"
+		}
+		for _, d := range r.skillDirs {
+			if within(p, d) && inWork == "" {
+				why = "it is in the skill's own folder"
+			}
+		}
+		if inWork != "" {
+			if rel, err := filepath.Rel(inWork, p); err == nil && rel != "." {
+				top, _, _ := strings.Cut(filepath.ToSlash(rel), "/")
+				if runstore.RecordFile(top) {
+					why = "it is the run's record"
+				}
+			}
+		}
+		if why != "" {
+			return fmt.Errorf("refusing to write %s: %s: %w", p, why, ErrProtected)
+		}
+	}
+	return nil
+}
+
+// workDirs are the work dir as given and resolved.
+func (r *roots) workDirs() []string {
+	out := []string{r.workDir}
+	if real, err := realPath(r.workDir); err == nil && real != r.workDir {
+		out = append(out, real)
+	}
+	return out
+}
+
+func within(p, dir string) bool {
+	return p == dir || strings.HasPrefix(p, dir+string(filepath.Separator))
 }

@@ -27,6 +27,9 @@ type PureEnv struct {
 	// Timeout bounds one call of EvalExpr, Preconditions or
 	// SelectNextAction; zero means DefaultPureTimeout.
 	Timeout time.Duration
+	// Memory is the heap budget of one call, as Options.JSMemory; zero
+	// means DefaultJSMemory.
+	Memory int64
 }
 
 // pureVM is a runtime prepared for pure evaluations, under a deadline.
@@ -45,7 +48,7 @@ func newPure(ctx context.Context, env PureEnv) (*pureVM, error) {
 	if timeout <= 0 {
 		timeout = DefaultPureTimeout
 	}
-	_, stop := deadline(ctx, vm, timeout, 0)
+	_, stop := deadline(ctx, vm, timeout, env.Memory)
 	p := &pureVM{vm: vm, stop: stop}
 	var err error
 	if p.state, err = toJS(vm, env.State); err != nil {

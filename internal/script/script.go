@@ -28,6 +28,7 @@ import (
 	"github.com/dop251/goja"
 	"github.com/dop251/goja/parser"
 
+	"github.com/skillkit/skillkit/internal/jsstatic"
 	"github.com/skillkit/skillkit/plan"
 )
 
@@ -113,6 +114,8 @@ func compileWith(k kind, pos plan.Pos, src, head string) (*goja.Program, error) 
 		name = "<skill code>"
 	}
 	pad := strings.Repeat("\n", max(pos.Line-1, 0))
+	// mcp__ace-tool__x(...) is a call, not a subtraction.
+	src = jsstatic.RewriteMCP(src)
 	var text string
 	switch k {
 	case kindExpr:
@@ -164,30 +167,33 @@ var ErrMemory = errors.New("JS heap budget exceeded")
 // DefaultJSMemory is the heap budget of an evaluation when none is given.
 const DefaultJSMemory = 512 << 20
 
-// memoryEvery is how often an evaluation's heap is looked at.
-const memoryEvery = 10 * time.Millisecond
+// memoryEvery is how often an evaluation's heap is looked at: a loop that
+// doubles a string doubles it about every millisecond at the sizes that
+// matter.
+const memoryEvery = time.Millisecond
 
 // deadline bounds an evaluation: it returns a context that ends after
 // timeout (with ErrTimeout as its cause), or once the live heap passes
 // budget bytes (ErrMemory; zero means DefaultJSMemory), and interrupts vm
 // when it ends. Call the returned function when the evaluation is over.
 //
-// goja has no heap limit, so the heap is sampled: the process's live heap
-// as the last garbage collection found it, which an allocating loop
-// updates at every doubling. The process may so reach about twice the
-// budget before the evaluation stops.
+// goja has no heap limit, so the heap is sampled: the heap's objects as
+// allocated now (dead ones not yet swept included), and when they pass the
+// budget, what a collection finds live. Builtins that allocate in one call
+// weigh their allocation first (guardAllocations).
 func deadline(ctx context.Context, vm *goja.Runtime, timeout time.Duration, budget int64) (context.Context, func()) {
 	if budget <= 0 {
 		budget = DefaultJSMemory
 	}
+	guardAllocations(vm, budget)
 	ctx, cancel := context.WithTimeoutCause(ctx, timeout, fmt.Errorf("%w after %v", ErrTimeout, timeout))
 	ctx, over := context.WithCancelCause(ctx)
 	stop := context.AfterFunc(ctx, func() { vm.Interrupt(context.Cause(ctx)) })
 	go func() {
 		t := time.NewTicker(memoryEvery)
 		defer t.Stop()
-		sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-		live := func() uint64 {
+		sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+		allocated := func() uint64 {
 			metrics.Read(sample)
 			return sample[0].Value.Uint64()
 		}
@@ -196,14 +202,14 @@ func deadline(ctx context.Context, vm *goja.Runtime, timeout time.Duration, budg
 			case <-ctx.Done():
 				return
 			case <-t.C:
-				if live() <= uint64(budget) {
+				if allocated() <= uint64(budget) {
 					continue
 				}
-				// The figure is the last collection's, which may
-				// count what an evaluation stopped before this one
-				// left: collect now, and judge by what is live.
+				// The figure counts garbage, what an evaluation
+				// stopped before this one left among it: collect now,
+				// and judge by what is live.
 				runtime.GC()
-				if n := live(); n > uint64(budget) {
+				if n := uint64(liveHeap()); n > uint64(budget) {
 					over(fmt.Errorf("%w: the heap grew to %d MiB, past the budget of %d MiB (--js-memory)", ErrMemory, n>>20, budget>>20))
 					return
 				}

@@ -134,8 +134,7 @@ func verifyFile(workDir, skillDir string, o *plan.Output, path string) error {
 	if doc == nil && format != "json" && format != "yaml" {
 		return fail(fmt.Errorf("a schema is given but the format %q is neither JSON nor YAML", o.Format))
 	}
-	schemaPath := filepath.Join(skillDir, filepath.FromSlash(o.Schema))
-	sch, err := stateschema.CompileFile(schemaPath)
+	sch, err := stateschema.CompileFile(skillDir, o.Schema)
 	if err != nil {
 		return fail(fmt.Errorf("loading schema %s: %w", o.Schema, err))
 	}

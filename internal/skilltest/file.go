@@ -10,7 +10,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -18,6 +17,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/skillkit/skillkit/internal/skillfs"
 	"github.com/skillkit/skillkit/internal/stateschema"
 	"github.com/skillkit/skillkit/plan"
 )
@@ -139,7 +139,7 @@ var yamlLine = regexp.MustCompile(`line (\d+)`)
 // its state paths against the skill's state schema, its fixture paths.
 // Every problem is a *BadFileError.
 func LoadCase(file string, s *plan.Skill) (*Case, error) {
-	data, err := os.ReadFile(file)
+	data, err := skillfs.ReadFile(filepath.Dir(file), filepath.Base(file))
 	if err != nil {
 		return nil, &BadFileError{File: file, Err: err}
 	}
@@ -214,7 +214,7 @@ func (c *Case) check(s *plan.Skill) error {
 		case !filepath.IsLocal(filepath.FromSlash(from)):
 			return c.bad("files."+to, "fixture %q: %q leaves the skill's folder; fixtures are files of the skill", to, from)
 		}
-		if _, err := os.Stat(filepath.Join(s.Dir, filepath.FromSlash(from))); err != nil {
+		if _, err := skillfs.Stat(s.Dir, from); err != nil {
 			return c.bad("files."+to, "fixture %q: %v", to, err)
 		}
 	}

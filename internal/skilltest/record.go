@@ -2,7 +2,6 @@ package skilltest
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
 	"regexp"
 
@@ -10,6 +9,7 @@ import (
 
 	"github.com/skillkit/skillkit/internal/cassette"
 	"github.com/skillkit/skillkit/internal/run"
+	"github.com/skillkit/skillkit/internal/skillfs"
 	"github.com/skillkit/skillkit/plan"
 )
 
@@ -29,6 +29,9 @@ type Recording struct {
 	ExitCode int
 	// AgentCalls is how many exchanges the cassette holds.
 	AgentCalls int
+	// Scrub is the recording's scrubber: the test file keeps no secret
+	// the cassette does not.
+	Scrub *cassette.Scrubber
 }
 
 // CassettePath is where --record-test NAME records a skill's cassette.
@@ -57,10 +60,21 @@ func WriteRecorded(s *plan.Skill, r Recording) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	// A value that holds a time or a secret differs in every run, or must
+	// not be written down: the test does not expect it.
 	for k, v := range state {
-		if !timeValue.MatchString(show(v)) {
+		if !timeValue.MatchString(show(v)) && show(r.Scrub.ScrubValue(v)) == show(v) && r.Scrub.Scrub(k) == k {
 			c.Expect.State[k] = v
 		}
+	}
+	for k, v := range c.Inputs {
+		c.Inputs[k] = r.Scrub.Scrub(v)
+	}
+	for i, a := range c.Args {
+		c.Args[i] = r.Scrub.Scrub(a)
+	}
+	if c.Answers != nil {
+		c.Answers, _ = r.Scrub.ScrubValue(c.Answers).(map[string]any)
 	}
 	files, err := cassette.WorkFiles(r.Result.WorkDir)
 	if err != nil {
@@ -68,13 +82,16 @@ func WriteRecorded(s *plan.Skill, r Recording) (string, error) {
 	}
 	exists := true
 	for path, hash := range files {
-		data, err := os.ReadFile(filepath.Join(r.Result.WorkDir, filepath.FromSlash(path)))
+		data, err := skillfs.ReadFile(r.Result.WorkDir, path)
 		if err != nil {
 			return "", err
 		}
 		// A file that holds the run's folder or a time differs in every
 		// run: the test expects it to be there, not its content.
-		if bytes.Contains(data, []byte(r.Result.WorkDir)) || timeValue.Match(data) {
+		// A secret in it is scrubbed from the cassette, so a replay
+		// leaves it without: the test expects it to be there.
+		path = r.Scrub.Scrub(path)
+		if bytes.Contains(data, []byte(r.Result.WorkDir)) || timeValue.Match(data) || !bytes.Equal(r.Scrub.ScrubBytes(data), data) {
 			c.Expect.Files[path] = FileExpect{Exists: &exists}
 			continue
 		}
@@ -87,7 +104,7 @@ func WriteRecorded(s *plan.Skill, r Recording) (string, error) {
 	file := filepath.Join(s.Dir, Dir, r.Name+".yaml")
 	// Editors that read the modeline check the file against the schema.
 	head := []byte("# yaml-language-server: $schema=https://skillkit.dev/schemas/test.json\n")
-	if err := os.WriteFile(file, append(head, data...), 0o644); err != nil {
+	if err := skillfs.WriteFile(s.Dir, Dir+"/"+r.Name+".yaml", append(head, data...), 0o644); err != nil {
 		return "", err
 	}
 	return file, nil

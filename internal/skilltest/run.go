@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -20,10 +21,12 @@ import (
 	"github.com/skillkit/skillkit/internal/agent"
 	"github.com/skillkit/skillkit/internal/cassette"
 	"github.com/skillkit/skillkit/internal/engine"
+	"github.com/skillkit/skillkit/internal/mcp"
 	"github.com/skillkit/skillkit/internal/run"
 	"github.com/skillkit/skillkit/internal/runstore"
 	"github.com/skillkit/skillkit/internal/runstore/fsstore"
 	"github.com/skillkit/skillkit/internal/script"
+	"github.com/skillkit/skillkit/internal/skillfs"
 	"github.com/skillkit/skillkit/internal/stateschema"
 	"github.com/skillkit/skillkit/plan"
 )
@@ -41,6 +44,10 @@ type Options struct {
 	// replay scrubs from its prompts to hash them alike (with the skill's
 	// record.scrub patterns).
 	Env []string
+	// Project is the folder whose .mcp.json configures the MCP servers
+	// that --update records (with the skill's skillkit.yaml); a replay
+	// starts none.
+	Project string
 }
 
 // Result is how one case went.
@@ -103,7 +110,14 @@ func runIn(ctx context.Context, s *plan.Skill, c *Case, o Options, tmp string) *
 	store := fsstore.New(fsstore.Options{Base: tmp, NoSync: true})
 	opts := run.Options{
 		Skill: s, Store: store, WorkDir: work, Inputs: c.Inputs, Args: c.Args,
-		ProjectDir: work, Agent: tape.agent, Yes: c.Yes, Backoff: retryWait,
+		ProjectDir: work, Agent: tape.agent, Yes: c.Yes, Backoff: retryWait, MCPTape: tape.mcpTape(),
+	}
+	if tape.recorder != nil {
+		// --update records the calls of live servers.
+		if opts.MCP, err = mcp.Load(o.Project, s.Dir, nil); err != nil {
+			res.fail("%v", err)
+			return res
+		}
 	}
 	if opts.Answers, err = c.answers(tmp); err != nil {
 		res.fail("answers: %v", err)
@@ -133,34 +147,39 @@ func runIn(ctx context.Context, s *plan.Skill, c *Case, o Options, tmp string) *
 }
 
 // copyFixtures copies the case's files of the skill into the work dir.
+// Both ends go through a root: a link in the fixture that leads out of
+// the skill, or a link in the work dir that leads out of it, is refused
+// rather than followed (N15), and a special file is refused unread.
 func (c *Case) copyFixtures(skillDir, work string) error {
 	if err := os.MkdirAll(work, 0o755); err != nil {
 		return err
 	}
+	src, err := skillfs.Open(skillDir)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	dst, err := skillfs.Open(work)
+	if err != nil {
+		return err
+	}
+	defer dst.Close()
 	for _, to := range sortedKeys(c.Files) {
-		src := filepath.Join(skillDir, filepath.FromSlash(c.Files[to]))
-		dst := filepath.Join(work, filepath.FromSlash(to))
-		err := filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		from := path.Clean(c.Files[to])
+		err := fs.WalkDir(src, from, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			data, err := src.ReadFile(p)
+			if err != nil {
+				return fmt.Errorf("fixture %q: %w", to, err)
+			}
+			info, err := src.Stat(p)
 			if err != nil {
 				return err
 			}
-			rel, _ := filepath.Rel(src, path)
-			target := filepath.Join(dst, rel)
-			if d.IsDir() {
-				return os.MkdirAll(target, 0o755)
-			}
-			data, err := os.ReadFile(path)
-			if err != nil {
-				return err
-			}
-			info, err := d.Info()
-			if err != nil {
-				return err
-			}
-			if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
-				return err
-			}
-			return os.WriteFile(target, data, info.Mode().Perm())
+			target := path.Join(path.Clean(to), strings.TrimPrefix(strings.TrimPrefix(p, from), "/"))
+			return dst.WriteFile(target, data, info.Mode().Perm())
 		})
 		if err != nil {
 			return err
@@ -196,6 +215,23 @@ type caseTape struct {
 	// written until the case is done.
 	old  *cassette.Cassette
 	next string
+	// exchanges and scrub make the player of MCP calls of a case whose
+	// run has no agent.
+	exchanges []cassette.Exchange
+	scrub     *cassette.Scrubber
+}
+
+// mcpTape answers the case's MCP calls: the recording, whose misses fail
+// the case, so that a replay never starts a server.
+func (t *caseTape) mcpTape() mcp.Tape {
+	switch {
+	case t.recorder != nil:
+		return t.recorder
+	case t.player == nil:
+		// A run without an agent: the player answers MCP calls only.
+		t.player = cassette.NewPlayer(t.exchanges, t.scrub)
+	}
+	return t.player
 }
 
 func (t *caseTape) calls() int {
@@ -258,6 +294,7 @@ func (c *Case) tape(s *plan.Skill, o Options, tmp string) (*caseTape, error) {
 			exchanges = append(exchanges, cassette.Exchange{ID: id, Reply: r})
 		}
 	}
+	t.exchanges, t.scrub = exchanges, scrub
 	if command == cassette.NoAgent || c.Agent.Cassette == "" && len(c.Agent.Replies) == 0 {
 		return t, nil
 	}
@@ -280,7 +317,7 @@ func (t *caseTape) finish(o Options, c *Case, res *Result) error {
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(c.cassettePath(), data, 0o644); err != nil {
+	if err := skillfs.WriteFile(filepath.Dir(c.File), c.Agent.Cassette, data, 0o644); err != nil {
 		return err
 	}
 	res.Changes = append(res.Changes, cassetteChanges(t.old, t.next, res.Skill)...)
@@ -436,7 +473,9 @@ func show(v any) string {
 func (c *Case) expectFiles(s *plan.Skill, o Options, res *Result, work string) {
 	for _, path := range sortedKeys(c.Expect.Files) {
 		f := c.Expect.Files[path]
-		data, err := os.ReadFile(filepath.Join(work, filepath.FromSlash(path)))
+		// The run's output may be a FIFO or a link out: read it as the
+		// skill's own files are read.
+		data, err := skillfs.ReadFile(work, path)
 		if f.Exists != nil && !*f.Exists {
 			if err == nil {
 				res.fail("files.%s: the run left it, want none", path)
@@ -454,10 +493,10 @@ func (c *Case) expectFiles(s *plan.Skill, o Options, res *Result, work string) {
 			res.fail("files.%s: does not match %q", path, f.Matches)
 		}
 		if f.Equals != "" {
-			c.golden(o, res, path, filepath.Join(filepath.Dir(c.File), filepath.FromSlash(f.Equals)), data)
+			c.golden(s, o, res, path, filepath.Join(filepath.Dir(c.File), filepath.FromSlash(f.Equals)), data)
 		}
 		if f.Schema != "" {
-			if err := satisfies(filepath.Join(s.Dir, filepath.FromSlash(f.Schema)), data); err != nil {
+			if err := satisfies(s.Dir, f.Schema, data); err != nil {
 				res.fail("files.%s: %v", path, err)
 			}
 		}
@@ -465,13 +504,27 @@ func (c *Case) expectFiles(s *plan.Skill, o Options, res *Result, work string) {
 }
 
 // golden compares a file with its golden copy; --update writes the copy.
-func (c *Case) golden(o Options, res *Result, path, golden string, data []byte) {
-	want, err := os.ReadFile(golden)
+// The copy is a file of the skill: it is read and written through the
+// skill's root, so a link cannot take the write outside (N4).
+func (c *Case) golden(s *plan.Skill, o Options, res *Result, path, golden string, data []byte) {
+	root, err := skillfs.Open(s.Dir)
+	if err != nil {
+		res.fail("files.%s: %v", path, err)
+		return
+	}
+	defer root.Close()
+	rel, err := filepath.Rel(s.Dir, golden)
+	if err != nil {
+		res.fail("files.%s: the golden file %s is not in the skill: %v", path, golden, err)
+		return
+	}
+	rel = filepath.ToSlash(rel)
+	want, err := root.ReadFile(rel)
 	if err == nil && string(want) == string(data) {
 		return
 	}
 	if o.Update {
-		if err := os.WriteFile(golden, data, 0o644); err != nil {
+		if err := root.WriteFile(rel, data, 0o644); err != nil {
 			res.fail("files.%s: writing the golden file: %v", path, err)
 			return
 		}
@@ -486,8 +539,8 @@ func (c *Case) golden(o Options, res *Result, path, golden string, data []byte) 
 }
 
 // satisfies validates a JSON or YAML document against a JSON Schema file.
-func satisfies(schemaFile string, data []byte) error {
-	sch, err := stateschema.CompileFile(schemaFile)
+func satisfies(skillDir, schemaFile string, data []byte) error {
+	sch, err := stateschema.CompileFile(skillDir, schemaFile)
 	if err != nil {
 		return err
 	}

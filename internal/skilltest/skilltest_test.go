@@ -211,7 +211,7 @@ func TestBadTestFiles(t *testing.T) {
 	for name, tc := range cases {
 		write(t, filepath.Join(tests, name+".yaml"), tc.text)
 	}
-	found, err := Find([]string{dir}, nil)
+	found, err := Find([]string{dir}, nil, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -248,7 +248,7 @@ func TestTruncatedCassette(t *testing.T) {
 		t.Fatal(err)
 	}
 	write(t, filepath.Join(tests, "cut.yaml"), strings.Replace(string(basic), "basic.cassette.jsonl", "cut.cassette.jsonl", 1))
-	found, err := Find([]string{dir}, nil)
+	found, err := Find([]string{dir}, nil, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,7 +276,7 @@ func TestChangedPromptFails(t *testing.T) {
 		t.Fatal(err)
 	}
 	write(t, file, strings.Replace(string(data), "## Execution", "## Execution\n\nWrite it in French.", 1))
-	found, err := Find([]string{dir}, nil)
+	found, err := Find([]string{dir}, nil, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -330,7 +330,7 @@ expect:
 // ten times over, as many at once as there are cores. The figure to keep
 // is under 5 s per op on 2 cores.
 func BenchmarkSuite(b *testing.B) {
-	found, err := Find([]string{examples, filepath.Join("..", "..", "scaffold", "testdata", "golden")}, nil)
+	found, err := Find([]string{examples, filepath.Join("..", "..", "scaffold", "testdata", "golden")}, nil, "")
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/skillkit/skillkit/internal/mcp"
 	"github.com/skillkit/skillkit/parse"
 	"github.com/skillkit/skillkit/plan"
 )
@@ -28,8 +29,9 @@ var skipDirs = []string{".skillkit", ".git", "node_modules"}
 // Find finds the skills under paths that have tests/*.yaml, and reads
 // their cases whose "skill/case" name match filter (nil: all). A skill
 // that cannot be read is an error; a test file that cannot be used is a
-// bad result of its skill.
-func Find(paths []string, filter *regexp.Regexp) ([]*Found, error) {
+// bad result of its skill. project is the folder whose .mcp.json
+// configures MCP servers ("" for none), with each skill's skillkit.yaml.
+func Find(paths []string, filter *regexp.Regexp, project string) ([]*Found, error) {
 	var dirs []string
 	for _, p := range paths {
 		err := filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
@@ -57,7 +59,14 @@ func Find(paths []string, filter *regexp.Regexp) ([]*Found, error) {
 		if err != nil || len(files) == 0 {
 			continue
 		}
-		s, err := parse.Dir(dir)
+		// A replay starts no server, but the plan must class the steps
+		// as the recorded run did: native where their servers are
+		// configured.
+		servers, err := mcp.Load(project, dir, nil)
+		if err != nil {
+			return nil, err
+		}
+		s, err := parse.DirWith(dir, parse.Options{MCPServers: servers.Names()})
 		if err != nil {
 			return nil, err
 		}

@@ -11,11 +11,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"path"
 	"slices"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
+
+	"github.com/skillkit/skillkit/internal/skillfs"
 )
 
 // Schema is a compiled schema and the JSON value it was compiled from
@@ -48,15 +51,40 @@ func Compile(name string, schema map[string]any) (*Schema, error) {
 	return &Schema{Root: schema, compiled: sch}, nil
 }
 
-// CompileFile compiles a schema file, such as an output's schema in the
-// skill folder; its relative references are files beside it.
-func CompileFile(file string) (*Schema, error) {
-	sch, err := compiler().Compile(file)
+// CompileFile compiles a schema file of the skill folder skillDir, such as
+// an output's schema, named by its slash-separated path. Its references
+// resolve only to files of the same folder, read through skillfs (no link
+// leads out, no special file is read); file:// and network URLs are
+// refused (N7).
+func CompileFile(skillDir, name string) (*Schema, error) {
+	root, err := skillfs.Open(skillDir)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	c := compiler()
+	c.LoadURL = func(s string) (io.ReadCloser, error) {
+		u, err := url.Parse(s)
+		if err != nil || u.Scheme != skillScheme || u.Host != "" {
+			return nil, fmt.Errorf("%s is not loaded: a schema's references stay in the skill's folder", s)
+		}
+		data, err := root.ReadFile(strings.TrimPrefix(u.Path, "/"))
+		if err != nil {
+			return nil, err
+		}
+		return io.NopCloser(bytes.NewReader(data)), nil
+	}
+	sch, err := c.Compile(skillScheme + ":///" + strings.TrimPrefix(path.Clean("/"+name), "/"))
 	if err != nil {
 		return nil, err
 	}
 	return &Schema{compiled: sch}, nil
 }
+
+// skillScheme names the files of a skill's folder in a schema's URLs: a
+// relative reference resolves against it and cannot climb above the
+// folder, since a URL's path stops at its root.
+const skillScheme = "skill"
 
 func compiler() *jsonschema.Compiler {
 	c := jsonschema.NewCompiler()

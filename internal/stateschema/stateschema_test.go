@@ -2,6 +2,8 @@ package stateschema
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -93,6 +95,51 @@ func TestNavLookup(t *testing.T) {
 		bad, sub := n.Lookup(strings.Split(tc.path, "."))
 		if bad != tc.bad || (sub != nil) != tc.sub {
 			t.Errorf("Lookup(%s) = %d, %v; want %d, sub %v", tc.path, bad, sub, tc.bad, tc.sub)
+		}
+	}
+}
+
+// TestCompileFileStaysInTheSkill: an output schema's references resolve
+// to files of the skill only: file:// URLs, paths climbing out, links out
+// and the network are refused without opening anything (N7).
+func TestCompileFileStaysInTheSkill(t *testing.T) {
+	outside := t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, "secret.json"), []byte(`Xsecret`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "skill")
+	files := map[string]string{
+		"schemas/ok.json":    `{"$ref": "defs.json"}`,
+		"schemas/defs.json":  `{"type": "array"}`,
+		"schemas/file.json":  `{"$ref": "file://` + filepath.ToSlash(outside) + `/secret.json"}`,
+		"schemas/climb.json": `{"$ref": "../../../../../../` + filepath.ToSlash(outside) + `/secret.json"}`,
+		"schemas/link.json":  `{"$ref": "out.json"}`,
+		"schemas/net.json":   `{"$ref": "http://127.0.0.1:1/s.json"}`,
+	}
+	for name, text := range files {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(filepath.Join(outside, "secret.json"), filepath.Join(dir, "schemas", "out.json")); err != nil {
+		t.Fatal(err)
+	}
+	sch, err := CompileFile(dir, "schemas/ok.json")
+	if err != nil {
+		t.Fatalf("a reference inside the skill: %v", err)
+	}
+	if vs, _ := sch.Validate([]any{}); vs != nil {
+		t.Errorf("the reference was not followed: %v", vs)
+	}
+	for _, name := range []string{"file", "climb", "link", "net"} {
+		_, err := CompileFile(dir, "schemas/"+name+".json")
+		if err == nil {
+			t.Errorf("%s: compiled, want the reference refused", name)
+		} else if strings.Contains(err.Error(), "'X'") || strings.Contains(err.Error(), "invalid character 'X'") {
+			t.Errorf("%s: the file outside was read: %v", name, err)
 		}
 	}
 }

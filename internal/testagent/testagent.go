@@ -16,11 +16,15 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+
+	"github.com/skillkit/skillkit/internal/agent"
 )
 
 // Env marks a test binary run as the agent. LogEnv, when set, names a file
-// each request appends its kind and prompt size to; ClaudeEnv makes the
+// each request appends a line to: its kind, prompt size, phase and
+// whether it asks for the hand-off, tab-separated; ClaudeEnv makes the
 // agent answer in the shapes of claude -p --output-format stream-json,
 // for the claude adapter (see ClaudeOnPath). ClaudeStateEnv, when set,
 // names a folder where the stand-in keeps its sessions as the real CLI
@@ -33,6 +37,14 @@ const (
 	LogEnv         = "SKILLKIT_TESTAGENT_LOG"
 	ClaudeEnv      = "SKILLKIT_TESTAGENT_CLAUDE"
 	ClaudeStateEnv = "SKILLKIT_TESTAGENT_CLAUDE_STATE"
+	// ClaudeContextEnv, when set, names a file of the tokens in context
+	// the claude stand-in reports, one number a line: line n for call n
+	// (SKILLKIT_CALL), the last line for the calls after it, of a
+	// window of ClaudeWindow tokens. The test may rewrite it between
+	// runs. A prompt asking for the hand-off ([HANDOFF]) gets
+	// handoff.md written in the work dir.
+	ClaudeContextEnv = "SKILLKIT_TESTAGENT_CLAUDE_CONTEXT"
+	ClaudeWindow     = 1000000
 	// CodexEnv makes the agent answer in the events of codex exec
 	// --json (see CodexOnPath), after a reconnect loop as codex prints
 	// one when its network falters.
@@ -60,7 +72,8 @@ func Main() int {
 	if log := os.Getenv(LogEnv); log != "" {
 		f, err := os.OpenFile(log, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 		if err == nil {
-			fmt.Fprintf(f, "%s\t%d\t%s\n", request, len(prompt), phaseOf(string(prompt)))
+			_, handoff := Sections(string(prompt))["HANDOFF"]
+			fmt.Fprintf(f, "%s\t%d\t%s\t%v\n", request, len(prompt), phaseOf(string(prompt)), handoff)
 			f.Close()
 		}
 	}
@@ -119,16 +132,48 @@ func claude(request, prompt string) int {
 		return 1
 	}
 	reply, err := Answer(request, prompt, ".")
+	if err == nil && Sections(prompt)["HANDOFF"] != "" {
+		err = os.WriteFile(agent.HandoffFile, []byte("# Hand-off\n\nDone: the calls up to "+os.Getenv("SKILLKIT_CALL")+
+			".\nRemaining: the rest of the skill.\nState: the run's record.\n"), 0o644)
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "testagent:", err)
 		return 1
 	}
-	event(map[string]any{"type": "assistant", "message": map[string]any{"role": "assistant",
+	// The usage of the model request, as Claude Code puts it on each
+	// assistant message, and of the call in the result.
+	usage := map[string]any{"input_tokens": len(prompt) / 4, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0, "output_tokens": len(reply) / 4}
+	if n, err := contextTokens(); err != nil {
+		fmt.Fprintln(os.Stderr, "testagent:", err)
+		return 1
+	} else if n > 0 {
+		usage["cache_read_input_tokens"] = n - usage["input_tokens"].(int) - usage["output_tokens"].(int)
+	}
+	event(map[string]any{"type": "assistant", "message": map[string]any{"role": "assistant", "usage": usage,
 		"content": []any{map[string]any{"type": "text", "text": reply}}}})
 	event(map[string]any{"type": "result", "subtype": "success", "is_error": false, "num_turns": 1, "result": reply, "total_cost_usd": 0,
-		"usage":      map[string]any{"input_tokens": len(prompt) / 4, "output_tokens": len(reply) / 4},
-		"modelUsage": map[string]any{"claude-opus-4-8[1m]": map[string]any{"contextWindow": 1000000}}})
+		"usage":      usage,
+		"modelUsage": map[string]any{"claude-opus-4-8[1m]": map[string]any{"contextWindow": ClaudeWindow}}})
 	return 0
+}
+
+// contextTokens is the context size this call reports (ClaudeContextEnv);
+// zero without the file.
+func contextTokens() (int, error) {
+	file := os.Getenv(ClaudeContextEnv)
+	if file == "" {
+		return 0, nil
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return 0, err
+	}
+	lines := strings.Fields(string(data))
+	if len(lines) == 0 {
+		return 0, fmt.Errorf("%s: no context sizes", file)
+	}
+	call, _ := strconv.Atoi(os.Getenv("SKILLKIT_CALL"))
+	return strconv.Atoi(lines[min(max(call, 1), len(lines))-1])
 }
 
 // codex answers as Codex 0.169.0 does in exec --json: the events captured

@@ -7,6 +7,7 @@
 package worker
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -33,8 +34,9 @@ type Options struct {
 	Name string
 	// Concurrency is how many tasks it runs at once; zero is one.
 	Concurrency int
-	// UntilIdle stops the worker when no task is claimable, instead of
-	// polling for more.
+	// UntilIdle stops the worker when no task is claimable and none of its
+	// runs is active, instead of polling for more. A task whose run failed
+	// is left in error for the conductor rather than waited on.
 	UntilIdle bool
 	// Poll is how often it looks for tasks and answers; zero is 2s.
 	Poll time.Duration
@@ -49,6 +51,9 @@ type Options struct {
 	Run run.Options
 	// Out receives one line per task transition.
 	Out io.Writer
+	// Outage is how long the worker retries a database that is away
+	// before it exits; zero is DefaultOutage.
+	Outage time.Duration
 }
 
 // Run works tasks until ctx ends or, with UntilIdle, none is claimable.
@@ -62,6 +67,9 @@ func Run(ctx context.Context, o Options) error {
 	}
 	if o.Out == nil {
 		o.Out = io.Discard
+	}
+	if o.Outage <= 0 {
+		o.Outage = DefaultOutage
 	}
 	w := &worker{o: o}
 	var wg sync.WaitGroup
@@ -90,7 +98,12 @@ func (w *worker) printf(format string, args ...any) {
 // slot claims and works tasks one at a time.
 func (w *worker) slot(ctx context.Context) error {
 	for ctx.Err() == nil {
-		t, from, err := w.o.DB.ClaimNext(ctx, w.o.Name)
+		var t *sqlstore.Task
+		var from sqlstore.TaskState
+		err := w.retry(ctx, "claiming a task", func() (err error) {
+			t, from, err = w.o.DB.ClaimNext(ctx, w.o.Name)
+			return err
+		})
 		if err != nil {
 			return err
 		}
@@ -130,7 +143,7 @@ func (w *worker) work(ctx context.Context, t *sqlstore.Task, from sqlstore.TaskS
 	k := &task{w: w, Task: t, session: w.o.Name + "-" + hex.EncodeToString(b[:])}
 	for {
 		if from == sqlstore.ExitRequested {
-			return k.exit(ctx)
+			return k.exit(ctx, "")
 		}
 		if from == sqlstore.FixProposed && t.Message != "" {
 			k.tell(ctx, "The conductor proposes a fix", t.Message)
@@ -144,7 +157,18 @@ func (w *worker) work(ctx context.Context, t *sqlstore.Task, from sqlstore.TaskS
 			return err
 		}
 		w.printf("%s: error: %s\n", t.ID, msg)
-		nt, err := w.o.DB.Wait(ctx, t.ID, w.o.Name, sqlstore.Error, w.o.Poll)
+		if w.o.UntilIdle {
+			// Waiting for the conductor is no work of this worker's: the
+			// task stays in error, and once answered (fix_proposed) it is
+			// claimable again, by this worker if it still runs.
+			w.printf("%s: left in error for the conductor\n", t.ID)
+			return nil
+		}
+		var nt *sqlstore.Task
+		err = w.retry(ctx, "waiting for the conductor", func() (err error) {
+			nt, err = w.o.DB.Wait(ctx, t.ID, w.o.Name, sqlstore.Error, w.o.Poll)
+			return err
+		})
 		if err != nil {
 			return err
 		}
@@ -201,6 +225,11 @@ func (k *task) run(ctx context.Context) (sqlstore.TaskState, string, error) {
 		// The worker is stopping: the task stays working until the
 		// conductor recovers it.
 		return "", "", ctx.Err()
+	}
+	if full := (*agent.ContextError)(nil); errors.As(err, &full) {
+		// The musician specification's context exhaustion: the run
+		// stopped resumable, and the task hands off.
+		return "", "", k.exit(ctx, full.Error())
 	}
 	if err != nil {
 		return sqlstore.Error, err.Error(), nil
@@ -285,7 +314,7 @@ func (k *task) submit(ctx context.Context, what string) error {
 				return err
 			}
 			if got == sqlstore.ExitRequested {
-				if err := k.exit(ctx); err != nil {
+				if err := k.exit(ctx, ""); err != nil {
 					return err
 				}
 				return errLeft
@@ -310,14 +339,17 @@ func (k *task) reclaim(ctx context.Context, t *sqlstore.Task) (sqlstore.TaskStat
 	return t.State, nil
 }
 
-// exit hands the task off: its message says where the run stands, for
-// whoever takes the work up, and the task ends exited.
-func (k *task) exit(ctx context.Context) error {
+// exit hands the task off: its message says where the run stands and
+// why it exits (empty on the conductor's request), for whoever takes the
+// work up, and the task ends exited.
+func (k *task) exit(ctx context.Context, why string) error {
 	msg := "hand-off: no run started"
 	if k.RunID != "" {
 		msg = "hand-off: run " + k.RunID
 		if sum, err := k.w.o.DB.Store(k.w.o.WorkBase).Status(k.RunID); err == nil {
-			msg += fmt.Sprintf(", %d/%d steps done, %s", sum.StepsDone, sum.Progress.TotalSteps, sum.Progress.LastAction)
+			// The reason, when there is one, says more than the last
+			// action, which the run's stop already holds.
+			msg += fmt.Sprintf(", %d/%d steps done, %s", sum.StepsDone, sum.Progress.TotalSteps, cmp.Or(why, sum.Progress.LastAction))
 		}
 	}
 	k.w.printf("%s: exited (%s)\n", k.ID, msg)

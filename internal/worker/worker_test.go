@@ -17,6 +17,7 @@ import (
 	"github.com/skillkit/skillkit/internal/runstore"
 	"github.com/skillkit/skillkit/internal/runstore/sqlstore"
 	"github.com/skillkit/skillkit/internal/runstore/sqlstore/sqltest"
+	"github.com/skillkit/skillkit/internal/testagent"
 	"github.com/skillkit/skillkit/internal/testfs"
 	"github.com/skillkit/skillkit/internal/worker"
 	"github.com/skillkit/skillkit/parse"
@@ -31,6 +32,9 @@ const (
 )
 
 func TestMain(m *testing.M) {
+	if testagent.Active() {
+		os.Exit(testagent.Main())
+	}
 	if url := os.Getenv(childEnv); url != "" {
 		d, err := sqlstore.Open(context.Background(), url)
 		if err != nil {
@@ -241,6 +245,44 @@ func holding(t *testing.T, d *sqlstore.DB, name, marks string) bool {
 		}
 	}
 	return false
+}
+
+// TestUntilIdleLeavesFailedTask: with --until-idle, a task whose run
+// failed is left in error for the conductor, the worker works the other
+// task, and it exits (N9: it waited for the conductor for ever).
+func TestUntilIdleLeavesFailedTask(t *testing.T) {
+	d, err := sqlstore.Open(context.Background(), sqltest.SQLite(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	skill := filepath.Join(t.TempDir(), "picky")
+	testfs.WriteFile(t, filepath.Join(skill, "SKILL.md"), "---\nname: picky\ndescription: Fails on 0.\n---\n# Picky\n")
+	testfs.WriteFile(t, filepath.Join(skill, "phases", "01-go.md"), "# Phase 1: Go\n\n## Execution Steps\n\n### Step 1: Check\n\n```bash\ntest \"$SKILL_INPUT_N\" != 0\n```\n")
+	addTasks(t, d, skill, 2)
+	o := options(d, "idle")
+	o.UntilIdle, o.WorkBase = true, filepath.Join(t.TempDir(), "work")
+	done := make(chan error, 1)
+	go func() { done <- worker.Run(context.Background(), o) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("worker --until-idle did not exit with a failed task waiting for the conductor")
+	}
+	tasks, err := d.Tasks(context.Background(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]sqlstore.TaskState{}
+	for _, k := range tasks {
+		got[k.Inputs["n"]] = k.State
+	}
+	if got["0"] != sqlstore.Error || got["1"] != sqlstore.Complete {
+		t.Errorf("tasks ended %v, want 0 in error and 1 complete", got)
+	}
 }
 
 // waitState waits until task id is in state.

@@ -60,9 +60,9 @@ func (b *Backend) Root() string { return RunsRoot(b.o.Base) }
 // a run is refused, after the claim, so that of two runs started in one
 // folder the loser writes nothing.
 func (b *Backend) Create(_ context.Context, n runstore.NewRun, co runstore.ClaimOptions) (*runstore.Claimed, error) {
-	dir := n.WorkDir
-	if dir == "" {
-		dir = filepath.Join(b.Root(), n.Start.Skill, n.Start.RunID)
+	dir, err := runstore.NewRunDir(b.Root(), n)
+	if err != nil {
+		return nil, err
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, &runstore.WriteError{Err: fmt.Errorf("creating run: %w", err)}

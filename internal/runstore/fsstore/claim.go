@@ -66,8 +66,35 @@ func (c ClaimInfo) Stale(now time.Time) bool {
 			return false
 		}
 		beat = c.modified
+		if beat.After(now.Add(skew)) {
+			// The file's time is from the future too (its writer's
+			// clock, or the file server's, is ahead): whether the
+			// holder lives is whether its heartbeat moves within one
+			// lease, as this process watches it (F13).
+			return frozen(c, timeout, now)
+		}
 	}
 	return now.Sub(beat) > timeout
+}
+
+// sightings are the claims from the future this process has seen: the
+// heartbeat each had, and when it was first seen with it.
+var sightings sync.Map // token → sighting
+
+type sighting struct {
+	beat time.Time
+	at   time.Time
+}
+
+// frozen reports whether c's heartbeat has stayed the same for longer than
+// timeout since this process first saw it.
+func frozen(c ClaimInfo, timeout time.Duration, now time.Time) bool {
+	v, ok := sightings.Load(c.Token)
+	if s, _ := v.(sighting); ok && s.beat.Equal(c.Heartbeat) {
+		return now.Sub(s.at) > timeout
+	}
+	sightings.Store(c.Token, sighting{beat: c.Heartbeat, at: now})
+	return false
 }
 
 // skew is how far in the future a heartbeat may be before it counts as

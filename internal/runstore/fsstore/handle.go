@@ -31,12 +31,10 @@ const (
 	EventsFile   = runstore.EventsFile
 	MetricsFile  = runstore.MetricsFile
 	ClaimFile    = runstore.ClaimFile
-	// LockFile serialises the processes that replace claim.json.
-	LockFile = ".claim.lock"
-	// GroupsFile lists the process groups of the holder's commands.
-	GroupsFile = ".claim.groups"
-	ThreadsDir = runstore.ThreadsDir
-	LogsDir    = runstore.LogsDir
+	LockFile     = runstore.ClaimLockFile
+	GroupsFile   = runstore.ClaimGroupsFile
+	ThreadsDir   = runstore.ThreadsDir
+	LogsDir      = runstore.LogsDir
 	// WorkspaceThreads and WorkspaceMetrics are the folders of the
 	// workspace layout (layout).
 	WorkspaceThreads = runstore.WorkspaceThreads

@@ -346,11 +346,22 @@ func TestClaimHeartbeatAndLoss(t *testing.T) {
 			t.Fatal("heartbeat was never refreshed")
 		}
 	}
-	// Another process took the run over: the holder must notice.
+	// Another process took the run over: the holder must notice. The
+	// other writer takes the claim lock, as a real takeover does: without
+	// it the holder's heartbeat, between its read and its write, wrote
+	// this claim over under CPU load (the flaky failure of issue 27).
 	other := *first
 	other.Token = "someone-else"
 	data, _ := json.Marshal(other)
+	unlock, ok := lockClaim(dir)
+	for deadline := time.Now().Add(5 * time.Second); !ok && time.Now().Before(deadline); {
+		unlock, ok = lockClaim(dir)
+	}
+	if !ok {
+		t.Fatal("the claim lock was never free")
+	}
 	runstore.WriteFile(runstore.OS{}, filepath.Join(dir, ClaimFile), data, false)
+	unlock()
 	select {
 	case <-r.Lost():
 	case <-time.After(5 * time.Second):
@@ -544,6 +555,30 @@ func TestKillGroups(t *testing.T) {
 	}
 	if data, _ := os.ReadFile(filepath.Join(dir, GroupsFile)); len(data) != 0 {
 		t.Errorf(".claim.groups after the kill: %q", data)
+	}
+}
+
+// A claim whose heartbeat and file time both lie in the future (a clock
+// ahead on another host, or on the file server) is judged by whether its
+// heartbeat moves within one lease: refused while it moves, taken once it
+// has stood still for a lease (F13: it was refused for good).
+func TestClaimFromTheFutureFrozen(t *testing.T) {
+	future := time.Now().Add(time.Hour)
+	c := ClaimInfo{PID: 1, Host: "elsewhere", Heartbeat: future, TimeoutMS: 1000, Token: "future-" + t.Name(), modified: future}
+	now := time.Now()
+	if c.Stale(now) {
+		t.Fatal("a claim from the future is stale at first sight")
+	}
+	if c.Stale(now.Add(500 * time.Millisecond)) {
+		t.Fatal("stale within its lease")
+	}
+	moved := c
+	moved.Heartbeat = future.Add(time.Second)
+	if moved.Stale(now.Add(1500 * time.Millisecond)) {
+		t.Fatal("stale although its heartbeat moved")
+	}
+	if !moved.Stale(now.Add(3 * time.Second)) {
+		t.Fatal("a heartbeat that stood still for a lease is not stale: refused for good")
 	}
 }
 

@@ -59,7 +59,10 @@ type run struct {
 // Create records a new run and claims it.
 func (b *Backend) Create(_ context.Context, n runstore.NewRun, co runstore.ClaimOptions) (*runstore.Claimed, error) {
 	id := n.Start.RunID
-	dir := cmp.Or(n.WorkDir, filepath.Join(b.base, n.Start.Skill, id))
+	dir, err := runstore.NewRunDir(b.base, n)
+	if err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, &runstore.WriteError{Err: fmt.Errorf("creating run: %w", err)}
 	}

@@ -45,14 +45,17 @@ func (d *DB) Backend(workBase string) *Backend {
 // Create records a new run and claims it.
 func (b *Backend) Create(ctx context.Context, n runstore.NewRun, co runstore.ClaimOptions) (*runstore.Claimed, error) {
 	start := n.Start
-	dir := cmp.Or(n.WorkDir, filepath.Join(b.base, start.Skill, start.RunID))
+	dir, err := runstore.NewRunDir(b.base, n)
+	if err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, &runstore.WriteError{Err: fmt.Errorf("creating run: %w", err)}
 	}
 	dir = abs(dir)
 	c := newClaim(co)
 	now := time.Now()
-	err := b.db.tx(ctx, func(tx *dbsql.Tx) error {
+	err = b.db.tx(ctx, func(tx *dbsql.Tx) error {
 		var one int
 		err := tx.QueryRowContext(ctx, b.db.q(`SELECT 1 FROM runs WHERE id = ?`), start.RunID).Scan(&one)
 		if err == nil {
@@ -232,7 +235,11 @@ func (b *Backend) WorkDir(_ context.Context, id, recorded, skill string) (string
 	if st, err := os.Stat(recorded); recorded != "" && err == nil && st.IsDir() {
 		return recorded, nil
 	}
-	work := abs(filepath.Join(b.base, skill, id))
+	work, err := runstore.DirUnder(b.base, skill, id)
+	if err != nil {
+		return "", fmt.Errorf("resuming run %s: %w", id, err)
+	}
+	work = abs(work)
 	if err := os.MkdirAll(work, 0o755); err != nil {
 		return "", &runstore.WriteError{Err: fmt.Errorf("resuming run %s: %w", id, err)}
 	}

@@ -56,6 +56,11 @@ type DB struct {
 	dialect dialect
 	// url is what the user gave, for messages; dsn what the driver got.
 	url, dsn string
+	// file is the SQLite database's path and what it was when opened: a
+	// file deleted or replaced under open connections would take every
+	// later write into an unlinked file, lost without a word (N11).
+	file     string
+	fileInfo os.FileInfo
 }
 
 // ErrURL is wrapped by the error of a database URL skillkit cannot use.
@@ -77,7 +82,30 @@ func Open(ctx context.Context, rawURL string) (*DB, error) {
 		d.Close()
 		return nil, err
 	}
+	if d.file != "" {
+		if d.fileInfo, err = os.Stat(d.file); err != nil {
+			d.Close()
+			return nil, fmt.Errorf("opening %s: %w: %v", rawURL, ErrUnreachable, err)
+		}
+	}
 	return d, nil
+}
+
+// ErrReplaced is wrapped by the error of a write to a SQLite database
+// whose file was deleted or replaced since it was opened.
+var ErrReplaced = errors.New("the SQLite database file was deleted or replaced since it was opened")
+
+// checkFile refuses to go on with a SQLite file that is no longer the one
+// opened.
+func (d *DB) checkFile() error {
+	if d.fileInfo == nil {
+		return nil
+	}
+	cur, err := os.Stat(d.file)
+	if err != nil || !os.SameFile(cur, d.fileInfo) {
+		return fmt.Errorf("%s: %w; stopping rather than writing where nothing keeps it", d.file, ErrReplaced)
+	}
+	return nil
 }
 
 // open connects without migrating.
@@ -107,7 +135,7 @@ func open(rawURL string) (*DB, error) {
 		q.Add("_pragma", "synchronous(FULL)")
 		q.Add("_pragma", "foreign_keys(1)")
 		q.Set("_txlock", "immediate")
-		d.dsn, d.dialect, driver = "file:"+path+"?"+q.Encode(), sqlite, "sqlite"
+		d.dsn, d.dialect, driver, d.file = "file:"+path+"?"+q.Encode(), sqlite, "sqlite", path
 	case strings.HasPrefix(rawURL, "postgres://"), strings.HasPrefix(rawURL, "postgresql://"):
 		if _, err := url.Parse(rawURL); err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrURL, err)
@@ -184,11 +212,17 @@ func (d *DB) q(query string) string {
 
 // exec runs a statement outside a transaction.
 func (d *DB) exec(ctx context.Context, query string, args ...any) (dbsql.Result, error) {
+	if err := d.checkFile(); err != nil {
+		return nil, err
+	}
 	return d.db.ExecContext(ctx, d.q(query), args...)
 }
 
 // tx runs f in a transaction and commits it; an error of f rolls it back.
 func (d *DB) tx(ctx context.Context, f func(*dbsql.Tx) error) error {
+	if err := d.checkFile(); err != nil {
+		return err
+	}
 	tx, err := d.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err

@@ -383,6 +383,9 @@ func (d *DB) taskErr(what string, err error) error {
 	if err == nil || errors.Is(err, ErrClaimBlocked) || errors.Is(err, ErrTransition) {
 		return err
 	}
+	if errors.Is(err, ErrReplaced) {
+		return fmt.Errorf("%s: %w", what, err)
+	}
 	if msg := err.Error(); strings.Contains(msg, "skillkit: task state transition not allowed") || strings.Contains(msg, "skillkit: a task starts in watching") ||
 		strings.Contains(msg, "skillkit: a complete or exited task is final") {
 		return fmt.Errorf("%s: %w (refused by the database)", what, ErrTransition)

@@ -1,0 +1,259 @@
+package mcp_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/skillkit/skillkit/internal/mcp"
+	"github.com/skillkit/skillkit/internal/mcp/mcptest"
+	"github.com/skillkit/skillkit/internal/proc"
+	"github.com/skillkit/skillkit/internal/realtool"
+	"github.com/skillkit/skillkit/plan"
+)
+
+// groups records the process groups a pool starts, to check that none
+// outlives it.
+type groups struct {
+	mu      sync.Mutex
+	started []int
+	ended   []int
+}
+
+func (g *groups) Started(pgid int) { g.mu.Lock(); g.started = append(g.started, pgid); g.mu.Unlock() }
+func (g *groups) Ended(pgid int)   { g.mu.Lock(); g.ended = append(g.ended, pgid); g.mu.Unlock() }
+
+// noOrphan checks that every group the pool started is reported ended and
+// has no process left.
+func (g *groups) noOrphan(t *testing.T) {
+	t.Helper()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if len(g.started) != len(g.ended) {
+		t.Errorf("groups started %v, ended %v", g.started, g.ended)
+	}
+	for _, pgid := range g.started {
+		if proc.Alive(pgid) {
+			t.Errorf("server process %d still runs", pgid)
+		}
+	}
+}
+
+func config(servers ...*mcp.Server) *mcp.Config {
+	c := &mcp.Config{Servers: map[string]*mcp.Server{}, StartTimeout: 10 * time.Second, CallTimeout: 10 * time.Second}
+	for _, s := range servers {
+		if s.Type == "" {
+			s.Type = mcp.TypeStdio
+		}
+		s.Pos = plan.Pos{File: ".mcp.json", Line: 3, Col: 5}
+		c.Servers[s.Name] = s
+	}
+	return c
+}
+
+func TestRealServers(t *testing.T) {
+	everything := realtool.Find(t, "mcp-server-everything")
+	memory := realtool.Find(t, "mcp-server-memory")
+	filesystem := realtool.Find(t, "mcp-server-filesystem")
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("buy milk\n"), 0o644)
+	g := &groups{}
+	var log bytes.Buffer
+	var calls []mcp.Call
+	pool := mcp.NewPool(mcp.Options{
+		Config: config(
+			&mcp.Server{Name: "everything", Command: everything},
+			&mcp.Server{Name: "memory", Command: memory, Env: map[string]string{"MEMORY_FILE_PATH": filepath.Join(dir, "memory.jsonl")}},
+			&mcp.Server{Name: "server-filesystem", Command: filesystem, Args: []string{dir}},
+		),
+		Dir: dir, Log: &log,
+		Tape: recorder{&calls},
+	})
+	ctx := proc.WithGroups(context.Background(), g)
+
+	got, err := pool.Call(ctx, "everything", "echo", map[string]any{"message": "hi"})
+	if err != nil || got != "Echo: hi" {
+		t.Fatalf("echo: %v %v", got, err)
+	}
+	// A second call reuses the server.
+	if _, err := pool.Call(ctx, "everything", "echo", map[string]any{"message": "again"}); err != nil {
+		t.Fatal(err)
+	}
+	// Structured content comes as a value.
+	got, err = pool.Call(ctx, "everything", "get-structured-content", map[string]any{"location": "New York"})
+	if m, ok := got.(map[string]any); err != nil || !ok || m["temperature"] == nil {
+		t.Errorf("structured: %#v %v", got, err)
+	}
+	got, err = pool.Call(ctx, "server-filesystem", "read_text_file", map[string]any{"path": filepath.Join(dir, "notes.txt")})
+	if m, _ := got.(map[string]any); err != nil || m["content"] != "buy milk\n" {
+		t.Errorf("read_text_file: %#v %v", got, err)
+	}
+	// A tool error fails with the tool's words.
+	_, err = pool.Call(ctx, "server-filesystem", "read_text_file", map[string]any{"path": "/etc/passwd"})
+	var te *mcp.ToolError
+	if !errors.As(err, &te) || !strings.Contains(te.Msg, "Access denied") {
+		t.Errorf("outside the allowed dir: %v", err)
+	}
+	if _, err := pool.Call(ctx, "memory", "create_entities", map[string]any{"entities": []any{
+		map[string]any{"name": "milk", "entityType": "grocery", "observations": []any{"two litres"}},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	got, err = pool.Call(ctx, "memory", "search_nodes", map[string]any{"query": "milk"})
+	if err != nil || !strings.Contains(jsonOf(got), "two litres") {
+		t.Errorf("search_nodes: %#v %v", got, err)
+	}
+	tools, err := pool.Tools(ctx, "memory")
+	if err != nil || len(tools) < 5 || tools[0].InputSchema == nil {
+		t.Errorf("tools: %d %v", len(tools), err)
+	}
+	pool.Close()
+	if len(g.started) != 3 {
+		t.Errorf("servers started %d times, want once each: %v", len(g.started), g.started)
+	}
+	g.noOrphan(t)
+	if len(calls) != 7 || !strings.Contains(log.String(), `mcp mcp__everything__echo {"message":"hi"} → "Echo: hi"`) {
+		t.Errorf("%d calls; log:\n%s", len(calls), log.String())
+	}
+}
+
+// recorder is a tape that keeps the calls in a slice.
+type recorder struct{ calls *[]mcp.Call }
+
+func (recorder) ReplayMCP([]string, mcp.Call) (any, bool, error) { return nil, false, nil }
+func (r recorder) RecordMCP(_ []string, c mcp.Call)              { *r.calls = append(*r.calls, c) }
+
+func jsonOf(v any) string {
+	data, _ := json.Marshal(v)
+	return string(data)
+}
+
+func TestBadServers(t *testing.T) {
+	standin := mcptest.Standin(t)
+	short := func(s *mcp.Server) *mcp.Config {
+		c := config(s)
+		c.StartTimeout, c.CallTimeout = 2*time.Second, 2*time.Second
+		return c
+	}
+	for _, tc := range []struct {
+		name   string
+		server *mcp.Server
+		tool   string
+		args   map[string]any
+		want   []string
+		tool_  bool
+		// slow is set where the server takes its time (writing 50 MB):
+		// the call timeout is longer.
+		slow bool
+	}{
+		{name: "exits at start", server: &mcp.Server{Command: standin, Args: []string{"-mode", "exit"}},
+			want: []string{`MCP server "bad" (.mcp.json:3:5)`, "MCP server unavailable", "standin: cannot open the index"}},
+		{name: "never answers initialize", server: &mcp.Server{Command: standin, Args: []string{"-mode", "silent"}},
+			want: []string{"no answer to initialize in 2s (mcp.start_timeout in skillkit.yaml)"}},
+		{name: "invalid JSON-RPC", server: &mcp.Server{Command: standin, Args: []string{"-mode", "garbage"}},
+			want: []string{"MCP server unavailable"}},
+		{name: "missing command", server: &mcp.Server{Command: "no-such-mcp-server"},
+			want: []string{`MCP server "bad" (.mcp.json:3:5): MCP server unavailable: command "no-such-mcp-server" not found`}},
+		{name: "tool hangs", server: &mcp.Server{Command: standin}, tool: "hang",
+			want: []string{"MCP tool mcp__bad__hang: MCP server unavailable: no answer in 2s (mcp.call_timeout in skillkit.yaml)"}},
+		{name: "50 MB result", server: &mcp.Server{Command: standin}, tool: "big", args: map[string]any{"n": 50 << 20}, slow: true,
+			want: []string{"MCP tool mcp__bad__big: MCP server unavailable: ", "inbound JSON-RPC frame exceeded the configured maximum line length"}},
+		{name: "tool error", server: &mcp.Server{Command: standin}, tool: "fail",
+			want: []string{"MCP tool mcp__bad__fail: the index is locked"}, tool_: true},
+		{name: "unknown tool", server: &mcp.Server{Command: standin}, tool: "nope",
+			want: []string{"mcp__bad__nope", "nope"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.server.Name = "bad"
+			g := &groups{}
+			c, limit := short(tc.server), 6*time.Second
+			if tc.slow {
+				c.CallTimeout, limit = time.Minute, time.Minute
+			}
+			pool := mcp.NewPool(mcp.Options{Config: c, Dir: t.TempDir()})
+			tool := tc.tool
+			if tool == "" {
+				tool = "echo"
+			}
+			start := time.Now()
+			_, err := pool.Call(proc.WithGroups(context.Background(), g), "bad", tool, tc.args)
+			pool.Close()
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q lacks %q", err, w)
+				}
+			}
+			var te *mcp.ToolError
+			if errors.As(err, &te) != tc.tool_ {
+				t.Errorf("tool error %v, want %v", errors.As(err, &te), tc.tool_)
+			}
+			if d := time.Since(start); d > limit {
+				t.Errorf("took %s", d)
+			}
+			g.noOrphan(t)
+		})
+	}
+}
+
+func TestAllowedTools(t *testing.T) {
+	standin := mcptest.Standin(t)
+	pool := mcp.NewPool(mcp.Options{Config: config(&mcp.Server{Name: "ace-tool", Command: standin}),
+		Allowed: []string{"Read", "mcp__ace-tool__search_context(*)"}})
+	defer pool.Close()
+	if _, err := pool.Call(context.Background(), "ace-tool", "echo", nil); err == nil || err.Error() != "MCP tool mcp__ace-tool__echo is not in the skill's allowed-tools" {
+		t.Errorf("echo: %v", err)
+	}
+	for _, tc := range []struct {
+		allowed []string
+		want    bool
+	}{
+		{nil, true},
+		{[]string{}, false},
+		{[]string{"mcp__ace-tool"}, true},
+		{[]string{"mcp__ace-tool__*"}, true},
+		{[]string{" mcp__ace-tool__echo "}, true},
+		{[]string{"mcp__ace-tool__echoes"}, false},
+		{[]string{"mcp__ace"}, false},
+	} {
+		if got := mcp.Allowed(tc.allowed, "ace-tool", "echo"); got != tc.want {
+			t.Errorf("Allowed(%q) = %v", tc.allowed, got)
+		}
+	}
+}
+
+func TestSecretsScrubbedFromLog(t *testing.T) {
+	standin := mcptest.Standin(t)
+	var log bytes.Buffer
+	pool := mcp.NewPool(mcp.Options{Config: config(&mcp.Server{Name: "s", Command: standin}), Log: &log,
+		Scrub: func(s string) string { return strings.ReplaceAll(s, "hunter2", "[scrubbed]") }})
+	defer pool.Close()
+	if _, err := pool.Call(context.Background(), "s", "echo", map[string]any{"message": "pw hunter2"}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(log.String(), "hunter2") || !strings.Contains(log.String(), "[scrubbed]") {
+		t.Errorf("log: %s", log.String())
+	}
+}
+
+func TestStructuredFromStandin(t *testing.T) {
+	standin := mcptest.Standin(t)
+	pool := mcp.NewPool(mcp.Options{Config: config(&mcp.Server{Name: "s", Command: standin})})
+	defer pool.Close()
+	got, err := pool.Call(context.Background(), "s", "add", map[string]any{"x": 2, "y": 3})
+	if m, _ := got.(map[string]any); err != nil || m["sum"] != 5.0 {
+		t.Errorf("add: %#v %v", got, err)
+	}
+	if _, err := pool.Call(context.Background(), "nope", "x", nil); err == nil || !strings.Contains(err.Error(), `MCP server "nope" is not configured`) {
+		t.Errorf("unconfigured: %v", err)
+	}
+}

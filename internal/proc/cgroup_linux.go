@@ -1,0 +1,181 @@
+package proc
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// A process group does not hold what left it: a `setsid` child, or a
+// daemon, outlives the group's SIGKILL, and the parent-death signal
+// reaches the direct child only. Where cgroup v2 is mounted and our own
+// cgroup is writable, every command starts in a cgroup of its own
+// (skillkit-<runner pid>-<n>), which cgroup.kill ends whole, whatever its
+// processes did to their groups and sessions. Cgroups left by a runner that
+// died (kill -9) are ended by the next command any runner starts beside
+// them.
+
+// cgroup is one command's cgroup.
+type cgroup struct {
+	dir string
+	fd  *os.File
+}
+
+var cgroups struct {
+	once sync.Once
+	// base is the folder of our own cgroup in the cgroup v2 mount; "" when
+	// there is none or it is not writable.
+	base string
+	n    atomic.Int64
+}
+
+// cgroupBase finds our cgroup's folder, and ends the cgroups dead runners
+// left in it, once per process.
+func cgroupBase() string {
+	cgroups.once.Do(func() {
+		mount := cgroup2Mount()
+		self := ownCgroup()
+		if mount == "" || self == "" {
+			return
+		}
+		base := filepath.Join(mount, filepath.FromSlash(self))
+		if syscall.Access(base, 2 /* W_OK */) != nil {
+			return
+		}
+		cgroups.base = base
+		sweepOrphans(base)
+	})
+	return cgroups.base
+}
+
+// cgroup2Mount is where cgroup v2 is mounted: /sys/fs/cgroup on a unified
+// system, /sys/fs/cgroup/unified on a hybrid one.
+func cgroup2Mount() string {
+	f, err := os.Open("/proc/self/mountinfo")
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		// ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS... - FSTYPE SOURCE ...
+		pre, post, ok := strings.Cut(sc.Text(), " - ")
+		fields := strings.Fields(pre)
+		if ok && strings.HasPrefix(post, "cgroup2 ") && len(fields) >= 5 {
+			return fields[4]
+		}
+	}
+	return ""
+}
+
+// ownCgroup is our cgroup v2 path ("0::/path" in /proc/self/cgroup).
+func ownCgroup() string {
+	data, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		return ""
+	}
+	for _, l := range strings.Split(string(data), "\n") {
+		if p, ok := strings.CutPrefix(l, "0::"); ok {
+			return p
+		}
+	}
+	return ""
+}
+
+// newCgroup makes a cgroup for one command; nil where there is none.
+func newCgroup() *cgroup {
+	base := cgroupBase()
+	if base == "" {
+		return nil
+	}
+	dir := filepath.Join(base, fmt.Sprintf("skillkit-%d-%d", os.Getpid(), cgroups.n.Add(1)))
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return nil
+	}
+	fd, err := os.Open(dir)
+	if err != nil {
+		os.Remove(dir)
+		return nil
+	}
+	return &cgroup{dir: dir, fd: fd}
+}
+
+// attach has the command start in the cgroup (clone3's CLONE_INTO_CGROUP):
+// nothing it starts can run before it is inside.
+func (c *cgroup) attach(a *syscall.SysProcAttr) {
+	if c != nil {
+		a.UseCgroupFD, a.CgroupFD = true, int(c.fd.Fd())
+	}
+}
+
+// detach undoes attach, for a start without the cgroup.
+func (c *cgroup) detach(a *syscall.SysProcAttr) {
+	if c != nil {
+		a.UseCgroupFD, a.CgroupFD = false, 0
+	}
+}
+
+// kill ends every process in the cgroup.
+func (c *cgroup) kill() {
+	if c != nil {
+		killCgroup(c.dir)
+	}
+}
+
+// remove kills what is left and removes the cgroup.
+func (c *cgroup) remove() {
+	if c == nil {
+		return
+	}
+	killCgroup(c.dir)
+	removeCgroup(c.dir)
+	c.fd.Close()
+}
+
+func killCgroup(dir string) {
+	_ = os.WriteFile(filepath.Join(dir, "cgroup.kill"), []byte("1"), 0)
+}
+
+// removeCgroup removes an emptied cgroup; the kernel ends its processes
+// asynchronously, so it waits a little for them to go.
+func removeCgroup(dir string) {
+	for deadline := time.Now().Add(2 * time.Second); ; time.Sleep(time.Millisecond) {
+		if err := os.Remove(dir); err == nil || os.IsNotExist(err) || time.Now().After(deadline) {
+			return
+		}
+	}
+}
+
+// sweepOrphans ends the command cgroups of runners that are dead.
+func sweepOrphans(base string) {
+	entries, err := os.ReadDir(base)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Name(), "skillkit-")
+		pid, _, _ := strings.Cut(rest, "-")
+		n, err := strconv.Atoi(pid)
+		if !ok || !e.IsDir() || err != nil || n == os.Getpid() || Alive(n) {
+			continue
+		}
+		dir := filepath.Join(base, e.Name())
+		killCgroup(dir)
+		removeCgroup(dir)
+	}
+}
+
+// SweepOrphans ends, now, what commands of dead runners left running in
+// their cgroups: a resume calls it before it runs a step again.
+func SweepOrphans() {
+	if base := cgroupBase(); base != "" {
+		sweepOrphans(base)
+	}
+}

@@ -1,0 +1,87 @@
+package proc
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// needCgroups skips where cgroup v2 is not writable (a user's machine
+// without delegation): there a setsid child may outlive its step, as
+// docs/runtime.md says.
+func needCgroups(t *testing.T) {
+	if cgroupBase() == "" {
+		t.Skip("cgroup v2 is not mounted or not writable here")
+	}
+}
+
+// A setsid child leaves its process group: the command's cgroup ends it
+// when the command exits and when it times out (F6, N14).
+func TestSetsidChildDiesWithItsCommand(t *testing.T) {
+	needCgroups(t)
+	res, err := Run(context.Background(), Cmd{Name: "sh", Args: []string{"-c", "setsid sleep 1000 & echo $!"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(res.Stdout))
+	waitDead(t, pid)
+
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	Run(ctx, Cmd{Name: "sh", Args: []string{"-c", "setsid sleep 1000 & echo $! > " + pidFile + "; sleep 1000"}})
+	data, _ := os.ReadFile(pidFile)
+	pid, _ = strconv.Atoi(strings.TrimSpace(string(data)))
+	if pid == 0 {
+		t.Fatal("the command did not start its child")
+	}
+	waitDead(t, pid)
+}
+
+const helperEnv = "SKILLKIT_PROC_HELPER"
+
+// TestMain lets the test binary be a runner of its own, to be killed.
+func TestMain(m *testing.M) {
+	if f := os.Getenv(helperEnv); f != "" {
+		Run(context.Background(), Cmd{Name: "sh", Args: []string{"-c", "setsid sleep 1000 & echo $! > " + f + "; sleep 1000"}})
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// A runner killed with SIGKILL mid-command leaves a setsid child that no
+// parent-death signal reaches; the next runner (a resume) ends it before
+// it runs anything (F6, N14).
+func TestKilledRunnerLeavesNoOrphans(t *testing.T) {
+	needCgroups(t)
+	for i := range 3 {
+		pidFile := filepath.Join(t.TempDir(), "pid")
+		runner := exec.Command(os.Args[0], "-test.run=^$")
+		runner.Env = append(os.Environ(), helperEnv+"="+pidFile)
+		if err := runner.Start(); err != nil {
+			t.Fatal(err)
+		}
+		var pid int
+		for deadline := time.Now().Add(10 * time.Second); pid == 0 && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+			data, _ := os.ReadFile(pidFile)
+			pid, _ = strconv.Atoi(strings.TrimSpace(string(data)))
+		}
+		if pid == 0 {
+			t.Fatal("the runner's command did not start its child")
+		}
+		runner.Process.Signal(syscall.SIGKILL)
+		runner.Wait()
+		time.Sleep(100 * time.Millisecond)
+		if !Alive(pid) {
+			t.Logf("case %d: the child died with its runner already", i)
+		}
+		SweepOrphans()
+		waitDead(t, pid)
+	}
+}

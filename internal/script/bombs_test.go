@@ -1,0 +1,100 @@
+package script
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"runtime/metrics"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/skillkit/skillkit/plan"
+)
+
+// bombs allocate in ways that bypassed the heap watchdog (F5, N13): in one
+// builtin call, where no interrupt lands, or faster than it looked.
+var bombs = map[string]string{
+	"fill":            `new Array(2**28).fill(0)`,
+	"from":            `Array.from({length: 2**28})`,
+	"join":            `new Array(2**30).join("x")`,
+	"typed array":     `new Float64Array(2**28)`,
+	"typed from like": `new Uint8Array({length: 2**31})`,
+	"array buffer":    `new ArrayBuffer(2**31)`,
+	"repeat":          `"x".repeat(2**30)`,
+	"pad":             `"x".padStart(2**30)`,
+	"stringify":       `let a = [1, 2, 3, 4, 5, 6, 7, 8]; for (let i = 0; i < 40; i++) a = [a, a]; JSON.stringify(a)`,
+	"replace":         `"x".repeat(1 << 20).replace(/x/g, "y".repeat(1000))`,
+	"replaceAll":      `"x".repeat(1 << 20).replaceAll("x", "$&".repeat(500))`,
+	"doubling":        `let s = "x"; for (;;) s += s`,
+	"push":            `const keep = []; for (;;) keep.push(new Array(1000).fill(1))`,
+}
+
+// peakHeap runs f and returns how far the live heap grew above where it
+// was when f started: the figure each collection (which a large allocation
+// brings on) leaves, sampled every 100µs, and once more after f.
+func peakHeap(f func()) uint64 {
+	runtime.GC()
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	read := func() uint64 { metrics.Read(s); return s[0].Value.Uint64() }
+	base := read()
+	var peak atomic.Uint64
+	done := make(chan struct{})
+	go func() {
+		for {
+			if n := read(); n > peak.Load() {
+				peak.Store(n)
+			}
+			select {
+			case <-done:
+				return
+			case <-time.After(100 * time.Microsecond):
+			}
+		}
+	}()
+	f()
+	close(done)
+	if p := read(); p > peak.Load() {
+		peak.Store(p)
+	}
+	return peak.Load() - min(base, peak.Load())
+}
+
+// TestMemoryBombsStopWithinBudget: each bomb stops with ErrMemory, the
+// heap growing at most 1.5× the budget, in a step and in a state
+// expression (what skillkit test's stateTrue runs).
+func TestMemoryBombsStopWithinBudget(t *testing.T) {
+	const budget, slack = 64 << 20, 4 << 20
+	f := newFixture(t)
+	h := f.host(t, func(o *Options) { o.JSMemory = budget; o.Timeout = 20 * time.Second })
+	for name, src := range bombs {
+		t.Run(name, func(t *testing.T) {
+			var err error
+			grew := peakHeap(func() { _, err = f.step(t, h, src) })
+			if !errors.Is(err, ErrMemory) {
+				t.Errorf("err = %v, want ErrMemory", err)
+			}
+			t.Logf("heap grew %d MiB: %v", grew>>20, err)
+			// A string doubling allocates each doubling in one go, which
+			// no builtin can check first: only the heap watchdog, a poll,
+			// stops it, and on a starved CPU (CI's load pass) it may see
+			// one or two doublings late. It is held to 4×; every other
+			// bomb is checked before it allocates, to 1.5×.
+			limit, times := uint64(budget*3/2+slack), "1.5×"
+			if name == "doubling" {
+				limit, times = budget*4+slack, "4×"
+			}
+			if grew > limit {
+				t.Errorf("the heap grew %d MiB, over %s the budget of %d MiB", grew>>20, times, budget>>20)
+			}
+		})
+	}
+	expr := "(() => { " + bombs["fill"] + "; return true })()"
+	var err error
+	grew := peakHeap(func() {
+		_, err = EvalExpr(context.Background(), &plan.Expr{Text: expr, JS: expr}, PureEnv{Memory: budget, Timeout: 20 * time.Second})
+	})
+	if !errors.Is(err, ErrMemory) || grew > budget*3/2+slack {
+		t.Errorf("a state expression: heap grew %d MiB: %v", grew>>20, err)
+	}
+}

@@ -1,0 +1,321 @@
+package script
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"runtime"
+	"runtime/metrics"
+	"strconv"
+	"strings"
+
+	"github.com/dop251/goja"
+)
+
+// The heap watchdog (deadline) interrupts a runtime between instructions,
+// but some builtins allocate their whole result in one call, in Go, where
+// no interrupt lands: new Array(2**28).fill(0) or a JSON.stringify of a
+// shared tree would grow the process to many times the budget before the
+// next instruction. Those builtins are wrapped to weigh what they are
+// about to allocate first, and stop the evaluation as the watchdog would
+// when it does not fit.
+
+// slotBytes is what one element of a JS array costs goja (a Value in a
+// slice, and the value it points to).
+const slotBytes = 24
+
+// liveHeap is the live heap as the last collection found it.
+func liveHeap() int64 {
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s)
+	return int64(s[0].Value.Uint64())
+}
+
+// guardAllocations wraps the builtins of vm that allocate in one call so
+// that each checks its size against what is left of budget.
+func guardAllocations(vm *goja.Runtime, budget int64) {
+	g := &guard{vm: vm, budget: budget}
+	proto := func(ctor string) *goja.Object {
+		return vm.Get(ctor).ToObject(vm).Get("prototype").ToObject(vm)
+	}
+	g.wrap(proto("Array"), "fill", func(c goja.FunctionCall) int64 {
+		return g.length(c.This) * slotBytes
+	})
+	g.wrap(proto("Array"), "join", func(c goja.FunctionCall) int64 {
+		sep := int64(1)
+		if a := c.Argument(0); !goja.IsUndefined(a) {
+			sep = int64(len(a.String()))
+		}
+		return mul(g.length(c.This), sep)
+	})
+	g.wrap(vm.Get("Array").ToObject(vm), "from", func(c goja.FunctionCall) int64 {
+		return g.length(c.Argument(0)) * slotBytes
+	})
+	str := proto("String")
+	g.wrap(str, "repeat", func(c goja.FunctionCall) int64 {
+		return mul(int64(len(c.This.String())), c.Argument(0).ToInteger())
+	})
+	for _, pad := range []string{"padStart", "padEnd"} {
+		g.wrap(str, pad, func(c goja.FunctionCall) int64 { return 2 * c.Argument(0).ToInteger() })
+	}
+	for _, name := range []string{"replace", "replaceAll"} {
+		g.wrapReplace(str, name)
+	}
+	g.wrap(vm.Get("JSON").ToObject(vm), "stringify", func(c goja.FunctionCall) int64 {
+		return g.jsonSize(c.Argument(0), c.Argument(2))
+	})
+	g.wrapConstructor("ArrayBuffer", 1)
+	for ctor, size := range map[string]int64{
+		"Int8Array": 1, "Uint8Array": 1, "Uint8ClampedArray": 1, "Int16Array": 2, "Uint16Array": 2,
+		"Int32Array": 4, "Uint32Array": 4, "Float32Array": 4, "Float64Array": 8,
+	} {
+		g.wrapConstructor(ctor, size)
+	}
+}
+
+var (
+	stringType = reflect.TypeFor[string]()
+	bufferType = reflect.TypeFor[goja.ArrayBuffer]()
+)
+
+type guard struct {
+	vm     *goja.Runtime
+	budget int64
+}
+
+// check stops the evaluation when an allocation of n bytes would take the
+// heap past the budget.
+func (g *guard) check(what string, n int64) bool {
+	if n <= 0 || n <= g.budget-liveHeap() {
+		return true
+	}
+	// The live figure is the last collection's, which may count what an
+	// evaluation stopped before this one left: collect, and judge again.
+	runtime.GC()
+	if n <= g.budget-liveHeap() {
+		return true
+	}
+	g.vm.Interrupt(fmt.Errorf("%w: %s would allocate about %d MiB, past the budget of %d MiB (--js-memory)", ErrMemory, what, n>>20, g.budget>>20))
+	return false
+}
+
+func (g *guard) wrap(obj *goja.Object, name string, cost func(goja.FunctionCall) int64) {
+	orig, ok := goja.AssertFunction(obj.Get(name))
+	if !ok {
+		return
+	}
+	fn := func(c goja.FunctionCall) goja.Value {
+		if !g.check(name, cost(c)) {
+			return goja.Undefined()
+		}
+		v, err := orig(c.This, c.Arguments...)
+		if err != nil {
+			panic(err)
+		}
+		return v
+	}
+	_ = obj.DefineDataProperty(name, g.vm.ToValue(fn), goja.FLAG_TRUE, goja.FLAG_FALSE, goja.FLAG_TRUE)
+}
+
+// wrapConstructor replaces a global constructor of element size size
+// with one that weighs its length argument, keeping its prototype (so
+// instanceof holds) and its static methods.
+func (g *guard) wrapConstructor(name string, size int64) {
+	orig := g.vm.Get(name)
+	if orig == nil {
+		return
+	}
+	origObj := orig.ToObject(g.vm)
+	ctor := func(c goja.ConstructorCall) *goja.Object {
+		n := int64(0)
+		a := c.Argument(0)
+		if obj, ok := a.(*goja.Object); ok {
+			if obj.ExportType() != bufferType {
+				n = g.length(obj)
+			}
+		} else if !goja.IsUndefined(a) && !goja.IsNull(a) {
+			n = a.ToInteger()
+		}
+		if !g.check("new "+name, mul(n, size)) {
+			return g.vm.NewObject()
+		}
+		obj, err := g.vm.New(orig, c.Arguments...)
+		if err != nil {
+			panic(err)
+		}
+		return obj
+	}
+	wrapped := g.vm.ToValue(ctor).ToObject(g.vm)
+	for _, k := range origObj.GetOwnPropertyNames() {
+		if k == "length" || k == "name" {
+			continue
+		}
+		_ = wrapped.DefineDataProperty(k, origObj.Get(k), goja.FLAG_TRUE, goja.FLAG_FALSE, goja.FLAG_TRUE)
+	}
+	_ = g.vm.GlobalObject().DefineDataProperty(name, wrapped, goja.FLAG_TRUE, goja.FLAG_FALSE, goja.FLAG_TRUE)
+}
+
+// wrapReplace weighs a replace with a string replacement by counting the
+// matches first, without building the result; a function replacement
+// runs JS per match, where the watchdog's interrupt lands.
+func (g *guard) wrapReplace(str *goja.Object, name string) {
+	orig, ok := goja.AssertFunction(str.Get(name))
+	if !ok {
+		return
+	}
+	fn := func(c goja.FunctionCall) goja.Value {
+		repl := c.Argument(1)
+		if _, isFunc := goja.AssertFunction(repl); !isFunc && !goja.IsUndefined(repl) {
+			text, r := c.This.String(), repl.String()
+			s := int64(len(text))
+			if mul(s+1, int64(len(r))) > g.budget/4 {
+				n, longest := g.matches(c.Argument(0), text, name == "replaceAll")
+				// $& and $1 repeat a match, $` and $' the text around it.
+				groups := int64(strings.Count(r, "$"))
+				around := int64(strings.Count(r, "$`") + strings.Count(r, "$'"))
+				cost := s + mul(n, int64(len(r))+mul(groups, longest)+mul(around, s))
+				if !g.check(name, cost) {
+					return goja.Undefined()
+				}
+			}
+		}
+		v, err := orig(c.This, c.Arguments...)
+		if err != nil {
+			panic(err)
+		}
+		return v
+	}
+	_ = str.DefineDataProperty(name, g.vm.ToValue(fn), goja.FLAG_TRUE, goja.FLAG_FALSE, goja.FLAG_TRUE)
+}
+
+// matches counts what a replace of pattern in text replaces, and the
+// longest match: a global RegExp is run match by match (each match is
+// garbage at once), a string or a RegExp without g replaces once, or, in
+// replaceAll, every occurrence of the string.
+func (g *guard) matches(pattern goja.Value, text string, all bool) (n, longest int64) {
+	re, ok := pattern.(*goja.Object)
+	if !ok || re.ClassName() != "RegExp" {
+		p := pattern.String()
+		if !all {
+			return 1, int64(len(p))
+		}
+		return int64(strings.Count(text, p)), int64(len(p))
+	}
+	if !strings.Contains(re.Get("flags").String(), "g") {
+		return 1, int64(len(text))
+	}
+	exec, ok := goja.AssertFunction(re.Get("exec"))
+	if !ok {
+		return 1, int64(len(text))
+	}
+	last := re.Get("lastIndex")
+	defer func() { _ = re.Set("lastIndex", last) }()
+	_ = re.Set("lastIndex", 0)
+	subject := g.vm.ToValue(text)
+	for {
+		m, err := exec(re, subject)
+		if err != nil || m == nil || goja.IsNull(m) || goja.IsUndefined(m) {
+			return n, longest
+		}
+		n++
+		l := int64(len(m.ToObject(g.vm).Get("0").String()))
+		longest = max(longest, l)
+		if l == 0 {
+			_ = re.Set("lastIndex", re.Get("lastIndex").ToInteger()+1)
+		}
+		if n > int64(len(text))+1 {
+			return n, longest
+		}
+	}
+}
+
+// length is an array-like's length, 0 for anything else.
+func (g *guard) length(v goja.Value) int64 {
+	if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
+		return 0
+	}
+	// Export would copy an array whole: types are looked at instead.
+	obj, ok := v.(*goja.Object)
+	if !ok {
+		if v.ExportType() == stringType {
+			return int64(len(v.String()))
+		}
+		return 0
+	}
+	l := obj.Get("length")
+	if l == nil {
+		return 0
+	}
+	return max(0, l.ToInteger())
+}
+
+// jsonSize estimates the length of JSON.stringify(v, _, space), each
+// object weighed once however often it is shared (a tree of shared nodes
+// is what doubles the text per level), and stops counting past the budget.
+func (g *guard) jsonSize(v goja.Value, space goja.Value) int64 {
+	indent := int64(0)
+	if space != nil && !goja.IsUndefined(space) {
+		if space.ExportType() == stringType {
+			indent = int64(min(len(space.String()), 10))
+		} else {
+			indent = min(max(space.ToInteger(), 0), 10)
+		}
+	}
+	memo := map[*goja.Object]int64{}
+	var size func(v goja.Value, depth int64) int64
+	size = func(v goja.Value, depth int64) int64 {
+		obj, ok := v.(*goja.Object)
+		if !ok {
+			if v == nil {
+				return 4
+			}
+			return int64(len(v.String())) + 2
+		}
+		if n, ok := memo[obj]; ok {
+			return n
+		}
+		memo[obj] = 0 // a cycle: JSON.stringify throws on it
+		pad := 1 + indent*(depth+1)
+		var total int64 = 2
+		if l := obj.Get("length"); l != nil && obj.ClassName() == "Array" {
+			// Every element takes two characters at least ("1,"); a long
+			// array is weighed by its first elements.
+			n := l.ToInteger()
+			if mul(n, 2) > g.budget {
+				return mul(n, 2)
+			}
+			seen := min(n, sampleElements)
+			for i := int64(0); i < seen && total <= g.budget; i++ {
+				total += size(obj.Get(strconv.FormatInt(i, 10)), depth+1) + pad
+			}
+			if seen > 0 && seen < n {
+				total = mul(total/seen+1, n)
+			}
+		} else {
+			for _, k := range obj.Keys() {
+				if total > g.budget {
+					break
+				}
+				total += size(obj.Get(k), depth+1) + int64(len(k)) + 3 + pad
+			}
+		}
+		memo[obj] = total
+		return total
+	}
+	return size(v, 0)
+}
+
+// sampleElements is how many elements of an array jsonSize weighs one
+// by one.
+const sampleElements = 1 << 16
+
+// mul multiplies sizes, saturating rather than overflowing.
+func mul(a, b int64) int64 {
+	if a <= 0 || b <= 0 {
+		return 0
+	}
+	if a > math.MaxInt64/b {
+		return math.MaxInt64
+	}
+	return a * b
+}
