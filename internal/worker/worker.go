@@ -184,7 +184,9 @@ func (w *worker) work(ctx context.Context, t *sqlstore.Task, from sqlstore.TaskS
 func (k *task) run(ctx context.Context) (sqlstore.TaskState, string, error) {
 	s, err := k.w.o.Load(k.Skill)
 	if err != nil {
-		return sqlstore.Error, err.Error(), nil
+		// No run record can hold it: the task's error says it, under the
+		// worker lifecycle's name.
+		return sqlstore.Error, run.LoadFailed + ": " + err.Error(), nil
 	}
 	o := k.w.o.Run
 	o.Skill, o.Inputs, o.Args = s, k.Inputs, k.Args
