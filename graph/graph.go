@@ -6,6 +6,7 @@ package graph
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/skillkit/skillkit/plan"
@@ -34,6 +35,13 @@ type Edge struct {
 	Label    string
 	Cond     string
 	Link     bool
+	// Back is an action's return to the selection, which runs again
+	// after every action: drawn dashed where no action names a next one,
+	// so that the loop shows as one.
+	Back bool
+	// distinct is the part of Cond that tells it from the conditions it
+	// shares clauses with: what the edge shows.
+	distinct string
 }
 
 // Graph is what both formats draw.
@@ -107,11 +115,93 @@ func Build(s *plan.Skill, returns Returns) *Graph {
 	}
 	if returns != nil && s.Orchestrator != nil {
 		const selector = "selectNextAction"
-		for _, id := range returns(s.Orchestrator) {
+		ids := returns(s.Orchestrator)
+		for _, id := range ids {
 			edge(selector, id, "")
 		}
+		// Where the actions name no next action (a hybrid's loop, as a
+		// rule), every one goes back to the selection; where they do, their
+		// edges show the loop already.
+		if !slices.ContainsFunc(g.Loop, func(e Edge) bool { return e.From != selector }) {
+			for _, id := range ids {
+				if s.Action(id) != nil && !slices.ContainsFunc(g.Loop, func(e Edge) bool { return e.From == id }) {
+					g.Loop = append(g.Loop, Edge{From: id, To: selector, Back: true})
+				}
+			}
+		}
 	}
+	distinguish(g.Loop)
 	return g
+}
+
+// distinguish sets what each edge's label shows of its condition: the
+// clauses (of a top-level &&) that are not in every condition it shares a
+// clause with. Conditions that differ only in their last clause would
+// otherwise show alike once cut to labelRunes.
+func distinguish(edges []Edge) {
+	clauses := make([][]string, len(edges))
+	for i, e := range edges {
+		if e.Cond != "" {
+			clauses[i] = splitAnd(strings.ReplaceAll(e.Cond, "state.", ""))
+		}
+	}
+	for i := range edges {
+		var keep []string
+		for _, c := range clauses[i] {
+			shared, everywhere := false, true
+			for j, other := range clauses {
+				if j == i || len(other) == 0 || !overlaps(clauses[i], other) || slices.Equal(clauses[i], other) {
+					continue
+				}
+				shared = true
+				everywhere = everywhere && slices.Contains(other, c)
+			}
+			if !shared || !everywhere {
+				keep = append(keep, c)
+			}
+		}
+		if len(keep) > 0 && len(keep) < len(clauses[i]) {
+			edges[i].distinct = "… " + strings.Join(keep, " && ")
+		}
+	}
+}
+
+// splitAnd splits a condition at its top-level &&, outside brackets and
+// strings; a condition with a top-level || is one clause.
+func splitAnd(cond string) []string {
+	var parts []string
+	depth, start := 0, 0
+	var quote rune
+	for i, r := range cond {
+		switch {
+		case quote != 0:
+			if r == quote {
+				quote = 0
+			}
+		case r == '\'', r == '"', r == '`':
+			quote = r
+		case r == '(' || r == '[' || r == '{':
+			depth++
+		case r == ')' || r == ']' || r == '}':
+			depth--
+		case depth == 0 && strings.HasPrefix(cond[i:], "||"):
+			// && binds tighter: its operands are no clauses of the whole.
+			return []string{strings.TrimSpace(cond)}
+		case depth == 0 && strings.HasPrefix(cond[i:], "&&"):
+			parts = append(parts, strings.TrimSpace(cond[start:i]))
+			start = i + 2
+		}
+	}
+	return append(parts, strings.TrimSpace(cond[start:]))
+}
+
+func overlaps(a, b []string) bool {
+	for _, c := range a {
+		if slices.Contains(b, c) {
+			return true
+		}
+	}
+	return false
 }
 
 // linkedPhase is the phase p's Next Phase link names, nil when it names
@@ -198,7 +288,11 @@ func (g *Graph) Mermaid() string {
 			fmt.Fprintf(&b, "    %s[%s]\n", sanitize(n.ID), mermaidText(g.Label(n)))
 		}
 		for _, e := range g.Loop {
-			fmt.Fprintf(&b, "    %s -->%s %s\n", sanitize(e.From), mermaidEdgeLabel(e.short()), sanitize(e.To))
+			arrow := "-->"
+			if e.Back {
+				arrow = "-.->"
+			}
+			fmt.Fprintf(&b, "    %s %s%s %s\n", sanitize(e.From), arrow, mermaidEdgeLabel(e.short()), sanitize(e.To))
 		}
 		b.WriteString("  end\n")
 	}
@@ -264,6 +358,9 @@ const labelRunes = 28
 func (e Edge) short() string {
 	s := e.Label
 	if s == "" {
+		s = e.distinct
+	}
+	if s == "" {
 		s = strings.ReplaceAll(e.Cond, "state.", "")
 	}
 	if r := []rune(s); len(r) > labelRunes {
@@ -285,7 +382,10 @@ func (e Edge) full() string {
 // that it does not seem to go through one action.
 func (g *Graph) Dot() string {
 	var b strings.Builder
-	b.WriteString("digraph skill {\n  rankdir=TB;\n  fontname=\"Helvetica\";\n")
+	// dot draws at 72 points an inch and renders bitmaps at 96 dpi: a
+	// graph of a few actions came out 574 px wide, its edge labels too
+	// small to read. 192 dpi doubles the pixels, for a screen or a page.
+	b.WriteString("digraph skill {\n  rankdir=TB;\n  dpi=192;\n  fontname=\"Helvetica\";\n")
 	if len(g.Actions) > 0 {
 		b.WriteString("  compound=true;\n")
 	}
@@ -341,6 +441,9 @@ func (g *Graph) Dot() string {
 // dotEdgeAttrs labels an action edge with its short label and keeps the
 // whole hint and condition as the tooltip.
 func dotEdgeAttrs(e Edge) string {
+	if e.Back {
+		return ` [style=dashed, tooltip="back to the selection"]`
+	}
 	if e.full() == "" {
 		return ""
 	}

@@ -90,7 +90,9 @@ func TestReturnsBecomeEdges(t *testing.T) {
 		Actions:      []*plan.Action{{ID: "action-a", Preconditions: []*plan.Precondition{{Expr: plan.Expr{JS: "state.n < 3"}}}}},
 	}
 	g := Build(s, func(*plan.Orchestrator) []string { return []string{"action-a"} })
-	if len(g.Loop) != 1 || g.Loop[0].From != "selectNextAction" || g.Loop[0].Cond != "state.n < 3" {
+	// The action names no next one: it goes back to the selection.
+	if len(g.Loop) != 2 || g.Loop[0].From != "selectNextAction" || g.Loop[0].Cond != "state.n < 3" ||
+		!g.Loop[1].Back || g.Loop[1].From != "action-a" || g.Loop[1].To != "selectNextAction" {
 		t.Errorf("loop = %+v", g.Loop)
 	}
 	if !strings.Contains(g.Mermaid(), `selectNextAction -->|"n < 3"| action_a`) {
@@ -164,6 +166,21 @@ func TestPaint(t *testing.T) {
 		},
 		want: map[string]Outcome{
 			"phase_01": {Completed, 1}, "phase_02": {Completed, 1}, "phase_03": {Started, 1},
+			"action-count": {Completed, 1}, "action-rank": {Skipped, 0},
+		},
+	}, {
+		// A try cut by a stop is drawn apart and is no repeat.
+		name: "interrupted in an action, resumed",
+		events: []runstore.Event{
+			ev("01-collect", "", "loading"), ev("01-collect", "", "completed"),
+			ev("02-orchestrator", "", "loading"), ev("", "action-count", "loading"),
+			ev("", "", "interrupted"), ev("", "", "running"),
+			ev("02-orchestrator", "", "loading"), ev("", "action-count", "loading"), ev("", "action-count", "completed"),
+			ev("02-orchestrator", "", "completed"), ev("03-report", "", "loading"),
+			ev("", "", "interrupted"),
+		},
+		want: map[string]Outcome{
+			"phase_01": {Completed, 1}, "phase_02": {Completed, 1}, "phase_03": {Interrupted, 0},
 			"action-count": {Completed, 1}, "action-rank": {Skipped, 0},
 		},
 	}}

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/skillkit/skillkit/internal/runstore"
+	"github.com/skillkit/skillkit/internal/runview"
 )
 
 // Status is how far a run got with a phase or an action.
@@ -14,9 +15,11 @@ type Status string
 const (
 	Completed Status = "completed"
 	Failed    Status = "failed"
-	// Started is a node the run began and never finished: it was
-	// interrupted there, or is still running.
+	// Started is a node the run is in: it began and has not finished.
 	Started Status = "started"
+	// Interrupted is a node the run stopped in (Ctrl-C, a kill, agent
+	// work without an agent): a resume starts it again.
+	Interrupted Status = "interrupted"
 	// Skipped is a node the run went past without running it: a later
 	// phase ran, or the loop ended without picking the action.
 	Skipped Status = "skipped"
@@ -25,7 +28,7 @@ const (
 )
 
 // statuses are the statuses in the order a legend lists them.
-var statuses = []Status{Completed, Failed, Started, Skipped, NotReached}
+var statuses = []Status{Completed, Failed, Interrupted, Started, Skipped, NotReached}
 
 // class is the status as a mermaid class name.
 func (s Status) class() string {
@@ -39,13 +42,15 @@ func (s Status) class() string {
 type colour struct{ fill, stroke, text, back string }
 
 // colours are the node colours of each status: green, red and amber for
-// what ran, greys for what did not; back is a cluster's lighter fill.
+// what ran, violet for what a stop cut short (neither a failure nor under
+// way), greys for what did not run; back is a cluster's lighter fill.
 var colours = map[Status]colour{
-	Completed:  {fill: "#c8e6c9", stroke: "#2e7d32", text: "#1b5e20", back: "#f1f8e9"},
-	Failed:     {fill: "#ffcdd2", stroke: "#c62828", text: "#b71c1c", back: "#ffebee"},
-	Started:    {fill: "#fff9c4", stroke: "#f9a825", text: "#795548", back: "#fffde7"},
-	Skipped:    {fill: "#eeeeee", stroke: "#9e9e9e", text: "#616161", back: "#fafafa"},
-	NotReached: {fill: "#ffffff", stroke: "#bdbdbd", text: "#9e9e9e", back: "#ffffff"},
+	Completed:   {fill: "#c8e6c9", stroke: "#2e7d32", text: "#1b5e20", back: "#f1f8e9"},
+	Failed:      {fill: "#ffcdd2", stroke: "#c62828", text: "#b71c1c", back: "#ffebee"},
+	Started:     {fill: "#fff9c4", stroke: "#f9a825", text: "#795548", back: "#fffde7"},
+	Interrupted: {fill: "#e1d5f0", stroke: "#6a4c93", text: "#4a2c73", back: "#f3eefa"},
+	Skipped:     {fill: "#eeeeee", stroke: "#9e9e9e", text: "#616161", back: "#fafafa"},
+	NotReached:  {fill: "#ffffff", stroke: "#bdbdbd", text: "#9e9e9e", back: "#ffffff"},
 }
 
 // Outcome is what a run did with a node.
@@ -60,32 +65,22 @@ type Outcome struct {
 // outcome of each phase and action of the graph, the last time it ran.
 func (g *Graph) Paint(events []runstore.Event) {
 	byUnit := map[string]*Outcome{}
-	runDone := false
-	for _, e := range events {
-		unit := e.Phase
-		if e.Action != "" {
-			unit = "action:" + e.Action
-		}
-		switch {
-		case e.Step != "":
-			continue
-		case unit == "":
-			runDone = runDone || e.To == runstore.State(runstore.RunCompleted)
+	r := runview.Read(events)
+	for _, u := range r.Units {
+		if u.Kind == runview.KindStep {
 			continue
 		}
-		o := byUnit[unit]
-		if o == nil {
-			o = &Outcome{}
-			byUnit[unit] = o
-		}
-		switch e.To {
-		case "loading":
+		o := &Outcome{Status: statusOf[u.State], Runs: u.Tries}
+		if u.Open() {
 			o.Runs++
-			o.Status = Started
-		case runstore.State(Completed), runstore.State(Failed):
-			o.Status = Status(e.To)
 		}
+		key := u.ID
+		if u.Kind == runview.KindAction {
+			key = "action:" + u.ID
+		}
+		byUnit[key] = o
 	}
+	runDone := r.State == runstore.RunCompleted
 	g.Run = map[string]Outcome{}
 	// A phase that did not run was skipped when a later one ran, else
 	// not reached; likewise an action, by the loop's phase.
@@ -114,6 +109,12 @@ func (g *Graph) Paint(events []runstore.Event) {
 			g.Run[n.ID] = Outcome{Status: notRun(loopDone)}
 		}
 	}
+}
+
+// statusOf is the node status of a unit's state.
+var statusOf = map[string]Status{
+	runview.Completed: Completed, runview.Failed: Failed, runview.Skipped: Skipped,
+	runview.Interrupted: Interrupted, runview.Running: Started,
 }
 
 func notRun(passed bool) Status {

@@ -67,6 +67,7 @@ func Lint(paths []string, opts Options) (*Result, error) {
 		res.Findings = append(res.Findings, results[i]...)
 	}
 	res.Findings = append(res.Findings, listingBudgets(targets, listings, base)...)
+	res.Findings = append(res.Findings, pluginManifests(targets, folders(paths), base)...)
 	slices.Sort(res.Skills)
 	res.sort()
 	return res, nil

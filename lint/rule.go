@@ -76,7 +76,7 @@ var allRules []Rule
 
 func init() {
 	var rs []Rule
-	for _, family := range [][]Rule{frontMatterRules, layoutRules, linkRules, actionRules, codeRules, stateRules, nameRules, budgetRules, directiveRules, outputRules, inputRules, reachRules, mcpRules} {
+	for _, family := range [][]Rule{frontMatterRules, layoutRules, linkRules, actionRules, codeRules, stateRules, nameRules, budgetRules, directiveRules, outputRules, inputRules, reachRules, mcpRules, pluginRules} {
 		rs = append(rs, family...)
 	}
 	slices.SortFunc(rs, func(a, b Rule) int { return strings.Compare(a.ID(), b.ID()) })

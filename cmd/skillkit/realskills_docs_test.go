@@ -24,7 +24,7 @@ func TestRealSkillsDoc(t *testing.T) {
 		t.Fatalf("found %d transcripts in docs/real-skills.md, want 4", len(transcripts))
 	}
 	norm := []struct{ re, with string }{
-		{`\d{8}-\d{6}-[0-9a-f]{6}`, "RUN"},
+		{`\d{8}-\d{6}-[0-9a-f]{8}`, "RUN"},
 		{` in /[^;\s]+`, " in DIR"},
 		{`\((\d+(\.\d+)?(ms|s|µs))\)|in \d+(\.\d+)?(ms|s|µs)$`, "TIME"},
 	}

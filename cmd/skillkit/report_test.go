@@ -37,20 +37,8 @@ func TestReportInChromium(t *testing.T) {
 	if err != nil {
 		t.Skip("chromium not installed: skipping the browser check (apt-get install chromium)")
 	}
-	profile := t.TempDir()
 	shot := filepath.Join(t.TempDir(), "report.png")
-	browse := func(args ...string) string {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		args = append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-			"--disable-background-networking", "--disable-component-update", "--disable-sync",
-			"--user-data-dir=" + profile, "--window-size=1200,900"}, args...)
-		out, err := exec.CommandContext(ctx, chromium, append(args, "file://"+page)...).Output()
-		if err != nil {
-			t.Fatalf("chromium %s: %v", strings.Join(args, " "), err)
-		}
-		return string(out)
-	}
+	browse := headless(t, chromium, page)
 	dom := browse("--dump-dom")
 	for _, want := range []string{`<svg id="timeline"`, `<section id="error">`,
 		`<code id="error-where">phases/03-publish.md:8:1</code>`, "upload failed: no such host publish.invalid",
@@ -62,6 +50,69 @@ func TestReportInChromium(t *testing.T) {
 	browse("--screenshot=" + shot)
 	if n := inkedPixels(t, shot); n < 5000 {
 		t.Errorf("the screenshot %s has %d pixels that are not white: a blank page?", shot, n)
+	}
+}
+
+// headless returns a function that opens page in headless Chromium with
+// the arguments it is given (--dump-dom, --screenshot=FILE), offline, in
+// a profile of its own, and returns what Chromium printed.
+func headless(t *testing.T, chromium, page string) func(args ...string) string {
+	profile := t.TempDir()
+	return func(args ...string) string {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		args = append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+			"--disable-background-networking", "--disable-component-update", "--disable-sync",
+			"--user-data-dir=" + profile, "--window-size=1200,900"}, args...)
+		out, err := exec.CommandContext(ctx, chromium, append(args, "file://"+page)...).Output()
+		if err != nil {
+			t.Fatalf("chromium %s: %v", strings.Join(args, " "), err)
+		}
+		return string(out)
+	}
+}
+
+// TestInterruptedReportInChromium: examples/agent-driven run without an
+// agent stops in its first action; resumed with its stand-in agent, it
+// completes. Its report, as Chromium builds it, counts 3 steps of 3, draws
+// the interrupted try as its own bar in the interrupted colour with its
+// label, puts the interrupted status in the legend, and gives the wait
+// for the resume apart from the working time.
+func TestInterruptedReportInChromium(t *testing.T) {
+	tmp := t.TempDir()
+	skill := filepath.Join(tmp, "agent-driven")
+	must(t, os.CopyFS(skill, os.DirFS(filepath.Join(repoRoot(t), "examples", "agent-driven"))))
+	run := filepath.Join(tmp, "run")
+	check(t, outcome{ExitFailed, `interrupted`}, "run", skill, "--workdir", run, "--progress", "plain")
+	time.Sleep(1100 * time.Millisecond) // an idle second before the resume
+	check(t, outcome{ExitOK, `completed`}, "run", skill, "--resume", run, "--agent", filepath.Join(skill, "fake-agent.sh"), "--progress", "plain")
+	page := filepath.Join(tmp, "report.html")
+	if code, _, stderr := runLimited(t, limit, "report", run, "--html", page); code != 0 {
+		t.Fatalf("skillkit report: exit %d\n%s", code, stderr)
+	}
+	html := testfs.ReadFile(t, page)
+	idle := regexp.MustCompile(`took ([0-9.]+m?s)</span><span id="idle">idle ([0-9.]+)s before resuming`).FindStringSubmatch(html)
+	if idle == nil {
+		t.Errorf("the report gives no idle time apart from took")
+	}
+	for _, want := range []string{"steps 3/3", "action-outline Outline (interrupted)", `background:#e1d5f0;border-color:#6a4c93"></i>interrupted`} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the report lacks %s", want)
+		}
+	}
+	if strings.Contains(html, "×2") {
+		t.Error("the interrupted try counts as a repeat")
+	}
+	chromium, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Skip("chromium not installed: skipping the browser check (apt-get install chromium)")
+	}
+	dom := headless(t, chromium, page)("--dump-dom")
+	for _, want := range []string{"steps 3/3", `id="idle"`, "action-outline Outline (interrupted)", `fill="#e1d5f0"`} {
+		if !strings.Contains(dom, want) {
+			t.Errorf("the page as Chromium builds it lacks %s", want)
+		}
 	}
 }
 

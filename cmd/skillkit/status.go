@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -17,7 +18,10 @@ func newStatusCmd() *cobra.Command {
 		Use:   "status [RUN]",
 		Short: "Show the progress of a run",
 		Long: `status shows a run's state, its current phase or action and step, the steps
-completed and the last error. RUN is a run id or a run directory; without
+completed and the last error, then the run step by step: each phase and
+its steps (or the loop and its actions) with its state, working time and
+tries, interrupted tries apart, and the error of what failed or stopped.
+Rows fit in 80 columns. RUN is a run id or a run directory; without
 it, the newest run of the project: runs are kept in the .skillkit/runs of
 the nearest folder, this one or above, that holds .skillkit/ or .git, so
 status finds them from any subfolder.`,
@@ -41,7 +45,12 @@ status finds them from any subfolder.`,
 			if asJSON {
 				return writeJSON(c.OutOrStdout(), s)
 			}
-			return runstore.WriteStatus(c.OutOrStdout(), s)
+			if err := runstore.WriteStatus(c.OutOrStdout(), s); err != nil {
+				return err
+			}
+			// The run as the user named it (a folder, an id), else the
+			// newest by its id: both name it to every store.
+			return writeSteps(c.OutOrStdout(), store, cmp.Or(ref, s.ID))
 		}),
 	}
 	c.Flags().BoolVar(&asJSON, "json", false, "print the status as JSON")

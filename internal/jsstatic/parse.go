@@ -139,7 +139,83 @@ func (p *Program) syntaxError(err error) error {
 		if last := len(p.starts); line > last {
 			line, col = p.offsetPos(len(p.src))
 		}
+		// A closer with no opener ends the wrapping function early, and
+		// goja trips over what follows it, lines later or at the block's
+		// end: the mistake is the closer.
+		if off, ok := strayCloser(p.src); ok {
+			if l, c := p.offsetPos(off); l < line || l == line && c <= col {
+				return &SyntaxError{Line: l, Col: c, Msg: fmt.Sprintf("unmatched %q: no bracket opens it", p.src[off])}
+			}
+		}
 		return &SyntaxError{Line: line, Col: max(col, 1), Msg: e.Message}
 	}
 	return &SyntaxError{Line: 1, Col: 1, Msg: strings.TrimSpace(err.Error())}
+}
+
+// strayCloser finds the first ), ] or } of src that closes nothing,
+// outside strings, template literals, regular expressions and comments;
+// it returns its byte offset. A slash is taken for a regular expression
+// where an operand is expected (after an operator, an opening bracket or
+// nothing), as the parser does; a case this misreads is why its answer
+// is used only where goja's error comes after it.
+func strayCloser(src string) (int, bool) {
+	depth := 0
+	prev := byte(0) // the last character that is not space or comment
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		switch c {
+		case ' ', '\t', '\n', '\r':
+			continue
+		case '/':
+			switch {
+			case strings.HasPrefix(src[i:], "//"):
+				i += strings.IndexByte(src[i:]+"\n", '\n')
+				continue
+			case strings.HasPrefix(src[i:], "/*"):
+				end := strings.Index(src[i+2:], "*/")
+				if end < 0 {
+					return 0, false
+				}
+				i += end + 3
+				continue
+			case prev == 0 || strings.IndexByte("(,=:[!&|?{};+-*%<>~^", prev) >= 0:
+				i = skipRegexp(src, i)
+			}
+		case '\'', '"', '`':
+			for i++; i < len(src) && src[i] != c; i++ {
+				if src[i] == '\\' {
+					i++
+				}
+			}
+		case '(', '[', '{':
+			depth++
+		case ')', ']', '}':
+			if depth--; depth < 0 {
+				return i, true
+			}
+		}
+		prev = c
+	}
+	return 0, false
+}
+
+// skipRegexp returns the offset of the slash that ends the regular
+// expression literal starting at i, or the end of its line.
+func skipRegexp(src string, i int) int {
+	inClass := false
+	for i++; i < len(src) && src[i] != '\n'; i++ {
+		switch src[i] {
+		case '\\':
+			i++
+		case '[':
+			inClass = true
+		case ']':
+			inClass = false
+		case '/':
+			if !inClass {
+				return i
+			}
+		}
+	}
+	return i
 }

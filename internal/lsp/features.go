@@ -146,12 +146,20 @@ func (s *server) declarationLine(file, field string) int {
 	return -1
 }
 
-// hover shows the class of the step, action or decision logic under the
-// cursor: whether it runs natively or goes to the agent, and why.
+// hover says what is under the cursor: a state field (its declaration in
+// the state schema), an action (its catalog row: purpose, preconditions,
+// file), a heading (what the parser reads it as), else the step, action
+// or decision logic the line is in: whether it runs natively or goes to
+// the agent, and why.
 func (s *server) hover(p textDocumentPositionParams) any {
-	_, st, rel := s.stateOf(pathOf(p.TextDocument.URI))
+	doc := pathOf(p.TextDocument.URI)
+	dir, st, rel := s.stateOf(doc)
 	if st == nil {
 		return nil
+	}
+	text := s.lineSource()(doc, p.Position.Line+1)
+	if h := s.hoverAt(dir, st.skill, text, p.Position.Character); h != "" {
+		return hover{Contents: markupContent{Kind: "markdown", Value: h}}
 	}
 	line := p.Position.Line + 1
 	sk := st.skill
@@ -196,4 +204,65 @@ func classHover(what string, c plan.Class) any {
 		runs = "goes to the agent (its text and code are instructions)"
 	}
 	return hover{Contents: markupContent{Kind: "markdown", Value: fmt.Sprintf("**%s** %s: %s", what, runs, c.Reason)}}
+}
+
+// hoverAt is the hover of what is at column col of line, "" when it is
+// no state field, action or heading.
+func (s *server) hoverAt(dir string, sk *plan.Skill, line string, col int) string {
+	if field := spanAt(stateRef, line, col, 1); field != "" {
+		if ss := sk.StateSchema; ss != nil {
+			file := filepath.Join(dir, filepath.FromSlash(ss.File))
+			if n := s.declarationLine(file, field); n >= 0 {
+				decl := strings.TrimSpace(s.linesOf(file)[n])
+				return fmt.Sprintf("**state.%s**: `%s` (%s:%d)", field, decl, ss.File, n+1)
+			}
+		}
+		return fmt.Sprintf("**state.%s**: not declared in the state schema", field)
+	}
+	if word := spanAt(wordAt, line, col, 0); word != "" {
+		if h := actionHover(sk, word); h != "" {
+			return h
+		}
+	}
+	if m := headingLine.FindStringSubmatch(line); m != nil {
+		if key := plan.SectionKey(m[2]); key != "" {
+			return fmt.Sprintf("**%s**: heading of level %d, read as the section `%s`", m[2], len(m[1]), key)
+		}
+	}
+	return ""
+}
+
+// headingLine matches an ATX heading: its marks and its text.
+var headingLine = regexp.MustCompile(`^(#{1,6})[ \t]+(.+?)[ \t#]*$`)
+
+// actionHover describes the action id names: its catalog row (purpose and
+// preconditions) and its file.
+func actionHover(sk *plan.Skill, id string) string {
+	var b strings.Builder
+	if c := sk.Catalog; c != nil {
+		for _, r := range c.Rows {
+			if r.Action != id {
+				continue
+			}
+			fmt.Fprintf(&b, "**%s** (catalog row, line %d)", id, r.Pos.Line)
+			if r.Purpose != "" {
+				fmt.Fprintf(&b, ": %s", r.Purpose)
+			}
+			for _, pre := range r.Preconditions {
+				fmt.Fprintf(&b, "\n\n- when `%s`", pre.JS)
+			}
+			if f := sk.RowFile(c, r); f != "" {
+				fmt.Fprintf(&b, "\n\nfile: %s", f)
+			}
+			return b.String()
+		}
+	}
+	if a := sk.ResolveAction(id); a != nil {
+		fmt.Fprintf(&b, "**%s**: %s, %s", id, a.Doc.Title, a.Doc.File)
+		for _, pre := range a.Preconditions {
+			fmt.Fprintf(&b, "\n\n- when `%s`", pre.JS)
+		}
+		return b.String()
+	}
+	return ""
 }

@@ -136,10 +136,16 @@ func TestExchange(t *testing.T) {
 
 	var init struct {
 		Capabilities map[string]any `json:"capabilities"`
+		ServerInfo   struct {
+			Name, Version string
+		} `json:"serverInfo"`
 	}
 	cl.request("initialize", map[string]any{"processId": nil, "rootUri": uriOf(dir), "capabilities": map[string]any{}}, &init)
 	if init.Capabilities["codeActionProvider"] == nil || init.Capabilities["hoverProvider"] != true {
 		t.Errorf("capabilities %v", init.Capabilities)
+	}
+	if init.ServerInfo.Name != "skillkit" || init.ServerInfo.Version != "test" {
+		t.Errorf("serverInfo %+v, want skillkit test", init.ServerInfo)
 	}
 	cl.notify("initialized", map[string]any{})
 

@@ -251,13 +251,22 @@ func sameness(err error) string {
 // it in completed_actions, in one durable write. A kill before that write
 // makes a resume run the action again; after it, never.
 func (l *loop) action(ctx context.Context, a *plan.Action) error {
-	if l.r.Loop().Iteration >= l.max {
+	// A run that stopped in this action (interrupted, crashed, or failed
+	// and retried) left it current in the state: the resume finishes that
+	// iteration, in the same place of the run, rather than start another.
+	again := l.r.State()["current_action"] == a.ID
+	if !again && l.r.Loop().Iteration >= l.max {
 		return l.noProgress()
 	}
 	st := clone(l.r.State())
 	st["current_action"] = a.ID
 	l.r.SetState(st)
-	l.progress(func(lp *runstore.Loop) { lp.Iteration++; lp.CurrentAction = a.ID })
+	l.progress(func(lp *runstore.Loop) {
+		if !again {
+			lp.Iteration++
+		}
+		lp.CurrentAction = a.ID
+	})
 	var updates map[string]any
 	retries, backoff := l.retries, l.backoff
 	if oe := a.Attrs.OnError; oe != nil && oe.Policy == plan.OnErrorRetry {

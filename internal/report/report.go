@@ -17,6 +17,7 @@ import (
 
 	"github.com/skillkit/skillkit/graph"
 	"github.com/skillkit/skillkit/internal/runstore"
+	"github.com/skillkit/skillkit/internal/runview"
 )
 
 // Run is the record of one run, as a store reads it.
@@ -47,17 +48,20 @@ type view struct {
 	ID, Skill, Mode string
 	State           runstore.RunState
 	Started         string
-	Took            time.Duration
-	StepsDone       int
-	TotalSteps      int
-	Timeline        timeline
-	Graph           *graphView
-	Mermaid         string
-	Error           *errorView
-	Diffs           []unitDiff
-	Agent           []runstore.Metric
-	CostUSD         float64
-	Legend          []graph.Status
+	// Took is the run's working time, Idle the time it sat interrupted
+	// or crashed before a resume: a run resumed the next day took what it
+	// worked.
+	Took, Idle time.Duration
+	StepsDone  int
+	TotalSteps int
+	Timeline   timeline
+	Graph      *graphView
+	Mermaid    string
+	Error      *errorView
+	Diffs      []unitDiff
+	Agent      []runstore.Metric
+	CostUSD    float64
+	Legend     []graph.Status
 }
 
 func build(r Run) *view {
@@ -65,9 +69,10 @@ func build(r Run) *view {
 	p := &s.Progress
 	v := &view{ID: s.ID, Skill: s.Skill, Mode: p.Mode, State: s.State, StepsDone: s.StepsDone,
 		TotalSteps: p.TotalSteps, Started: p.StartedAt.Local().Format(time.DateTime),
-		Legend: []graph.Status{graph.Completed, graph.Failed, graph.Started, graph.Skipped}}
+		Legend: []graph.Status{graph.Completed, graph.Failed, graph.Interrupted, graph.Started, graph.Skipped}}
 	v.Timeline = buildTimeline(r.Events, r.Metrics)
-	v.Took = v.Timeline.end.Sub(v.Timeline.start)
+	rv := runview.Read(r.Events)
+	v.Took, v.Idle = rv.Work, rv.Idle
 	if r.Graph != nil {
 		v.Graph = drawGraph(r.Graph)
 		v.Mermaid = r.Graph.Mermaid()

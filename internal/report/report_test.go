@@ -2,6 +2,7 @@ package report
 
 import (
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -69,5 +70,38 @@ func TestPage(t *testing.T) {
 	}
 	if strings.Contains(html, `id="error"`) {
 		t.Error("a completed run has an error panel")
+	}
+}
+
+// TestInterruptedRun draws examples/agent-driven as a real run recorded
+// it: stopped in its first action for want of an agent, resumed 2.6 s
+// later with one. The interrupted try is its own bar in its own colour,
+// the action is no repeat, and "took" is the working time with the wait
+// apart.
+func TestInterruptedRun(t *testing.T) {
+	data, err := os.ReadFile("../runview/testdata/interrupted-resumed.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var events []runstore.Event
+	for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var e runstore.Event
+		if err := json.Unmarshal([]byte(l), &e); err != nil {
+			t.Fatal(err)
+		}
+		events = append(events, e)
+	}
+	var got []string
+	for _, b := range eventBars(events) {
+		if b.status == graph.Interrupted {
+			got = append(got, b.label)
+		}
+	}
+	if want := "orchestrator Orchestrator (interrupted) action-outline Outline (interrupted)"; strings.Join(got, " ") != want {
+		t.Errorf("interrupted bars: %q, want %s", got, want)
+	}
+	v := build(Run{Summary: &runstore.Summary{ID: "r", State: runstore.RunCompleted}, Events: events})
+	if v.Took > time.Second || v.Idle < 2*time.Second {
+		t.Errorf("took %s, idle %s: the wait for the resume is counted as work", v.Took, v.Idle)
 	}
 }

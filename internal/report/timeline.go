@@ -154,6 +154,15 @@ func eventBars(events []runstore.Event) []*bar {
 			// The run's own bar: validation and the gate before the first
 			// phase, the hooks after the last.
 			key, name = "run", "run"
+			if e.To == runstore.State(runstore.RunInterrupted) {
+				// The tries under way end here; a resume opens new bars.
+				for k, b := range open {
+					if k != key && b.status == graph.Started {
+						b.status, b.end, b.detail = graph.Interrupted, e.Time, e.Detail
+						b.label += " (interrupted)"
+					}
+				}
+			}
 		}
 		b := open[key]
 		if e.Opens() || b == nil {
@@ -169,7 +178,7 @@ func eventBars(events []runstore.Event) []*bar {
 		case "completed":
 			b.status = graph.Completed
 		case "interrupted":
-			b.status = graph.Started
+			b.status = graph.Interrupted
 			b.detail = e.Detail
 		case "skipped":
 			b.status = graph.Skipped

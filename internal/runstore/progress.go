@@ -152,6 +152,9 @@ type Progress struct {
 	Agent *Conversation `yaml:"agent,omitempty" json:"agent,omitempty"`
 	// Phases is how many phases the run has, to tell the last.
 	Phases int `yaml:"-" json:"-"`
+	// loading is the action last loaded and not yet finished: loaded
+	// again, it is the same step.
+	loading string
 	// Scope is the JS scope of phase ScopePhase as last recorded (Event
 	// Scope); not part of the progress file.
 	Scope      map[string]any `yaml:"-" json:"-"`
@@ -335,6 +338,7 @@ func (p *Progress) Apply(e *Event) {
 	}
 	if r := e.Record; r != nil {
 		p.record(*r)
+		p.loading = ""
 		p.LastAction = fmt.Sprintf("%s %s: %s", r.ID, r.Title, r.Result)
 	}
 	switch e.Level() {
@@ -350,10 +354,15 @@ func (p *Progress) Apply(e *Event) {
 		}
 	case LevelAction:
 		p.applyUnit(p.Phase, e)
-		if e.To == "loading" && p.number(e.Action) > len(p.CompletedSteps) {
-			// A loop's steps are the actions it started; an action run
-			// again after failing is the step it was.
+		if e.To == "loading" && e.Action != p.loading && p.number(e.Action) > len(p.CompletedSteps) {
+			// A loop's steps are the actions it started. An action loaded
+			// again before it finished (a retry within it, a resume after
+			// an interruption) or run again after failing is the step it
+			// was.
 			p.TotalSteps++
+		}
+		if e.To == "loading" {
+			p.loading = e.Action
 		}
 	default:
 		if !isRunState(string(e.To)) {

@@ -131,9 +131,11 @@ const (
 )
 
 // NewID returns a run id: the UTC start time, sortable, and a random suffix
-// so that two runs started in the same second differ.
+// so that two runs started in the same second differ: 32 bits, since a
+// fleet starts hundreds of runs and tasks a second (three bytes collided
+// once in about thirty queues of a thousand tasks).
 func NewID(now time.Time) string {
-	var b [3]byte
+	var b [4]byte
 	rand.Read(b[:])
 	return now.UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
 }

@@ -46,7 +46,7 @@ func docBlock(t *testing.T, doc, heading string) string {
 func normalize(s, skillDir string) string {
 	for _, r := range []struct{ re, with string }{
 		{`\d{4}-\d\d-\d\dT[0-9:.]+(Z|[+-]\d\d:\d\d)`, "2026-01-02T03:04:05Z"},
-		{`\d{8}-\d{6}-[0-9a-f]{6}`, "20260102-030405-a1b2c3"},
+		{`\d{8}-\d{6}-[0-9a-f]{8}`, "20260102-030405-a1b2c3"},
 		{`sha256:[0-9a-f]+`, "sha256:…"},
 		{`[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}`, "0b5e7a52-4f0c-4a51-9d27-6f3f1e0c2b11"},
 		{`"duration_ms":[0-9.e+-]+`, `"duration_ms":1.5`},

@@ -13,7 +13,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/skillkit/skillkit/internal/proc"
@@ -219,7 +218,7 @@ func lockClaim(dir string) (unlock func(), ok bool) {
 		return nil, false
 	}
 	for deadline := time.Now().Add(lockWait); ; time.Sleep(time.Millisecond) {
-		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err == nil {
+		if tryLock(f) {
 			// Closing the file releases the lock.
 			return func() { f.Close() }, true
 		}
