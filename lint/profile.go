@@ -69,8 +69,9 @@ var codexTools = slices.Concat(claudeCodeTools, []string{
 })
 
 // skillkitKeys are skillkit's own keys: execution says how the skill's
-// code runs (DESIGN §1.5), inputs what a run must be given.
-var skillkitKeys = []string{plan.ExecutionKey, plan.InputsKey}
+// code runs (DESIGN §1.5), inputs what a run must be given, review
+// whether a task's end waits for the conductor.
+var skillkitKeys = []string{plan.ExecutionKey, plan.InputsKey, plan.ReviewKey}
 
 // profiles are the known profiles by name.
 var profiles = map[string]*profile{

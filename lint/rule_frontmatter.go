@@ -45,7 +45,7 @@ var frontMatterRules = []Rule{
 	newRule("worker-invalid", plan.SevError,
 		"worker.yaml's worker or state_machine block has a value of the wrong shape: the run is refused", checkWorker),
 	newRule("frontmatter-type", plan.SevError,
-		"a known front matter key has a value of the wrong type", checkTypes),
+		"a known front matter key has a value of the wrong type, or review one other than none or completion", checkTypes),
 	newRule("frontmatter-unknown-key", plan.SevWarning,
 		"a front matter key is not one the profile knows; clients ignore it", checkUnknownKeys),
 }
@@ -259,6 +259,7 @@ var keyTypes = map[string]string{
 	"agent":                    "string",
 	"hooks":                    "mapping",
 	"paths":                    "string or list",
+	plan.ReviewKey:             "string",
 }
 
 func checkTypes(p *Pass) {
@@ -274,6 +275,11 @@ func checkTypes(p *Pass) {
 		}
 		if !hasYAMLType(f.Value, want) {
 			p.Report(f.ValuePos, "%s must be a %s, not %s", f.Key, want, yamlKind(f.Value))
+		} else if f.Key == plan.ReviewKey {
+			// The value task add refuses, so that lint says it first.
+			if err := plan.CheckReview(f.Value); err != nil {
+				p.Report(f.ValuePos, "%v", err)
+			}
 		}
 	}
 }

@@ -42,6 +42,9 @@ var workerHookPoints = map[string][]string{
 
 // Worker is a skill's worker.yaml, defaults filled in.
 type Worker struct {
+	// File says the skill has a worker.yaml: its runs keep threads and
+	// metrics in the specification's workspace/ folder.
+	File bool
 	// ID is worker.id: the id the run's threads carry.
 	ID string
 	// MaxRetries is state_machine.max_retries: how many more times a
@@ -69,6 +72,7 @@ func (s *Skill) Worker() (*Worker, error) {
 	if s.settings.Worker == nil {
 		return w, nil
 	}
+	w.File = true
 	var doc yaml.Node
 	if err := yaml.Unmarshal(s.settings.Worker, &doc); err != nil {
 		return nil, &HookError{Pos{File: WorkerFile, Line: YAMLErrorLine(err.Error(), 1)}, err.Error()}

@@ -24,15 +24,15 @@ func TestWorker(t *testing.T) {
 	}{
 		{name: "no file", want: Worker{ID: "demo-worker"}},
 		{name: "the specification's example", yaml: "worker:\n  id: example-worker\n  role: other fields are left alone\n\nstate_machine:\n  enabled: true\n  max_retries: 1\n\n  hooks:\n    post_execute:\n      - auto_checkpoint\n      - log_metrics\n    on_error:\n      - log_error\n      - checkpoint_error_state\n",
-			want: Worker{ID: "example-worker", MaxRetries: 1}},
+			want: Worker{File: true, ID: "example-worker", MaxRetries: 1}},
 		{name: "commands beside built-ins", yaml: "state_machine:\n  hooks:\n    post_execute: [log_metrics, ./notify.sh]\n    on_error: [make clean]\n",
-			want: Worker{ID: "demo-worker", Hooks: []Hook{
+			want: Worker{File: true, ID: "demo-worker", Hooks: []Hook{
 				{Point: HookPostPhase, Command: "./notify.sh", Pos: Pos{File: WorkerFile, Line: 3, Col: 33}},
 				{Point: HookPostAction, Command: "./notify.sh", Pos: Pos{File: WorkerFile, Line: 3, Col: 33}},
 				{Point: HookOnError, Command: "make clean", Pos: Pos{File: WorkerFile, Line: 4, Col: 16}},
 			}}},
 		{name: "disabled", yaml: "worker: {id: w}\nstate_machine:\n  enabled: false\n  max_retries: 2\n  hooks: {on_error: [make clean]}\n",
-			want: Worker{ID: "w"}},
+			want: Worker{File: true, ID: "w"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -20,7 +20,12 @@ func newReviewCmd() *cobra.Command {
 again), --fix MSG (needs_review or error → fix_proposed: any worker claims it
 and hands MSG to the agent), --exit (needs_review or error → exit_requested:
 the worker hands off and the task ends exited). A review the task's state
-does not allow is refused with exit 2.`,
+does not allow is refused with exit 2.
+
+A task added with --review completion (or whose skill says review:
+completion) waits in needs_review when its run completes: --approve then
+makes it complete, a final state; --reject and --fix send it back to the
+worker as at a step's review. Prints the task's state after the review.`,
 		Example: `  skillkit review t20261121-101500-ab12cd --approve
   skillkit review t20261121-101500-ab12cd --reject "the summary misses the totals"`,
 		Args: cobra.ExactArgs(1),
@@ -47,10 +52,11 @@ does not allow is refused with exit 2.`,
 				return err
 			}
 			defer d.Close()
-			if err := d.Review(c.Context(), args[0], to, msg); err != nil {
+			got, err := d.Review(c.Context(), args[0], to, msg)
+			if err != nil {
 				return dbErr(err)
 			}
-			fmt.Fprintf(c.OutOrStdout(), "%s: %s\n", args[0], to)
+			fmt.Fprintf(c.OutOrStdout(), "%s: %s\n", args[0], got)
 			return nil
 		}),
 	}

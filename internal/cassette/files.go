@@ -32,7 +32,7 @@ func WorkFiles(dir string) (map[string]string, error) {
 		if rel == "." {
 			return nil
 		}
-		if !strings.Contains(rel, string(filepath.Separator)) && runstore.RecordFile(d.Name()) {
+		if runstore.RecordPath(filepath.ToSlash(rel)) {
 			if d.IsDir() {
 				return filepath.SkipDir
 			}

@@ -116,6 +116,20 @@ func TestRunUnitRetries(t *testing.T) {
 			if last.Action != "action-x" || last.To != runstore.State(want) {
 				t.Errorf("last event %+v, want action-x → %s", last, want)
 			}
+			// idle is the From of the first loading, on no line of its own;
+			// a retry loads again from retrying.
+			var loads []string
+			for _, e := range events {
+				if e.Action == "action-x" && e.To == runstore.State(UnitLoading) {
+					loads = append(loads, string(e.From))
+				}
+				if e.To == runstore.Idle {
+					t.Errorf("an event of its own for idle: %+v", e)
+				}
+			}
+			if len(loads) != tt.wantRuns || loads[0] != string(UnitIdle) || (len(loads) > 1 && loads[1] != string(UnitRetrying)) {
+				t.Errorf("loading from %v, want idle then retrying", loads)
+			}
 		})
 	}
 }

@@ -14,10 +14,12 @@ import (
 // UnitState is where a phase or an action is in its lifecycle.
 type UnitState string
 
-// Unit states (DESIGN §3.1): a phase or an action goes loading → planning
-// → executing → verifying → post_hook → completed, or to error, then
-// retrying or failed.
+// Unit states (DESIGN §3.1): a phase or an action goes idle → loading →
+// planning → executing → verifying → post_hook → completed, or to error,
+// then retrying or failed. Idle is recorded as the From of the first
+// loading, not as an event.
 const (
+	UnitIdle      UnitState = UnitState(runstore.Idle)
 	UnitLoading   UnitState = "loading"
 	UnitPlanning  UnitState = "planning"
 	UnitExecuting UnitState = "executing"
@@ -105,7 +107,7 @@ func (u *unit) to(state UnitState, detail string) error {
 // the unit's error once its retries are spent. A retry starts over from
 // loading, as the worker lifecycle's error → retry → loading.
 func (r *Runner) RunUnit(ctx context.Context, spec UnitSpec) error {
-	u := &unit{r: r, spec: &spec}
+	u := &unit{r: r, spec: &spec, state: UnitIdle}
 	start := time.Now()
 	if err := u.to(UnitLoading, spec.Title); err != nil {
 		return err

@@ -52,7 +52,7 @@ func stateDiffs(events []runstore.Event) []unitDiff {
 		case e.Action != "":
 			key, unit = "action:"+e.Action, e.Action
 		}
-		if key != "" && e.From == "" {
+		if key != "" && e.Opens() {
 			before[key] = state
 		}
 		if e.State != nil {

@@ -19,13 +19,13 @@ func TestPage(t *testing.T) {
 	state := func(s string) json.RawMessage { return json.RawMessage(s) }
 	events := []runstore.Event{
 		{Time: at(0), From: "", To: "pending", State: state(`{"n":1,"ctx":{"a":1,"b":2}}`)},
-		{Time: at(1), Phase: "01-a", From: "", To: "loading", Detail: "A"},
+		{Time: at(1), Phase: "01-a", From: "idle", To: "loading", Detail: "A"},
 		{Time: at(2), Phase: "01-a", Step: "01-a#1", From: "", To: "pending", Detail: "Fetch"},
 		{Time: at(3), Phase: "01-a", Step: "01-a#1", From: "executing", To: "failed"},
 		{Time: at(4), Phase: "01-a", Step: "01-a#1", From: "failed", To: "retrying"},
 		{Time: at(9), Phase: "01-a", Step: "01-a#1", From: "executing", To: "completed", Record: &runstore.StepRecord{Step: 1}},
 		{Time: at(10), Phase: "01-a", From: "post_hook", To: "completed"},
-		{Time: at(11), Action: "action-x", From: "", To: "loading"},
+		{Time: at(11), Action: "action-x", From: "idle", To: "loading"},
 		{Time: at(15), Action: "action-x", From: "verifying", To: "post_hook", State: state(`{"n":2,"ctx":{"a":1},"done":true}`)},
 		{Time: at(16), Action: "action-x", From: "post_hook", To: "completed", Record: &runstore.StepRecord{Step: 2}},
 		{Time: at(20), From: "running", To: "completed"},

@@ -134,7 +134,7 @@ func buildTimeline(events []runstore.Event, metrics []runstore.Metric) timeline 
 }
 
 // eventBars reads the bars of the phases, steps and actions from the
-// events: a bar opens on the transition from nothing, takes the last
+// events: a bar opens on its unit's first transition (Event.Opens), takes the last
 // outcome of its unit (a failure a retry follows is not the end), and
 // ends at its last transition. A unit the run stopped in ends with the
 // run, started.
@@ -165,7 +165,7 @@ func eventBars(events []runstore.Event) []*bar {
 			}
 		}
 		b := open[key]
-		if e.From == "" || b == nil {
+		if e.Opens() || b == nil {
 			b = &bar{label: name, depth: depth, status: graph.Started, start: e.Time}
 			if e.Detail != "" && key != "run" {
 				b.label += " " + e.Detail

@@ -121,6 +121,10 @@ type Result struct {
 // the one the run started with.
 var ErrSkillChanged = errors.New("the skill changed since the run started")
 
+// LoadFailed is the id of the error of a run whose skill did not load (the
+// worker lifecycle's load_failed): its units, worker.yaml or its hooks.
+const LoadFailed = "load_failed"
+
 // errLost stops a run whose claim another process took over.
 var errLost = errors.New("another process took the run over (this one stalled past its claim timeout, or its claim.json was removed)")
 
@@ -141,36 +145,29 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err := checkName(s); err != nil {
 		return nil, err
 	}
-	phases, err := phasesOf(s)
-	if err != nil {
-		return nil, err
-	}
-	w, err := s.Worker()
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
-	}
-	hooks, err := engine.LoadHooks(s, w)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+	skill, loadErr := load(s)
+	if loadErr != nil && o.Resume != "" {
+		return nil, loadErr
 	}
 	if o.Agent != nil && o.Agent.Context == (agent.ContextLimits{}) {
 		// The CLI, the worker and skill tests alike: the thresholds are
 		// the skill's.
 		a := *o.Agent
+		var err error
 		if a.Context, err = agent.ConfigContext(s.Dir); err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 		}
 		o.Agent = &a
 	}
-	skill := parts{phases: phases, hooks: hooks, worker: *w}
 	var l *lifecycle
+	var err error
 	if o.Resume != "" {
 		// What the dead runner's commands left running (a setsid child
 		// its parent-death signal missed) ends before a step runs again.
 		proc.SweepOrphans()
 		l, err = resume(o, skill)
 	} else {
-		l, err = create(o, skill)
+		l, err = create(o, skill, loadErr)
 	}
 	if err != nil {
 		return nil, err
@@ -179,7 +176,26 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		// The servers stop with the run, however it ends.
 		defer l.pool.Close()
 	}
-	return l.run(ctx, phases)
+	return l.run(ctx, skill.phases)
+}
+
+// load reads what a run takes from its skill besides the parse: the units
+// to run, worker.yaml and the hooks. Its error wraps ErrInvalid; the parts
+// then hold the defaults, for the record of a run that failed to load.
+func load(s *plan.Skill) (parts, error) {
+	phases, err := phasesOf(s)
+	if err != nil {
+		return parts{worker: plan.Worker{ID: plan.DefaultWorkerID(s.Name)}}, err
+	}
+	w, err := s.Worker()
+	if err != nil {
+		return parts{phases: phases, worker: plan.Worker{ID: plan.DefaultWorkerID(s.Name)}}, fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
+	hooks, err := engine.LoadHooks(s, w)
+	if err != nil {
+		return parts{phases: phases, worker: *w}, fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
+	return parts{phases: phases, hooks: hooks, worker: *w}, nil
 }
 
 // phasesOf is what the phase strategy runs: the numbered phases, where an
@@ -231,13 +247,17 @@ type parts struct {
 // fails validation (its declared inputs, the run gate) still leaves a
 // record, pending → validating → failed with the problems, so that status
 // and runs show why (the step-execution specification's Validating →
-// Failed); the error wraps ErrInvalid.
-func create(o Options, skill parts) (*lifecycle, error) {
+// Failed); the error wraps ErrInvalid. So does a skill whose units,
+// worker.yaml or hooks did not load (loadErr): its failure's id is the
+// worker lifecycle's load_failed.
+func create(o Options, skill parts, loadErr error) (*lifecycle, error) {
 	s := o.Skill
 	t0 := time.Now()
 	inputs, problems := s.CheckInputs(o.Inputs, o.Args)
-	var invalid error
-	if len(problems) > 0 {
+	invalid, failedAt := loadErr, string(runstore.RunValidating)
+	if invalid != nil {
+		failedAt = LoadFailed
+	} else if len(problems) > 0 {
 		invalid = fmt.Errorf("the inputs do not match what %s declares:\n  %s", s.Entry, strings.Join(problems, "\n  "))
 	} else if o.Validate != nil {
 		invalid = o.Validate(s)
@@ -249,7 +269,7 @@ func create(o Options, skill parts) (*lifecycle, error) {
 		StartedAt: t0.UTC(), SkillVersion: skillVersion(s), TotalSteps: totalSteps(s), Phases: len(skill.phases), Inputs: inputs,
 		Args: o.Args, SessionID: runstore.NewSessionID(),
 	}
-	rec, err := o.Store.Create(runstore.NewRun{Start: start, State: s.InitialState(t0), WorkDir: o.WorkDir}, o.Claim)
+	rec, err := o.Store.Create(runstore.NewRun{Start: start, State: s.InitialState(t0), WorkDir: o.WorkDir, Workspace: skill.worker.File}, o.Claim)
 	if err != nil {
 		if errors.Is(err, runstore.ErrExists) {
 			return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
@@ -272,7 +292,10 @@ func create(o Options, skill parts) (*lifecycle, error) {
 		st["status"] = "failed"
 		l.eng.SetState(st)
 		next.To, next.Detail = runstore.State(runstore.RunFailed), invalid.Error()
-		next.Error = &runstore.RunError{ID: string(runstore.RunValidating), Message: invalid.Error(),
+		if loadErr != nil {
+			next.Detail = LoadFailed + ": " + next.Detail
+		}
+		next.Error = &runstore.RunError{ID: failedAt, Message: invalid.Error(),
 			Diagnostics: runstore.Diagnostics{Console: []string{}, Files: []string{}}}
 	}
 	for _, e := range []runstore.Event{{Time: t0, From: runstore.State(runstore.RunPending), To: runstore.State(runstore.RunValidating)}, next} {
@@ -287,6 +310,9 @@ func create(o Options, skill parts) (*lifecycle, error) {
 	}
 	if invalid != nil {
 		_, cerr := l.close(nil)
+		if loadErr != nil {
+			return nil, errors.Join(loadErr, cerr)
+		}
 		return nil, errors.Join(fmt.Errorf("%w: %w", ErrInvalid, invalid), cerr)
 	}
 	return l, nil

@@ -28,3 +28,13 @@ func (e *Event) Level() Level {
 	}
 	return LevelRun
 }
+
+// Idle is the worker lifecycle's state before a unit's first loading
+// (seeds/001): the unit's first event goes from it, so that the record
+// holds the state without a line of its own, which a loop of many units
+// would pay for at every iteration.
+const Idle State = "idle"
+
+// Opens reports whether the event is the first of its run, phase, action
+// or step: a transition from nothing, or from idle.
+func (e *Event) Opens() bool { return e.From == "" || e.From == Idle }

@@ -97,6 +97,11 @@ type NewRun struct {
 	State map[string]any
 	// WorkDir is the work dir (--workdir); empty lets the store choose.
 	WorkDir string
+	// Workspace asks for the worker lifecycle's layout, for a skill with
+	// a worker.yaml: threads/ and metrics.jsonl under the work dir's
+	// workspace/ (WorkspaceThreads, WorkspaceMetrics). A store that
+	// keeps them elsewhere than files ignores it.
+	Workspace bool
 }
 
 // ResumeOptions say how a run is taken up again.

@@ -1,5 +1,10 @@
 package runstore
 
+import (
+	"path"
+	"strings"
+)
+
 // Names a store keeps in a run's work dir: state.json, which the
 // processes of the skill read, and the filesystem store's record, which
 // is the work dir itself.
@@ -16,6 +21,12 @@ const (
 	// the filesystem store's, beside its record.
 	ClaimLockFile   = ".claim.lock"
 	ClaimGroupsFile = ".claim.groups"
+	// WorkspaceThreads and WorkspaceMetrics are where threads/ and
+	// metrics.jsonl go in the work dir of a skill with a worker.yaml: the
+	// worker lifecycle specification's workspace/threads/ and
+	// workspace/metrics/metrics.jsonl (NewRun.Workspace).
+	WorkspaceThreads = "workspace/threads"
+	WorkspaceMetrics = "workspace/metrics"
 )
 
 // RecordFile reports whether a name at the top of a work dir is a
@@ -29,4 +40,13 @@ func RecordFile(name string) bool {
 	}
 	// Files are replaced through hidden temporary copies (.state.json…).
 	return IsTemp(name)
+}
+
+// RecordPath reports whether a slash-separated path in a work dir is a
+// store's: a top-level RecordFile, or the folders of a workspace layout.
+func RecordPath(rel string) bool {
+	if rel == WorkspaceThreads || rel == WorkspaceMetrics {
+		return true
+	}
+	return !strings.Contains(rel, "/") && RecordFile(path.Base(rel))
 }

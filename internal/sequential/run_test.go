@@ -236,7 +236,7 @@ func TestLifecycleEvents(t *testing.T) {
 	}
 	want := []string{
 		"run:  > pending", "run: pending > validating", "run: validating > ready", "run: ready > running",
-		"01-x:  > loading", "01-x: loading > planning", "01-x: planning > executing",
+		"01-x: idle > loading", "01-x: loading > planning", "01-x: planning > executing",
 		"01-x#1:  > pending", "01-x#1: pending > executing", "01-x#1: executing > completed",
 		"01-x#2:  > pending", "01-x#2: pending > checking_condition", "01-x#2: checking_condition > skipped",
 		"01-x: executing > verifying", "01-x: verifying > post_hook", "01-x: post_hook > completed",

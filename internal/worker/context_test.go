@@ -43,7 +43,7 @@ func TestContextExhaustionExits(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d.Close()
-	k, err := d.AddTask(context.Background(), skill, nil, nil)
+	k, err := d.AddTask(context.Background(), skill, nil, nil, sqlstore.ReviewNone)
 	if err != nil {
 		t.Fatal(err)
 	}

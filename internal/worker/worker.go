@@ -184,7 +184,9 @@ func (w *worker) work(ctx context.Context, t *sqlstore.Task, from sqlstore.TaskS
 func (k *task) run(ctx context.Context) (sqlstore.TaskState, string, error) {
 	s, err := k.w.o.Load(k.Skill)
 	if err != nil {
-		return sqlstore.Error, err.Error(), nil
+		// No run record can hold it: the task's error says it, under the
+		// worker lifecycle's name.
+		return sqlstore.Error, run.LoadFailed + ": " + err.Error(), nil
 	}
 	o := k.w.o.Run
 	o.Skill, o.Inputs, o.Args = s, k.Inputs, k.Args
@@ -196,7 +198,7 @@ func (k *task) run(ctx context.Context) (sqlstore.TaskState, string, error) {
 			return sqlstore.Error, err.Error(), nil
 		}
 		if sum.State == runstore.RunCompleted {
-			return "", "", k.move(ctx, sqlstore.Working, sqlstore.Complete, "")
+			return "", "", k.finish(ctx)
 		}
 		o.Retry = sum.State.Retryable()
 	}
@@ -235,7 +237,32 @@ func (k *task) run(ctx context.Context) (sqlstore.TaskState, string, error) {
 		return sqlstore.Error, err.Error(), nil
 	}
 	k.w.printf("%s: run %s completed\n", k.ID, k.RunID)
-	return "", "", k.move(ctx, sqlstore.Working, sqlstore.Complete, "")
+	return "", "", k.finish(ctx)
+}
+
+// finish ends a task whose run completed: complete, or, with a completion
+// review, once the conductor approved the whole (seeds/003: complete is
+// all steps done and the conductor's approval). Its rejection or fix goes
+// to the agent and the task is submitted again, as at a step's review.
+func (k *task) finish(ctx context.Context) error {
+	if k.Review != sqlstore.ReviewCompletion {
+		return k.move(ctx, sqlstore.Working, sqlstore.Complete, "")
+	}
+	err := k.submit(ctx, "the completion of run "+k.RunID)
+	if errors.Is(err, errLeft) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	// The conductor's approval completes the task in the database; an
+	// approval the database took for a step's (the run's record did not
+	// read) left it working, approved: the worker completes it.
+	t, err := k.w.o.DB.Task(ctx, k.ID)
+	if err != nil || t.State != sqlstore.Working {
+		return err
+	}
+	return k.move(ctx, sqlstore.Working, sqlstore.Complete, "")
 }
 
 // errLeft stops a run whose task this worker no longer holds.
@@ -252,32 +279,36 @@ func (k *task) observe(ctx context.Context, stop context.CancelCauseFunc, review
 		return
 	}
 	if e.Record != nil && e.Record.Done() && reviews[e.Step] {
-		if err := k.checkpoint(ctx, e.Step+" "+e.Record.Title); err != nil {
+		if err := k.submit(ctx, "step "+e.Step+" "+e.Record.Title); err != nil {
 			stop(errLeft)
 		}
 	}
 }
 
-// checkpoint submits the work done up to step for review and waits for
-// the conductor: approved goes on; failed or a proposed fix hands the
-// message to the agent and submits again; an exit request hands off.
-func (k *task) checkpoint(ctx context.Context, step string) error {
+// submit submits what (a step, or the completion of the run) for review
+// and waits for the conductor: approved goes on (at a step) or is
+// complete (the completion, which the conductor's approval ends); failed
+// or a proposed fix hands the message to the agent and submits again; an
+// exit request hands off.
+func (k *task) submit(ctx context.Context, what string) error {
 	from := sqlstore.Working
 	for {
-		if err := k.move(ctx, from, sqlstore.NeedsReview, "review step "+step); err != nil {
+		if err := k.move(ctx, from, sqlstore.NeedsReview, "review "+what); err != nil {
 			return err
 		}
-		k.w.printf("%s: needs_review at step %s\n", k.ID, step)
+		k.w.printf("%s: needs_review at %s\n", k.ID, what)
 		t, err := k.w.o.DB.Wait(ctx, k.ID, k.w.o.Name, sqlstore.NeedsReview, k.w.o.Poll)
 		if err != nil {
 			return err
 		}
 		k.w.printf("%s: %s\n", k.ID, t.State)
 		switch t.State {
+		case sqlstore.Complete:
+			return nil
 		case sqlstore.ReviewApproved:
 			return k.move(ctx, sqlstore.ReviewApproved, sqlstore.Working, "")
 		case sqlstore.ReviewFailed:
-			k.tell(ctx, "The review of step "+step+" failed", t.Message)
+			k.tell(ctx, "The review of "+what+" failed", t.Message)
 			from = sqlstore.ReviewFailed
 		default:
 			got, err := k.reclaim(ctx, t)
@@ -290,7 +321,7 @@ func (k *task) checkpoint(ctx context.Context, step string) error {
 				}
 				return errLeft
 			}
-			k.tell(ctx, "The conductor proposes a fix to step "+step, t.Message)
+			k.tell(ctx, "The conductor proposes a fix to "+what, t.Message)
 			from = sqlstore.Working
 		}
 	}

@@ -80,7 +80,7 @@ func writeSkill(t *testing.T, steps int, sleep string) (skill, marks string) {
 func addTasks(t *testing.T, d *sqlstore.DB, skill string, n int) {
 	t.Helper()
 	for i := range n {
-		if _, err := d.AddTask(context.Background(), skill, map[string]string{"n": strconv.Itoa(i)}, nil); err != nil {
+		if _, err := d.AddTask(context.Background(), skill, map[string]string{"n": strconv.Itoa(i)}, nil, sqlstore.ReviewNone); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -283,4 +283,73 @@ func TestUntilIdleLeavesFailedTask(t *testing.T) {
 	if got["0"] != sqlstore.Error || got["1"] != sqlstore.Complete {
 		t.Errorf("tasks ended %v, want 0 in error and 1 complete", got)
 	}
+}
+
+// waitState waits until task id is in state.
+func waitState(t *testing.T, d *sqlstore.DB, id string, state sqlstore.TaskState) *sqlstore.Task {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		k, err := d.Task(context.Background(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if k.State == state {
+			return k
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("task %s is %s, never %s: %s", id, k.State, state, k.Message)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// A task with a completion review is complete only by the conductor's
+// approval, even when the worker that submitted it died and another took
+// it over: the run is not run again, its completion is submitted again.
+func TestCompletionReviewSurvivesTakeover(t *testing.T) {
+	sqltest.Each(t, func(t *testing.T, url string) {
+		ctx := context.Background()
+		d, err := sqlstore.Open(ctx, url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer d.Close()
+		skill, marks := writeSkill(t, 2, "0")
+		k, err := d.AddTask(ctx, skill, map[string]string{"n": "0"}, nil, sqlstore.ReviewCompletion)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dead, die := context.WithCancel(ctx)
+		o := options(d, "dying")
+		o.WorkBase = filepath.Join(t.TempDir(), "work")
+		done := make(chan error, 1)
+		go func() { done <- worker.Run(dead, o) }()
+		got := waitState(t, d, k.ID, sqlstore.NeedsReview)
+		if !strings.HasPrefix(got.Message, "review the completion of run ") {
+			t.Errorf("submitted with %q", got.Message)
+		}
+		die()
+		<-done
+		time.Sleep(100 * time.Millisecond)
+		if moved, err := d.Recover(ctx, 50*time.Millisecond); err != nil || len(moved) != 1 {
+			t.Fatalf("recovered %+v: %v", moved, err)
+		}
+		o = options(d, "next")
+		o.UntilIdle, o.WorkBase = true, filepath.Join(t.TempDir(), "work")
+		go func() { done <- worker.Run(ctx, o) }()
+		waitState(t, d, k.ID, sqlstore.NeedsReview)
+		if to, err := d.Review(ctx, k.ID, sqlstore.ReviewApproved, "ok"); err != nil || to != sqlstore.Complete {
+			t.Fatalf("approval: %s %v", to, err)
+		}
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		if got := allComplete(t, d, 1)[0]; got.Claims != 2 {
+			t.Errorf("claims %d, want 2", got.Claims)
+		}
+		if c := counts(t, marks, 0); c["1"] != 1 || c["2"] != 1 {
+			t.Errorf("steps ran %v, want each once", c)
+		}
+	})
 }

@@ -81,11 +81,38 @@ func (b *Backend) Create(_ context.Context, n runstore.NewRun, co runstore.Claim
 		c.release(false)
 		return nil, fmt.Errorf("creating run in %s: the folder already holds a run; resume it with --resume %s: %w", dir, dir, runstore.ErrExists)
 	}
+	if n.Workspace {
+		// The folders are the layout's mark: whoever reads or resumes the
+		// run finds its threads and metrics by them.
+		for _, sub := range []string{WorkspaceThreads, WorkspaceMetrics} {
+			if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
+				c.release(false)
+				return nil, &runstore.WriteError{Err: fmt.Errorf("creating run: %w", err)}
+			}
+		}
+	}
 	return &runstore.Claimed{Handle: b.open(dir, c, true), Key: dir, WorkDir: dir}, nil
 }
 
 func (b *Backend) open(dir string, c *claim, created bool) *handle {
-	return &handle{dir: dir, files: b.o.Files, durable: !b.o.NoSync, claim: c, created: created, logs: map[string]*os.File{}}
+	return &handle{dir: dir, layout: layoutOf(dir), files: b.o.Files, durable: !b.o.NoSync, claim: c, created: created, logs: map[string]*os.File{}}
+}
+
+// layout is where a run folder keeps its checkpoints and metrics,
+// relative to it: threads/ and metrics.jsonl at the top, or, for a skill
+// with a worker.yaml, the worker lifecycle specification's
+// workspace/threads/ and workspace/metrics/metrics.jsonl.
+type layout struct {
+	threads, metrics string
+}
+
+// layoutOf reads a run folder's layout from its workspace/threads folder,
+// which Create makes for a run that asks for it.
+func layoutOf(dir string) layout {
+	if fi, err := os.Stat(filepath.Join(dir, WorkspaceThreads)); err == nil && fi.IsDir() {
+		return layout{threads: WorkspaceThreads, metrics: filepath.Join(WorkspaceMetrics, MetricsFile)}
+	}
+	return layout{threads: ThreadsDir, metrics: MetricsFile}
 }
 
 // Claim claims the run folder key, clears what a killed writer left
@@ -98,7 +125,7 @@ func (b *Backend) Claim(_ context.Context, key string, co runstore.ClaimOptions)
 	// Not claim.json's: a process losing the race for the claim may be
 	// linking its own temporary claim file right now.
 	runstore.RemoveTemps(key, runstore.StateFile, ProgressFile)
-	runstore.RemoveTemps(filepath.Join(key, ThreadsDir))
+	runstore.RemoveTemps(filepath.Join(key, layoutOf(key).threads))
 	h := b.open(key, c, false)
 	log, err := readLog(key)
 	if err == nil {
@@ -121,7 +148,7 @@ func (b *Backend) ReadEvents(_ context.Context, key string) (*runstore.Log, erro
 
 // ReadMetrics implements runstore.Backend.
 func (b *Backend) ReadMetrics(_ context.Context, key string) ([]runstore.Metric, error) {
-	return readLines[runstore.Metric](filepath.Join(key, MetricsFile))
+	return readLines[runstore.Metric](filepath.Join(key, layoutOf(key).metrics))
 }
 
 // Holder implements runstore.Backend: claim.json's holder, if it is live.
@@ -188,9 +215,10 @@ func abs(dir string) string {
 	return dir
 }
 
-// countThreads returns the highest checkpoint number in threads/.
+// countThreads returns the highest checkpoint number in the run's threads
+// folder.
 func countThreads(dir string) int {
-	entries, _ := os.ReadDir(filepath.Join(dir, ThreadsDir))
+	entries, _ := os.ReadDir(filepath.Join(dir, layoutOf(dir).threads))
 	n := 0
 	for _, e := range entries {
 		if i, err := strconv.Atoi(strings.TrimSuffix(e.Name(), ".json")); err == nil && i > n {

@@ -35,11 +35,16 @@ const (
 	GroupsFile   = runstore.ClaimGroupsFile
 	ThreadsDir   = runstore.ThreadsDir
 	LogsDir      = runstore.LogsDir
+	// WorkspaceThreads and WorkspaceMetrics are the folders of the
+	// workspace layout (layout).
+	WorkspaceThreads = runstore.WorkspaceThreads
+	WorkspaceMetrics = runstore.WorkspaceMetrics
 )
 
 // handle writes a claimed run's folder.
 type handle struct {
 	dir     string
+	layout  layout
 	files   runstore.Files
 	durable bool
 	claim   *claim
@@ -98,7 +103,7 @@ func (h *handle) Append(_ context.Context, b runstore.Batch, mode runstore.Mode)
 	}
 	h.threads = append(h.threads, b.Checkpoints...)
 	for _, m := range b.Metrics {
-		if err := h.appendLine(&h.metrics, MetricsFile, m); err != nil {
+		if err := h.appendLine(&h.metrics, h.layout.metrics, m); err != nil {
 			return err
 		}
 	}
@@ -158,7 +163,7 @@ func (h *handle) writeThreads() error {
 	if len(h.threads) == 0 {
 		return nil
 	}
-	dir := filepath.Join(h.dir, ThreadsDir)
+	dir := filepath.Join(h.dir, h.layout.threads)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return &runstore.WriteError{Err: fmt.Errorf("writing checkpoints: %w", err)}
 	}

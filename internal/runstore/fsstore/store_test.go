@@ -581,3 +581,51 @@ func TestClaimFromTheFutureFrozen(t *testing.T) {
 		t.Fatal("a heartbeat that stood still for a lease is not stale: refused for good")
 	}
 }
+
+// A run that asks for the workspace layout (a skill with a worker.yaml)
+// keeps its checkpoints in workspace/threads/ and its metrics in
+// workspace/metrics/metrics.jsonl, none at the top; a resume and the
+// readers find them there, and a run without it keeps the old layout.
+func TestWorkspaceLayout(t *testing.T) {
+	s := newStore(t, nil)
+	r, err := s.Create(runstore.NewRun{Start: runstore.Start{RunID: "w1", Skill: "demo", StartedAt: time.Now().UTC()}, State: map[string]any{"n": 0.0}, Workspace: true}, runstore.ClaimOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := r.Where()
+	r.Checkpoint("auto_checkpoint", runstore.Worker{ID: "01-a", Skill: "demo", State: "completed"})
+	r.Metric(runstore.Metric{Kind: runstore.KindPhase, Phase: "01-a", Outcome: "completed"})
+	step(r, "01-a#1", 1)
+	r.Close()
+	back, err := s.Resume("w1", runstore.ResumeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	back.Checkpoint("checkpoint_error_state", runstore.Worker{ID: "01-b", Skill: "demo", State: "error"})
+	back.Metric(runstore.Metric{Kind: runstore.KindPhase, Phase: "01-b", Outcome: "error"})
+	step(back, "01-b#1", 2)
+	back.Close()
+	for _, f := range []string{"workspace/threads/1.json", "workspace/threads/2.json", "workspace/metrics/metrics.jsonl"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	for _, f := range []string{ThreadsDir, MetricsFile} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+			t.Errorf("%s at the top of a workspace run", f)
+		}
+	}
+	if m, err := s.Metrics("w1"); err != nil || len(m) != 2 || m[1].Phase != "01-b" {
+		t.Errorf("metrics = %+v, %v", m, err)
+	}
+	plain := newRun(t, s, "p1")
+	plain.Checkpoint("auto_checkpoint", runstore.Worker{ID: "01-a", Skill: "demo", State: "completed"})
+	step(plain, "01-a#1", 1)
+	plain.Close()
+	if _, err := os.Stat(filepath.Join(plain.Where(), ThreadsDir, "1.json")); err != nil {
+		t.Errorf("a run without a worker.yaml: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(plain.Where(), "workspace")); err == nil {
+		t.Error("a run without a worker.yaml has a workspace/")
+	}
+}

@@ -93,6 +93,7 @@ CREATE TABLE process_groups (
 	host TEXT NOT NULL,
 	PRIMARY KEY (run_id, pgid, host)
 );`},
+	{name: "task_review", common: taskReviewSQL, sqlite: taskFinalSQLite, postgres: taskFinalPostgres},
 }
 
 // SchemaVersion is the newest schema this binary knows.

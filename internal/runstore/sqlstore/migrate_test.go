@@ -50,3 +50,43 @@ func TestOpenBad(t *testing.T) {
 		}
 	}
 }
+
+// A database of the previous schema, with a task done and one queued,
+// takes the task_review migration: the tasks keep their rows, review none,
+// and the complete one is final from then on.
+func TestMigrateTaskReviewKeepsTasks(t *testing.T) {
+	sqltest.Each(t, func(t *testing.T, url string) {
+		ctx := context.Background()
+		all := migrations
+		defer func() { migrations = all }()
+		migrations = all[:len(all)-1]
+		d, err := Open(ctx, url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range []string{
+			`INSERT INTO tasks (id, skill, inputs, args, state, created_at, updated_at) VALUES ('done', 's', '{}', '[]', 'watching', 0, 0)`,
+			`INSERT INTO tasks (id, skill, inputs, args, state, created_at, updated_at) VALUES ('queued', 's', '{}', '[]', 'watching', 1, 1)`,
+			`UPDATE tasks SET state = 'working', worker = 'w' WHERE id = 'done'`,
+			`UPDATE tasks SET state = 'complete' WHERE id = 'done'`,
+			`UPDATE tasks SET message = 'an old complete task could still change' WHERE id = 'done'`,
+		} {
+			if _, err := d.exec(ctx, q); err != nil {
+				t.Fatalf("%s: %v", q, err)
+			}
+		}
+		d.Close()
+		migrations = all
+		if d, err = Open(ctx, url); err != nil {
+			t.Fatal(err)
+		}
+		defer d.Close()
+		tasks, err := d.Tasks(ctx, "")
+		if err != nil || len(tasks) != 2 || tasks[0].State != Complete || tasks[0].Review != ReviewNone || tasks[1].State != Watching {
+			t.Fatalf("tasks after the migration: %+v %v", tasks, err)
+		}
+		if _, err := d.exec(ctx, `UPDATE tasks SET message = 'x' WHERE id = 'done'`); !errors.Is(d.taskErr("raw", err), ErrTransition) {
+			t.Errorf("a complete task changed after the migration: %v", err)
+		}
+	})
+}

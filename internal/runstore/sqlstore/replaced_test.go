@@ -22,7 +22,7 @@ func TestSQLiteFileDeletedOrReplaced(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer d.Close()
-			if _, err := d.AddTask(ctx, "skill", nil, nil); err != nil {
+			if _, err := d.AddTask(ctx, "skill", nil, nil, ReviewNone); err != nil {
 				t.Fatal(err)
 			}
 			for _, f := range []string{file, file + "-wal", file + "-shm"} {
@@ -34,7 +34,7 @@ func TestSQLiteFileDeletedOrReplaced(t *testing.T) {
 				}
 			}
 			// AddTask folds its error to a line: the words are what is left.
-			if _, err := d.AddTask(ctx, "skill", nil, nil); err == nil || !strings.Contains(err.Error(), ErrReplaced.Error()) {
+			if _, err := d.AddTask(ctx, "skill", nil, nil, ReviewNone); err == nil || !strings.Contains(err.Error(), ErrReplaced.Error()) {
 				t.Errorf("a task added after the file was %s: %v, want ErrReplaced", how, err)
 			}
 			if _, _, err := d.ClaimNext(ctx, "w"); !errors.Is(err, ErrReplaced) {

@@ -44,6 +44,18 @@ const claimable = `state IN ('watching', 'fix_proposed', 'exit_requested')`
 // them whose heartbeat is stale lost its worker.
 const recoverable = `state IN ('working', 'needs_review', 'review_approved', 'review_failed', 'error')`
 
+// ReviewMode says whether a task's end waits for the conductor.
+type ReviewMode string
+
+// Review modes. With ReviewCompletion a task whose run completed goes to
+// needs_review, and the conductor's approval makes it complete
+// (seeds/003: complete means the conductor approved); with ReviewNone it
+// goes to complete when its run completes.
+const (
+	ReviewNone       ReviewMode = ""
+	ReviewCompletion ReviewMode = "completion"
+)
+
 // Task is one row of the queue.
 type Task struct {
 	ID     string            `json:"id"`
@@ -51,8 +63,10 @@ type Task struct {
 	Inputs map[string]string `json:"inputs,omitempty"`
 	Args   []string          `json:"args,omitempty"`
 	State  TaskState         `json:"state"`
-	Worker string            `json:"worker,omitempty"`
-	RunID  string            `json:"runId,omitempty"`
+	// Review is whether its end waits for the conductor's approval.
+	Review ReviewMode `json:"review,omitempty"`
+	Worker string     `json:"worker,omitempty"`
+	RunID  string     `json:"runId,omitempty"`
 	// Message is the review message, the hand-off or the error: what the
 	// last transition says to whoever acts next.
 	Message   string    `json:"message,omitempty"`
@@ -68,27 +82,29 @@ type Task struct {
 var ErrNoTask = errors.New("no such task")
 
 // ErrTransition is returned for a transition the state machine does not
-// have from the task's state: refused by the database itself.
+// have from the task's state, and for any change to a final task:
+// refused by the database itself.
 var ErrTransition = errors.New("transition not allowed")
 
 // ErrClaimBlocked is returned when the guard clause blocked a claim: the
 // task is not in a claimable state (someone else claimed it first).
 var ErrClaimBlocked = errors.New("the task cannot be claimed in its state")
 
-// AddTask queues a run of skill, in watching.
-func (d *DB) AddTask(ctx context.Context, skill string, inputs map[string]string, args []string) (*Task, error) {
+// AddTask queues a run of skill, in watching, whose end waits for the
+// conductor when review is ReviewCompletion.
+func (d *DB) AddTask(ctx context.Context, skill string, inputs map[string]string, args []string, review ReviewMode) (*Task, error) {
 	now := time.Now()
-	t := &Task{ID: "t" + runstore.NewID(now), Skill: skill, Inputs: inputs, Args: args, State: Watching, Created: now, Updated: now}
+	t := &Task{ID: "t" + runstore.NewID(now), Skill: skill, Inputs: inputs, Args: args, State: Watching, Review: review, Created: now, Updated: now}
 	in, _ := json.Marshal(inputs)
 	ar, _ := json.Marshal(args)
-	if _, err := d.exec(ctx, `INSERT INTO tasks (id, skill, inputs, args, state, created_at, updated_at) VALUES (?, ?, ?, ?, 'watching', ?, ?)`,
-		t.ID, skill, string(in), string(ar), ms(now), ms(now)); err != nil {
+	if _, err := d.exec(ctx, `INSERT INTO tasks (id, skill, inputs, args, state, review, created_at, updated_at) VALUES (?, ?, ?, ?, 'watching', ?, ?, ?)`,
+		t.ID, skill, string(in), string(ar), string(review), ms(now), ms(now)); err != nil {
 		return nil, fmt.Errorf("adding task: %s", oneLine(err))
 	}
 	return t, nil
 }
 
-const taskColumns = `id, skill, inputs, args, state, worker, run_id, message, heartbeat, claims, created_at, updated_at`
+const taskColumns = `id, skill, inputs, args, state, review, worker, run_id, message, heartbeat, claims, created_at, updated_at`
 
 func scanTask(row interface{ Scan(...any) error }) (*Task, error) {
 	var t Task
@@ -96,7 +112,7 @@ func scanTask(row interface{ Scan(...any) error }) (*Task, error) {
 	var worker, runID, msg dbsql.NullString
 	var beat dbsql.NullInt64
 	var created, updated int64
-	if err := row.Scan(&t.ID, &t.Skill, &inputs, &args, &t.State, &worker, &runID, &msg, &beat, &t.Claims, &created, &updated); err != nil {
+	if err := row.Scan(&t.ID, &t.Skill, &inputs, &args, &t.State, &t.Review, &worker, &runID, &msg, &beat, &t.Claims, &created, &updated); err != nil {
 		return nil, err
 	}
 	json.Unmarshal([]byte(inputs), &t.Inputs)
@@ -222,9 +238,10 @@ func (d *DB) Move(ctx context.Context, id, worker string, from, to TaskState, me
 }
 
 // Heartbeat says the worker is alive and returns the task's state; the
-// heartbeat is only written while the worker holds the task.
+// heartbeat is only written while the worker holds the task, and never on
+// a final one, which the database keeps as it ended.
 func (d *DB) Heartbeat(ctx context.Context, id, worker string) (*Task, error) {
-	if _, err := d.exec(ctx, `UPDATE tasks SET heartbeat = ? WHERE id = ? AND worker = ?`, ms(time.Now()), id, worker); err != nil {
+	if _, err := d.exec(ctx, `UPDATE tasks SET heartbeat = ? WHERE id = ? AND worker = ? AND state NOT IN ('complete', 'exited')`, ms(time.Now()), id, worker); err != nil {
 		return nil, fmt.Errorf("heartbeat of task %s: %s", id, oneLine(err))
 	}
 	return d.Task(ctx, id)
@@ -241,24 +258,63 @@ func (d *DB) SetRun(ctx context.Context, id, runID string) error {
 
 // Review is the conductor's transition of a task to to, with its message:
 // only from the states the conductor may move it from (task_transitions,
-// who = conductor). A review the task's state does not allow is
-// ErrTransition, naming the state.
-func (d *DB) Review(ctx context.Context, id string, to TaskState, message string) error {
+// who = conductor). Approving a completion review (a ReviewCompletion
+// task waiting in needs_review with its run completed) goes on to
+// complete. It returns the state the task is left in. A review the
+// task's state does not allow is ErrTransition, naming the state.
+func (d *DB) Review(ctx context.Context, id string, to TaskState, message string) (TaskState, error) {
+	if to == ReviewApproved {
+		if done, err := d.approveCompletion(ctx, id, message); err != nil {
+			return "", err
+		} else if done {
+			return Complete, nil
+		}
+	}
 	now := ms(time.Now())
 	res, err := d.exec(ctx, `UPDATE tasks SET state = ?, message = ?, updated_at = ? WHERE id = ? AND state IN (
 		SELECT from_state FROM task_transitions WHERE to_state = ? AND who = 'conductor')`,
 		string(to), message, now, id, string(to))
 	if err != nil {
-		return d.taskErr("reviewing task "+id, err)
+		return "", d.taskErr("reviewing task "+id, err)
 	}
 	if n, _ := res.RowsAffected(); n == 1 {
-		return nil
+		return to, nil
 	}
 	t, err := d.Task(ctx, id)
 	if err != nil {
-		return err
+		return "", err
 	}
-	return fmt.Errorf("task %s is %s: %w to %s (the conductor moves a task to %s from %s only)", id, t.State, ErrTransition, to, to, d.conductorFrom(ctx, to))
+	return "", fmt.Errorf("task %s is %s: %w to %s (the conductor moves a task to %s from %s only)", id, t.State, ErrTransition, to, to, d.conductorFrom(ctx, to))
+}
+
+// approveCompletion approves the completion review of task id, if that is
+// what the task waits for: needs_review → review_approved → complete in
+// one transaction. A needs_review whose run is not completed is a step's
+// checkpoint, approved by Review as usual.
+func (d *DB) approveCompletion(ctx context.Context, id, message string) (bool, error) {
+	t, err := d.Task(ctx, id)
+	if err != nil {
+		return false, err
+	}
+	if t.Review != ReviewCompletion || t.State != NeedsReview || t.RunID == "" {
+		return false, nil
+	}
+	if sum, err := d.Store("").Status(t.RunID); err != nil || sum.State != runstore.RunCompleted {
+		return false, nil
+	}
+	err = d.tx(ctx, func(tx *dbsql.Tx) error {
+		now := ms(time.Now())
+		res, err := tx.ExecContext(ctx, d.q(`UPDATE tasks SET state = 'review_approved', message = ?, updated_at = ? WHERE id = ? AND state = 'needs_review'`), message, now, id)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n != 1 {
+			return fmt.Errorf("task %s left needs_review: %w", id, ErrTransition)
+		}
+		_, err = tx.ExecContext(ctx, d.q(`UPDATE tasks SET state = 'complete', updated_at = ? WHERE id = ? AND state = 'review_approved'`), now, id)
+		return err
+	})
+	return err == nil, d.taskErr("approving the completion of task "+id, err)
 }
 
 // conductorFrom lists the states the conductor may move a task to to from.
@@ -330,7 +386,8 @@ func (d *DB) taskErr(what string, err error) error {
 	if errors.Is(err, ErrReplaced) {
 		return fmt.Errorf("%s: %w", what, err)
 	}
-	if strings.Contains(err.Error(), "skillkit: task state transition not allowed") || strings.Contains(err.Error(), "skillkit: a task starts in watching") {
+	if msg := err.Error(); strings.Contains(msg, "skillkit: task state transition not allowed") || strings.Contains(msg, "skillkit: a task starts in watching") ||
+		strings.Contains(msg, "skillkit: a complete or exited task is final") {
 		return fmt.Errorf("%s: %w (refused by the database)", what, ErrTransition)
 	}
 	return fmt.Errorf("%s: %s", what, oneLine(err))

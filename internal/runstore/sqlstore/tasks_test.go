@@ -20,7 +20,7 @@ func TestTaskTransitions(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer d.Close()
-		task, err := d.AddTask(ctx, "skills/demo", map[string]string{"k": "v"}, []string{"a"})
+		task, err := d.AddTask(ctx, "skills/demo", map[string]string{"k": "v"}, []string{"a"}, ReviewNone)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -52,7 +52,7 @@ func TestTaskTransitions(t *testing.T) {
 		}
 		for _, s := range steps {
 			if s.conductor {
-				err = d.Review(ctx, task.ID, s.to, "msg")
+				_, err = d.Review(ctx, task.ID, s.to, "msg")
 			} else {
 				err = d.Move(ctx, task.ID, "w1", s.from, s.to, "")
 			}
@@ -60,7 +60,7 @@ func TestTaskTransitions(t *testing.T) {
 				t.Fatalf("%s → %s: %v", s.from, s.to, err)
 			}
 		}
-		if err := d.Review(ctx, task.ID, FixProposed, "again"); !errors.Is(err, ErrTransition) {
+		if _, err := d.Review(ctx, task.ID, FixProposed, "again"); !errors.Is(err, ErrTransition) {
 			t.Errorf("fix on complete: %v", err)
 		}
 		for _, to := range []TaskState{Working, Watching, FixProposed, Exited} {
@@ -72,7 +72,7 @@ func TestTaskTransitions(t *testing.T) {
 		if _, err := d.exec(ctx, `INSERT INTO tasks (id, skill, inputs, args, state, created_at, updated_at) VALUES ('x', '', '{}', '[]', 'working', 0, 0)`); err == nil {
 			t.Error("a task born working")
 		}
-		if err := d.Review(ctx, "nope", ReviewApproved, ""); !errors.Is(err, ErrNoTask) {
+		if _, err := d.Review(ctx, "nope", ReviewApproved, ""); !errors.Is(err, ErrNoTask) {
 			t.Errorf("unknown task: %v", err)
 		}
 	})
@@ -88,10 +88,10 @@ func TestRecover(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer d.Close()
-		a, _ := d.AddTask(ctx, "s", nil, nil)
+		a, _ := d.AddTask(ctx, "s", nil, nil, ReviewNone)
 		d.ClaimNext(ctx, "dead")
 		time.Sleep(50 * time.Millisecond)
-		b, _ := d.AddTask(ctx, "s", nil, nil)
+		b, _ := d.AddTask(ctx, "s", nil, nil, ReviewNone)
 		d.ClaimNext(ctx, "alive")
 		moved, err := d.Recover(ctx, 30*time.Millisecond)
 		if err != nil || len(moved) != 1 || moved[0].ID != a.ID {
@@ -113,6 +113,94 @@ func TestRecover(t *testing.T) {
 		w, err := d.Wait(ctx, b.ID, "alive", NeedsReview, 2*time.Second)
 		if err != nil || w.State != ReviewApproved || w.Message != "ok" {
 			t.Fatalf("wait: %+v %v", w, err)
+		}
+	})
+}
+
+// A complete or exited task stays as it ended, whoever writes: no column
+// changes, the row cannot be deleted, and a heartbeat of its last worker
+// is no error. Other tasks stay writable.
+func TestFinalRows(t *testing.T) {
+	sqltest.Each(t, func(t *testing.T, url string) {
+		ctx := context.Background()
+		d, err := Open(ctx, url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer d.Close()
+		final := map[TaskState]string{}
+		for _, end := range []TaskState{Complete, Exited} {
+			task, _ := d.AddTask(ctx, "s", nil, nil, ReviewNone)
+			d.ClaimNext(ctx, "w1")
+			if err := d.Move(ctx, task.ID, "w1", Working, end, "done"); err != nil {
+				t.Fatal(err)
+			}
+			final[end] = task.ID
+		}
+		live, _ := d.AddTask(ctx, "s", nil, nil, ReviewNone)
+		for end, id := range final {
+			for _, set := range []string{
+				`worker = 'someone else'`, `message = 'rewritten'`, `heartbeat = 0`, `run_id = 'r'`,
+				`skill = 'x'`, `inputs = '{"k":"v"}'`, `args = '["a"]'`, `claims = 9`, `created_at = 1`,
+				`updated_at = 1`, `review = 'completion'`, `state = 'working'`, `id = 'renamed'`,
+			} {
+				_, err := d.exec(ctx, `UPDATE tasks SET `+set+` WHERE id = ?`, id)
+				if !errors.Is(d.taskErr("raw", err), ErrTransition) {
+					t.Errorf("%s task: SET %s: %v", end, set, err)
+				}
+			}
+			if _, err := d.exec(ctx, `DELETE FROM tasks WHERE id = ?`, id); !errors.Is(d.taskErr("raw", err), ErrTransition) {
+				t.Errorf("%s task deleted: %v", end, err)
+			}
+			if _, err := d.Heartbeat(ctx, id, "w1"); err != nil {
+				t.Errorf("heartbeat on a %s task: %v", end, err)
+			}
+			got, err := d.Task(ctx, id)
+			if err != nil || got.State != end || got.Worker != "w1" || got.Message != "done" {
+				t.Errorf("%s task changed: %+v %v", end, got, err)
+			}
+		}
+		// The fallback row of a blocked claim is born exited, and final.
+		if err := d.Claim(ctx, final[Complete], "w2", "s2"); !errors.Is(err, ErrClaimBlocked) {
+			t.Fatalf("blocked claim: %v", err)
+		}
+		if _, err := d.exec(ctx, `DELETE FROM tasks WHERE id = 'fallback-s2'`); err == nil {
+			t.Error("fallback row deleted")
+		}
+		if _, err := d.exec(ctx, `UPDATE tasks SET message = 'm' WHERE id = ?`, live.ID); err != nil {
+			t.Errorf("a watching task is not final: %v", err)
+		}
+		if _, err := d.exec(ctx, `DELETE FROM tasks WHERE id = ?`, live.ID); err != nil {
+			t.Errorf("a watching task is not final: %v", err)
+		}
+		if _, err := d.exec(ctx, `INSERT INTO tasks (id, skill, inputs, args, state, review, created_at, updated_at) VALUES ('y', '', '{}', '[]', 'watching', 'always', 0, 0)`); err == nil {
+			t.Error("a review mode outside the check")
+		}
+	})
+}
+
+// A completion review's approval: a task of ReviewCompletion whose run is
+// not completed waits at a step's checkpoint, and approving it resumes the
+// work (review_approved) rather than completing it.
+func TestApproveCheckpointOfCompletionTask(t *testing.T) {
+	sqltest.Each(t, func(t *testing.T, url string) {
+		ctx := context.Background()
+		d, err := Open(ctx, url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer d.Close()
+		task, _ := d.AddTask(ctx, "s", nil, nil, ReviewCompletion)
+		if got, _ := d.Task(ctx, task.ID); got.Review != ReviewCompletion {
+			t.Fatalf("review mode not kept: %+v", got)
+		}
+		d.ClaimNext(ctx, "w1")
+		d.Move(ctx, task.ID, "w1", Working, NeedsReview, "review step 1")
+		if _, err := d.Review(ctx, task.ID, ReviewApproved, "ok"); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := d.Task(ctx, task.ID); got.State != ReviewApproved {
+			t.Fatalf("checkpoint approved to %s", got.State)
 		}
 	})
 }

@@ -94,3 +94,43 @@ END $$;
 CREATE TRIGGER tasks_transition BEFORE INSERT OR UPDATE ON tasks
 	FOR EACH ROW EXECUTE FUNCTION skillkit_task_transition();
 `
+
+// taskReviewSQL adds the task's review mode (ReviewMode) and the
+// conductor's approval of a completion review: review_approved →
+// complete, which Review takes in the same transaction as needs_review →
+// review_approved, so that an approval is final even if no worker is
+// left to see it.
+const taskReviewSQL = `
+ALTER TABLE tasks ADD COLUMN review TEXT NOT NULL DEFAULT '' CHECK (review IN ('', 'completion'));
+INSERT INTO task_transitions (from_state, to_state, who) VALUES ('review_approved', 'complete', 'conductor');
+`
+
+// taskFinalSQLite keeps a complete or exited task as it ended: no column
+// changes and the row cannot be deleted (seeds/003: terminal states are
+// absolute, their writes irreversible). The transition trigger only
+// guarded the state; a worker or message rewritten by hand would rewrite
+// the task's history.
+const taskFinalSQLite = `
+CREATE TRIGGER tasks_final_update BEFORE UPDATE ON tasks
+WHEN OLD.state IN ('complete', 'exited')
+BEGIN SELECT RAISE(ABORT, 'skillkit: a complete or exited task is final'); END;
+CREATE TRIGGER tasks_final_delete BEFORE DELETE ON tasks
+WHEN OLD.state IN ('complete', 'exited')
+BEGIN SELECT RAISE(ABORT, 'skillkit: a complete or exited task is final'); END;
+`
+
+// taskFinalPostgres is the same rule on PostgreSQL.
+const taskFinalPostgres = `
+CREATE FUNCTION skillkit_task_final() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+	IF OLD.state IN ('complete', 'exited') THEN
+		RAISE EXCEPTION 'skillkit: a complete or exited task is final' USING ERRCODE = 'check_violation';
+	END IF;
+	IF TG_OP = 'DELETE' THEN
+		RETURN OLD;
+	END IF;
+	RETURN NEW;
+END $$;
+CREATE TRIGGER tasks_final BEFORE UPDATE OR DELETE ON tasks
+	FOR EACH ROW EXECUTE FUNCTION skillkit_task_final();
+`
