@@ -36,9 +36,18 @@ type Record struct {
 	mu       sync.Mutex
 	progress Progress
 	state    map[string]any
+	// logged is the state as the log has it, which the next event's
+	// patch starts from: nil before the log holds one. A state is
+	// replaced, never changed in place, so the two share what did not
+	// change.
+	logged map[string]any
 	// pending is a state set and not yet in the log; stale says
 	// state.json is behind the state.
 	pending, stale bool
+	// held is the newest paced checkpoint (Event.Paced) not yet handed
+	// to the backend, of state heldState: the next snapshot writes it.
+	held      *Checkpoint
+	heldState map[string]any
 	// mark is a checkpoint waiting for the next event; taken counts the
 	// checkpoints, so that they number on.
 	mark  *Mark
@@ -136,19 +145,27 @@ func (r *Record) record(e Event, mode Mode) error {
 	}
 	b := Batch{}
 	if r.pending {
-		st, err := json.Marshal(r.state)
-		if err != nil {
-			return fmt.Errorf("encoding state: %w", err)
+		if err := r.change(&e); err != nil {
+			return err
 		}
-		e.State = st
 	}
+	var held *Checkpoint
 	if m := r.mark; m != nil {
 		e.Checkpoint = m
-		st := e.State
-		if st == nil {
-			st, _ = json.Marshal(r.state)
+		c := Checkpoint{N: r.taken + 1, Time: e.Time, Hook: m.Hook, Worker: m.Worker}
+		if e.Paced() {
+			// One per action of a loop: encoding the state for each
+			// would cost the state's size per iteration. The log has
+			// it; threads/ gets the newest at the next snapshot.
+			held = &c
+		} else {
+			st, err := json.Marshal(r.state)
+			if err != nil {
+				return fmt.Errorf("encoding state: %w", err)
+			}
+			c.State = st
+			b.Checkpoints = []Checkpoint{c}
 		}
-		b.Checkpoints = []Checkpoint{{N: r.taken + 1, Time: e.Time, Hook: m.Hook, Worker: m.Worker, State: st}}
 	}
 	if e.Level() == LevelRun && RunState(e.To).Terminal() {
 		// A finished run is never resumed, so nothing would rebuild its
@@ -171,15 +188,39 @@ func (r *Record) record(e Event, mode Mode) error {
 	if err := r.append(b, mode); err != nil {
 		return err
 	}
-	r.pending = false
+	if r.pending {
+		r.logged, r.pending = r.state, false
+	}
 	if r.mark != nil {
 		r.taken++
 		r.mark = nil
+	}
+	if held != nil {
+		r.held, r.heldState = held, r.state
 	}
 	r.progress.Apply(&e)
 	if mode == Durable && time.Since(r.snapped) >= SnapshotEvery {
 		return r.flush(true)
 	}
+	return nil
+}
+
+// change records in e the state set since the last event: whole on the
+// first event that records one, else as a patch from the logged state.
+func (r *Record) change(e *Event) error {
+	if r.logged == nil {
+		st, err := json.Marshal(r.state)
+		if err != nil {
+			return fmt.Errorf("encoding state: %w", err)
+		}
+		e.State = st
+		return nil
+	}
+	p, err := Diff(r.logged, r.state)
+	if err != nil {
+		return err
+	}
+	e.Patch = p
 	return nil
 }
 
@@ -254,6 +295,17 @@ func (r *Record) snapshot(p *Progress) error {
 		return err
 	}
 	r.snapped = time.Now()
+	if c := r.held; c != nil {
+		st, err := json.Marshal(r.heldState)
+		if err != nil {
+			return fmt.Errorf("encoding state: %w", err)
+		}
+		c.State = st
+		if err := r.append(Batch{Checkpoints: []Checkpoint{*c}}, Visible); err != nil {
+			return err
+		}
+		r.held, r.heldState = nil, nil
+	}
 	err := r.h.Snapshot(r.ctx, p)
 	r.noteLost(err)
 	return err
