@@ -341,7 +341,7 @@ func (l *loop) apply(a *plan.Action, updates map[string]any) error {
 		done, _ := next["completed_actions"].([]any)
 		next["completed_actions"] = append(slices.Clip(done), a.ID)
 	}
-	if err := l.schema.check(next, updates); err != nil {
+	if err := l.schema.check(l.r.State(), next, updates); err != nil {
 		return &engine.ActionError{Action: a.ID, Pos: resultPos(a), Err: err}
 	}
 	l.r.SetState(next)

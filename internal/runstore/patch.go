@@ -67,8 +67,8 @@ func diff(path []string, before, after map[string]any, out *[]Change) error {
 				continue
 			}
 		case []any:
-			if bv, isList := b.([]any); ok && isList && bv != nil && len(av) > len(bv) && prefix(bv, av) {
-				op, v = OpAppend, av[len(bv):]
+			if n := Appended(b, a); ok && n >= 0 {
+				op, v = OpAppend, av[n:]
 			}
 		}
 		if ok && op == OpSet && reflect.DeepEqual(a, b) {
@@ -97,6 +97,18 @@ func same(a, b any) bool {
 		return ok && len(av) == len(bv) && (av == nil) == (bv == nil) && (len(av) == 0 || &av[0] == &bv[0])
 	}
 	return false
+}
+
+// Appended is the length of array before when array after is it with
+// items added at its end, -1 when after is anything else (an array the
+// same, shorter or changed, JSON's null, not an array).
+func Appended(before, after any) int {
+	b, _ := before.([]any)
+	a, _ := after.([]any)
+	if b == nil || len(a) <= len(b) || !prefix(b, a) {
+		return -1
+	}
+	return len(b)
 }
 
 // prefix reports whether list starts with the items of head.
