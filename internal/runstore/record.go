@@ -10,11 +10,20 @@ import (
 	"time"
 )
 
-// SnapshotEvery bounds how stale a backend's snapshots (the filesystem's
-// skill-state.yaml) may get during a run: rewriting them after every step
-// would make a long run quadratic (its list of completed steps grows) and
-// cost a file replacement per step.
-const SnapshotEvery = 200 * time.Millisecond
+// Snapshots (state.json, the filesystem's skill-state.yaml and threads/)
+// are written at phase ends, when something of the skill runs (state.json,
+// Flush), at the run's end, and during a run once SnapshotEvery passed
+// and the commits since the last reach 1/SnapshotShare of the steps
+// recorded, or once SnapshotLongest passed. Rewriting them after every
+// step would make a long run quadratic (its list of completed steps and
+// its state grow) and cost a file replacement per step; paced by the
+// share, a snapshot's size spreads over as many commits as it holds
+// steps/SnapshotShare, so the bytes written per step stay flat.
+const (
+	SnapshotEvery   = 200 * time.Millisecond
+	SnapshotShare   = 64
+	SnapshotLongest = 10 * time.Second
+)
 
 // Record is one claimed run's record over a backend's Handle: it keeps
 // the run's progress and state, stamps events, carries the state and
@@ -53,8 +62,9 @@ type Record struct {
 	mark  *Mark
 	taken int
 	// snapped is when the backend's snapshots were last brought up to
-	// date.
+	// date, commits how many durable commits were made since.
 	snapped time.Time
+	commits int
 
 	lost       chan struct{}
 	loseOnce   sync.Once
@@ -199,10 +209,25 @@ func (r *Record) record(e Event, mode Mode) error {
 		r.held, r.heldState = held, r.state
 	}
 	r.progress.Apply(&e)
-	if mode == Durable && time.Since(r.snapped) >= SnapshotEvery {
-		return r.flush(true)
+	if mode == Durable {
+		r.commits++
+		if r.due(&e) {
+			return r.flush(true)
+		}
 	}
 	return nil
+}
+
+// due reports whether the snapshots are to be written after committing e:
+// at a phase's end, and as paced. An error's are written when its hooks
+// run a command (Flush) and when it ends the run; until then state.json
+// keeps its last content, not the refused update's.
+func (r *Record) due(e *Event) bool {
+	if e.Level() == LevelPhase && (e.To == "completed" || e.To == "failed") {
+		return true
+	}
+	since := time.Since(r.snapped)
+	return since >= SnapshotLongest || since >= SnapshotEvery && r.commits*SnapshotShare >= len(r.progress.CompletedSteps)
 }
 
 // change records in e the state set since the last event: whole on the
@@ -294,7 +319,7 @@ func (r *Record) snapshot(p *Progress) error {
 	if err := r.flush(false); err != nil {
 		return err
 	}
-	r.snapped = time.Now()
+	r.snapped, r.commits = time.Now(), 0
 	if c := r.held; c != nil {
 		st, err := json.Marshal(r.heldState)
 		if err != nil {
