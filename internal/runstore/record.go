@@ -17,11 +17,12 @@ import (
 // recorded, or once SnapshotLongest passed. Rewriting them after every
 // step would make a long run quadratic (its list of completed steps and
 // its state grow) and cost a file replacement per step; paced by the
-// share, a snapshot's size spreads over as many commits as it holds
-// steps/SnapshotShare, so the bytes written per step stay flat.
+// share, a snapshot of n steps spreads over n/SnapshotShare commits, so
+// the bytes written per step stay flat, at about SnapshotShare steps'
+// worth of snapshot.
 const (
 	SnapshotEvery   = 200 * time.Millisecond
-	SnapshotShare   = 64
+	SnapshotShare   = 4
 	SnapshotLongest = 10 * time.Second
 )
 
