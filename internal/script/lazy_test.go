@@ -71,3 +71,26 @@ state.after = { length: d.length, first: d[0], hole: d[101] === undefined, pushe
 		t.Errorf("JS changed the Go state it was given:\n%s\nwas\n%s", now, keep)
 	}
 }
+
+// An item of a long array that is a Go value of another type than JSON's
+// reaches JS as JSON would have it, never as a Go value JS could change.
+func TestLongArrayOfGoValues(t *testing.T) {
+	f := newFixture(t)
+	h := f.host(t, nil)
+	long := make([]any, 40)
+	for i := range long {
+		long[i] = i
+	}
+	inner := map[string]string{"k": "v"}
+	long[3] = inner
+	got, err := h.RunStep(context.Background(), block("phases/01-x.md", `state.seen = [state.l[2], state.l[3].k, typeof state.l[39]]; state.l[3].k = 'changed';`), map[string]any{"l": long}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if seen, _ := json.Marshal(got["seen"]); string(seen) != `[2,"v","number"]` {
+		t.Errorf("JS saw %s", seen)
+	}
+	if inner["k"] != "v" {
+		t.Error("JS changed a Go map of the state")
+	}
+}

@@ -349,7 +349,9 @@ func toJS(vm *goja.Runtime, v any) (goja.Value, error) {
 
 // isJSONData reports whether v holds only what encoding/json decodes
 // into: maps of string to any, slices of any, strings, float64, bools and
-// nil.
+// nil. The items of a long array are not looked at: it reaches JS as a
+// lazyArray, which converts each item as toJS does when JS reads it, so
+// that a loop's state is not walked whole for every evaluation.
 func isJSONData(v any) bool {
 	switch v := v.(type) {
 	case nil, string, float64, bool:
@@ -362,6 +364,9 @@ func isJSONData(v any) bool {
 		}
 		return true
 	case []any:
+		if len(v) >= lazyItems {
+			return true
+		}
 		for _, x := range v {
 			if !isJSONData(x) {
 				return false
@@ -418,18 +423,23 @@ func (a *lazyArray) Get(i int) goja.Value {
 	if i < 0 || i >= len(a.items) {
 		return nil
 	}
-	switch x := a.items[i].(type) {
-	case goja.Value:
-		return x
-	case map[string]any, []any:
+	x := a.items[i]
+	if v, ok := x.(goja.Value); ok {
+		return v
+	}
+	v, err := toJS(a.vm, x)
+	if err != nil {
+		// What JSON cannot encode is nothing in JS, as in JSON.
+		v = goja.Undefined()
+	}
+	switch x.(type) {
+	case nil, string, float64, bool:
+	default:
 		// Built once, so that the same item is the same object.
-		v := build(a.vm, x)
 		a.own()
 		a.items[i] = v
-		return v
-	default:
-		return build(a.vm, x)
 	}
+	return v
 }
 
 func (a *lazyArray) Set(i int, v goja.Value) bool {
