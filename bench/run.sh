@@ -299,7 +299,7 @@ for mib in $outsizes; do
   printf -- '# Phase 1: Print\n## Execution Steps\n### Step 1: Print\n```bash\nhead -c %d /dev/zero | tr "\\0" x\n```\n' "$((mib << 20))" >"$rundir/out$mib/phases/01-print.md"
   say "run: a step printing $mib MiB"
   rss_cmd "run-out$mib" "$sk run $rundir/out$mib --workdir $rundir/out$mib-work > /dev/null"
-  "$sk" status "$rundir/out$mib-work" 2>&1 | grep -q completed || { echo "bench: the $mib MiB step did not complete" >&2; exit 1; }
+  "$sk" status "$rundir/out$mib-work" 2>&1 | grep completed >/dev/null || { echo "bench: the $mib MiB step did not complete" >&2; exit 1; }
   rm -rf "$rundir/out$mib-work"
 done
 cd "$repo"
@@ -483,18 +483,26 @@ sk1=$(mean skillkit-1); sk20=$(mean skillkit-20)
     echo
     echo "One run of the no-op JS loop at each size (durable), and the durable-append floor of as many appends measured just before it. Bytes written are what the run handed to write calls: its record, snapshots rewritten, metrics and logs. The machine is shared: compare the ratios to the floor, not the times."
     echo
-    echo "| iterations | wall (ms) | per iteration (ms) | floor per append (ms) | per iteration / floor | written per iteration (KB) | peak RSS (MB) |"
-    echo "|---|---|---|---|---|---|---|"
-    first=""
+    echo "Marginal is the wall time the iterations added since the size before, per iteration: the run's fixed cost (start, lint gate, claim, the snapshots at its end) left out."
+    echo
+    echo "| iterations | wall (ms) | per iteration (ms) | marginal per iteration (ms) | floor per append (ms) | per iteration / floor | written per iteration (KB) | peak RSS (MB) |"
+    echo "|---|---|---|---|---|---|---|---|"
+    first="" prevn="" prevg=""
     for n in $growth; do
       g=$(mean "grow$n"); fg=$(mean "floor-grow$n")
       pi=$(per "$g" "$n")
       [ -n "$first" ] || first=$pi
-      echo "| $n | $(fmt_ms "$g") | $pi | $(per "$fg" "$n") | $(ratio "$g" "$fg") | $(awk -v w="$(val "grow$n.wchar")" -v n="$n" 'BEGIN { if (w == "n/a" || w == "") print "n/a"; else printf "%.2f", w/n/1024 }') | $(val "grow$n.rss") |"
-      last=$pi
+      marg=""
+      if [ -n "$prevn" ]; then
+        marg=$(awk -v a="$g" -v b="$prevg" -v n="$n" -v m="$prevn" 'BEGIN { if (a == "n/a" || b == "n/a") print "n/a"; else printf "%.3f", (a-b)*1000/(n-m) }')
+        [ -n "${firstmarg:-}" ] || firstmarg=$marg
+        lastmarg=$marg
+      fi
+      echo "| $n | $(fmt_ms "$g") | $pi | $marg | $(per "$fg" "$n") | $(ratio "$g" "$fg") | $(awk -v w="$(val "grow$n.wchar")" -v n="$n" 'BEGIN { if (w == "n/a" || w == "") print "n/a"; else printf "%.2f", w/n/1024 }') | $(val "grow$n.rss") |"
+      last=$pi prevn=$n prevg=$g
     done
     echo
-    echo "Per iteration at the largest size / at the smallest: $(ratio "$last" "$first")x."
+    echo "Per iteration at the largest size / at the smallest: $(ratio "$last" "$first")x; marginal, last / first: $(ratio "${lastmarg:-n/a}" "${firstmarg:-n/a}")x."
     echo
   fi
 } >"$out"
