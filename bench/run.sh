@@ -267,6 +267,28 @@ if [ "$has_loop" = 1 ]; then
   time_cmd "run-loop" "$([ "$short" = 1 ] && echo 1 || echo 3)" "$sk run $rundir/loop$niter --max-iterations $niter > /dev/null"
   rss_cmd "run-loop" "$sk run $rundir/loop$niter --max-iterations $niter > /dev/null"
 fi
+# The loop as it grows: one run each at 100, 1,000 and 10,000 no-op
+# iterations (20 and 200 with -short), its wall time and peak memory
+# (GNU time) and the bytes it handed to write calls (wchar of the shell
+# that waited for it), beside the durable-append floor of as many
+# appends, measured right before it in the same run.
+growth=""
+if [ "$has_loop" = 1 ]; then
+  growth="100 1000 10000"
+  if [ "$short" = 1 ]; then growth="20 200"; fi
+  for n in $growth; do
+    "$gen" loop -n "$n" -out "$rundir/grow$n"
+    say "run: the loop as it grows, $n iterations"
+    time_cmd "floor-grow$n" "$runs" "$bin/appendfloor -n $n -dir $rundir"
+    rm -rf "$rundir/.skillkit"
+    /usr/bin/time -v -o "$tmp/logs/grow$n.tv" bash -c "$sk run $rundir/grow$n --max-iterations $n >/dev/null 2>&1; grep '^wchar' /proc/\$\$/io" >"$tmp/logs/grow$n.io" 2>/dev/null || true
+    awk -F': ' '/Elapsed \(wall clock\)/ {n = split($2, p, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + p[i]; printf "%.6f 0\n", s}' "$tmp/logs/grow$n.tv" >"$tmp/logs/grow$n.time"
+    awk -F': ' '/Maximum resident set size/ {printf "%.1f\n", $2/1024}' "$tmp/logs/grow$n.tv" >"$tmp/logs/grow$n.rss"
+    awk '{print $2}' "$tmp/logs/grow$n.io" >"$tmp/logs/grow$n.wchar"
+    grep -q '^runState: "\?completed' "$rundir"/.skillkit/runs/*/*/skill-state.yaml || { echo "bench: the $n-iteration loop did not complete" >&2; exit 1; }
+  done
+  rm -rf "$rundir/.skillkit"
+fi
 # A step that prints N bytes: the output streams to the step's log, so the
 # peak memory must not grow with N.
 outsizes="1 1024"
@@ -277,7 +299,7 @@ for mib in $outsizes; do
   printf -- '# Phase 1: Print\n## Execution Steps\n### Step 1: Print\n```bash\nhead -c %d /dev/zero | tr "\\0" x\n```\n' "$((mib << 20))" >"$rundir/out$mib/phases/01-print.md"
   say "run: a step printing $mib MiB"
   rss_cmd "run-out$mib" "$sk run $rundir/out$mib --workdir $rundir/out$mib-work > /dev/null"
-  "$sk" status "$rundir/out$mib-work" 2>&1 | grep -q completed || { echo "bench: the $mib MiB step did not complete" >&2; exit 1; }
+  "$sk" status "$rundir/out$mib-work" 2>&1 | grep completed >/dev/null || { echo "bench: the $mib MiB step did not complete" >&2; exit 1; }
   rm -rf "$rundir/out$mib-work"
 done
 cd "$repo"
@@ -477,6 +499,33 @@ sk1=$(mean skillkit-1); sk20=$(mean skillkit-20)
   echo "| skillkit's pool (internal/mcp) | ${mcp_pool:-n/a} | ≤ 2 |"
   echo "| bare Go SDK client | ${mcp_sdk:-n/a} | |"
   echo
+  if [ -n "$growth" ]; then
+    echo "## The loop as it grows"
+    echo
+    echo "One run of the no-op JS loop at each size (durable), and the durable-append floor of as many appends measured just before it. Bytes written are what the run handed to write calls: its record, snapshots rewritten, metrics and logs. The machine is shared: compare the ratios to the floor, not the times."
+    echo
+    echo "Marginal is the wall time the iterations added since the size before, per iteration: the run's fixed cost (start, lint gate, claim, the snapshots at its end) left out."
+    echo
+    echo "| iterations | wall (ms) | per iteration (ms) | marginal per iteration (ms) | floor per append (ms) | per iteration / floor | written per iteration (KB) | peak RSS (MB) |"
+    echo "|---|---|---|---|---|---|---|---|"
+    first="" prevn="" prevg=""
+    for n in $growth; do
+      g=$(mean "grow$n"); fg=$(mean "floor-grow$n")
+      pi=$(per "$g" "$n")
+      [ -n "$first" ] || first=$pi
+      marg=""
+      if [ -n "$prevn" ]; then
+        marg=$(awk -v a="$g" -v b="$prevg" -v n="$n" -v m="$prevn" 'BEGIN { if (a == "n/a" || b == "n/a") print "n/a"; else printf "%.3f", (a-b)*1000/(n-m) }')
+        [ -n "${firstmarg:-}" ] || firstmarg=$marg
+        lastmarg=$marg
+      fi
+      echo "| $n | $(fmt_ms "$g") | $pi | $marg | $(per "$fg" "$n") | $(ratio "$g" "$fg") | $(awk -v w="$(val "grow$n.wchar")" -v n="$n" 'BEGIN { if (w == "n/a" || w == "") print "n/a"; else printf "%.2f", w/n/1024 }') | $(val "grow$n.rss") |"
+      last=$pi prevn=$n prevg=$g
+    done
+    echo
+    echo "Per iteration at the largest size / at the smallest: $(ratio "$last" "$first")x; marginal, last / first: $(ratio "${lastmarg:-n/a}" "${firstmarg:-n/a}")x."
+    echo
+  fi
 } >"$out"
 
 if [ "$short" = 1 ]; then

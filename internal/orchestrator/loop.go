@@ -348,10 +348,16 @@ func (l *loop) apply(a *plan.Action, updates map[string]any) error {
 	}
 	next["current_action"] = nil
 	if !appendsItself(l.r.State(), next, a.ID) {
+		// Appended in place when the array has room: the current state
+		// is the only one appended to (a state is replaced, never
+		// changed), and every older one is a shorter prefix, which the
+		// slot past its end does not change. So the list is not copied
+		// once per action, and the log's patch finds it grew at its end
+		// without comparing it item by item.
 		done, _ := next["completed_actions"].([]any)
-		next["completed_actions"] = append(slices.Clip(done), a.ID)
+		next["completed_actions"] = append(done, a.ID)
 	}
-	if err := l.schema.check(next, updates); err != nil {
+	if err := l.schema.check(l.r.State(), next, updates); err != nil {
 		return &engine.ActionError{Action: a.ID, Pos: resultPos(a), Err: err}
 	}
 	l.r.SetState(next)
@@ -382,11 +388,12 @@ func resultPos(a *plan.Action) plan.Pos {
 // the state holds up to date; the next event records it.
 func (l *loop) progress(fn func(lp *runstore.Loop)) {
 	l.r.SetLoop(func(lp *runstore.Loop) {
-		done := completed(l.r.State())
+		// Not completed(): it copies the list, three times an action.
+		done, _ := l.r.State()["completed_actions"].([]any)
 		lp.MaxIterations = l.max
 		lp.Completed = len(done)
 		if len(done) > 0 {
-			lp.LastAction = done[len(done)-1]
+			lp.LastAction, _ = done[len(done)-1].(string)
 		}
 		lp.ErrorCount = errorCount(l.r.State())
 		fn(lp)

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/skillkit/skillkit/internal/runstore"
 	"github.com/skillkit/skillkit/internal/stateschema"
 	"github.com/skillkit/skillkit/plan"
 )
@@ -41,23 +42,43 @@ func (e *SchemaError) Error() string {
 		e.File, strings.Join(e.Violations, "; "))
 }
 
-// check validates the state an action's updates made. It blames the
-// update only for what it touched: violations at the root (a missing or
-// extra field) or under a field it set. A field that broke the schema
-// before (one the skill's schema types differently from the runtime's
-// bookkeeping, say) does not stop every action after it.
-func (s *stateSchema) check(state map[string]any, updates map[string]any) error {
+// check validates the state an action's updates made from the state
+// before. It blames the update only for what it touched: violations at
+// the root (a missing or extra field) or under a field it set. A field
+// that broke the schema before (one the skill's schema types differently
+// from the runtime's bookkeeping, say) does not stop every action after
+// it. Only the touched fields are validated, and of a list the update
+// appended to only the items it added, unless the update added or
+// removed a field (the root's rules then decide) or the schema ties its
+// fields together (stateschema.ValidateChanged).
+func (s *stateSchema) check(before, state map[string]any, updates map[string]any) error {
 	if s == nil {
 		return nil
 	}
-	violations, err := s.schema.Validate(state)
-	if err != nil {
-		return fmt.Errorf("validating the state against %s: %w", s.file, err)
-	}
-	touched := make([]string, 0, len(updates))
+	touched := make([]string, 0, len(updates)+len(bookkeeping))
 	for k := range updates {
 		top, _, _ := strings.Cut(k, ".")
 		touched = append(touched, top)
+	}
+	changed := stateschema.Changed{}
+	whole := len(before) != len(state)
+	for _, k := range append(touched, bookkeeping...) {
+		_, was := before[k]
+		_, is := state[k]
+		whole = whole || was != is
+	}
+	for _, k := range touched {
+		changed[k] = runstore.Appended(before[k], state[k])
+	}
+	var violations []stateschema.Violation
+	var err error
+	if whole {
+		violations, err = s.schema.Validate(state)
+	} else {
+		violations, err = s.schema.ValidateChanged(state, changed)
+	}
+	if err != nil {
+		return fmt.Errorf("validating the state against %s: %w", s.file, err)
 	}
 	var out []string
 	for _, v := range violations {

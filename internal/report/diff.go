@@ -44,6 +44,7 @@ func stateDiffs(events []runstore.Event) []unitDiff {
 	var out []unitDiff
 	state := map[string]string{}
 	before := map[string]map[string]string{}
+	var fold runstore.StateFold
 	for _, e := range events {
 		key, unit := "", ""
 		switch {
@@ -55,12 +56,9 @@ func stateDiffs(events []runstore.Event) []unitDiff {
 		if key != "" && e.Opens() {
 			before[key] = state
 		}
-		if e.State != nil {
-			var v map[string]any
-			if json.Unmarshal(e.State, &v) == nil {
-				state = map[string]string{}
-				flatten("", v, state)
-			}
+		if changed, err := fold.Apply(&e); err == nil && changed {
+			state = map[string]string{}
+			flatten("", fold.State(), state)
 		}
 		start, ok := before[key]
 		if !ok || !ended(e) {

@@ -159,6 +159,10 @@ type Progress struct {
 	// Scope); not part of the progress file.
 	Scope      map[string]any `yaml:"-" json:"-"`
 	ScopePhase string         `yaml:"-" json:"-"`
+	// failed counts the records of completedSteps that failed (Apply
+	// keeps it): without one, a step's number is the next, found without
+	// a look through a list that grows with the run.
+	failed int
 }
 
 // Step outcomes, the specification's status.
@@ -402,6 +406,9 @@ func (p *Progress) Apply(e *Event) {
 // completedSteps: its failed record's when it runs again after failing,
 // else the next.
 func (p *Progress) number(id string) int {
+	if p.failed == 0 {
+		return len(p.CompletedSteps) + 1
+	}
 	if i := slices.IndexFunc(p.CompletedSteps, func(s StepRecord) bool { return s.ID == id && !s.Done() }); i >= 0 {
 		return i + 1
 	}
@@ -413,7 +420,13 @@ func (p *Progress) number(id string) int {
 // stable (shared/seeds/002), else at the end.
 func (p *Progress) record(r StepRecord) {
 	r.Step = p.number(r.ID)
+	if !r.Done() {
+		p.failed++
+	}
 	if r.Step <= len(p.CompletedSteps) {
+		if !p.CompletedSteps[r.Step-1].Done() {
+			p.failed--
+		}
 		p.CompletedSteps[r.Step-1] = r
 		return
 	}

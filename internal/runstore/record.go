@@ -10,11 +10,21 @@ import (
 	"time"
 )
 
-// SnapshotEvery bounds how stale a backend's snapshots (the filesystem's
-// skill-state.yaml) may get during a run: rewriting them after every step
-// would make a long run quadratic (its list of completed steps grows) and
-// cost a file replacement per step.
-const SnapshotEvery = 200 * time.Millisecond
+// Snapshots (state.json, the filesystem's skill-state.yaml and threads/)
+// are written at phase ends, when something of the skill runs (state.json,
+// Flush), at the run's end, and during a run once SnapshotEvery passed
+// and the commits since the last reach 1/SnapshotShare of the steps
+// recorded, or once SnapshotLongest passed. Rewriting them after every
+// step would make a long run quadratic (its list of completed steps and
+// its state grow) and cost a file replacement per step; paced by the
+// share, a snapshot of n steps spreads over n/SnapshotShare commits, so
+// the bytes written per step stay flat, at about SnapshotShare steps'
+// worth of snapshot.
+const (
+	SnapshotEvery   = 200 * time.Millisecond
+	SnapshotShare   = 4
+	SnapshotLongest = 10 * time.Second
+)
 
 // Record is one claimed run's record over a backend's Handle: it keeps
 // the run's progress and state, stamps events, carries the state and
@@ -36,16 +46,26 @@ type Record struct {
 	mu       sync.Mutex
 	progress Progress
 	state    map[string]any
+	// logged is the state as the log has it, which the next event's
+	// patch starts from: nil before the log holds one. A state is
+	// replaced, never changed in place, so the two share what did not
+	// change.
+	logged map[string]any
 	// pending is a state set and not yet in the log; stale says
 	// state.json is behind the state.
 	pending, stale bool
+	// held is the newest paced checkpoint (Event.Paced) not yet handed
+	// to the backend, of state heldState: the next snapshot writes it.
+	held      *Checkpoint
+	heldState map[string]any
 	// mark is a checkpoint waiting for the next event; taken counts the
 	// checkpoints, so that they number on.
 	mark  *Mark
 	taken int
 	// snapped is when the backend's snapshots were last brought up to
-	// date.
+	// date, commits how many durable commits were made since.
 	snapped time.Time
+	commits int
 
 	lost       chan struct{}
 	loseOnce   sync.Once
@@ -136,19 +156,27 @@ func (r *Record) record(e Event, mode Mode) error {
 	}
 	b := Batch{}
 	if r.pending {
-		st, err := json.Marshal(r.state)
-		if err != nil {
-			return fmt.Errorf("encoding state: %w", err)
+		if err := r.change(&e); err != nil {
+			return err
 		}
-		e.State = st
 	}
+	var held *Checkpoint
 	if m := r.mark; m != nil {
 		e.Checkpoint = m
-		st := e.State
-		if st == nil {
-			st, _ = json.Marshal(r.state)
+		c := Checkpoint{N: r.taken + 1, Time: e.Time, Hook: m.Hook, Worker: m.Worker}
+		if e.Paced() {
+			// One per action of a loop: encoding the state for each
+			// would cost the state's size per iteration. The log has
+			// it; threads/ gets the newest at the next snapshot.
+			held = &c
+		} else {
+			st, err := json.Marshal(r.state)
+			if err != nil {
+				return fmt.Errorf("encoding state: %w", err)
+			}
+			c.State = st
+			b.Checkpoints = []Checkpoint{c}
 		}
-		b.Checkpoints = []Checkpoint{{N: r.taken + 1, Time: e.Time, Hook: m.Hook, Worker: m.Worker, State: st}}
 	}
 	if e.Level() == LevelRun && RunState(e.To).Terminal() {
 		// A finished run is never resumed, so nothing would rebuild its
@@ -171,15 +199,54 @@ func (r *Record) record(e Event, mode Mode) error {
 	if err := r.append(b, mode); err != nil {
 		return err
 	}
-	r.pending = false
+	if r.pending {
+		r.logged, r.pending = r.state, false
+	}
 	if r.mark != nil {
 		r.taken++
 		r.mark = nil
 	}
-	r.progress.Apply(&e)
-	if mode == Durable && time.Since(r.snapped) >= SnapshotEvery {
-		return r.flush(true)
+	if held != nil {
+		r.held, r.heldState = held, r.state
 	}
+	r.progress.Apply(&e)
+	if mode == Durable {
+		r.commits++
+		if r.due(&e) {
+			return r.flush(true)
+		}
+	}
+	return nil
+}
+
+// due reports whether the snapshots are to be written after committing e:
+// at a phase's end, and as paced. An error's are written when its hooks
+// run a command (Flush) and when it ends the run; until then state.json
+// keeps its last content, not the refused update's.
+func (r *Record) due(e *Event) bool {
+	if e.Level() == LevelPhase && (e.To == "completed" || e.To == "failed") {
+		return true
+	}
+	since := time.Since(r.snapped)
+	return since >= SnapshotLongest || since >= SnapshotEvery && r.commits*SnapshotShare >= len(r.progress.CompletedSteps)
+}
+
+// change records in e the state set since the last event: whole on the
+// first event that records one, else as a patch from the logged state.
+func (r *Record) change(e *Event) error {
+	if r.logged == nil {
+		st, err := json.Marshal(r.state)
+		if err != nil {
+			return fmt.Errorf("encoding state: %w", err)
+		}
+		e.State = st
+		return nil
+	}
+	p, err := Diff(r.logged, r.state)
+	if err != nil {
+		return err
+	}
+	e.Patch = p
 	return nil
 }
 
@@ -253,7 +320,18 @@ func (r *Record) snapshot(p *Progress) error {
 	if err := r.flush(false); err != nil {
 		return err
 	}
-	r.snapped = time.Now()
+	r.snapped, r.commits = time.Now(), 0
+	if c := r.held; c != nil {
+		st, err := json.Marshal(r.heldState)
+		if err != nil {
+			return fmt.Errorf("encoding state: %w", err)
+		}
+		c.State = st
+		if err := r.append(Batch{Checkpoints: []Checkpoint{*c}}, Visible); err != nil {
+			return err
+		}
+		r.held, r.heldState = nil, nil
+	}
 	err := r.h.Snapshot(r.ctx, p)
 	r.noteLost(err)
 	return err

@@ -204,8 +204,13 @@ type Event struct {
 
 	// Start is the run's identity, on its first event only.
 	Start *Start `json:"start,omitempty"`
-	// State is the skill's state after the transition, when it changed.
+	// State is the skill's whole state after the transition: on the
+	// first event that records one, and on every change in logs written
+	// before events carried Patch.
 	State json.RawMessage `json:"state,omitempty"`
+	// Patch is what the transition changed in the skill's state, when it
+	// changed it (StateFold applies it).
+	Patch []Change `json:"patch,omitempty"`
 	// Record is a step that finished for good: a resume never runs it
 	// again.
 	Record *StepRecord `json:"record,omitempty"`

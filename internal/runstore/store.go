@@ -106,7 +106,7 @@ func (s *records) Resume(ref string, o ResumeOptions) (Run, error) {
 		return nil, err
 	}
 	r := open(ctx, s.files, c, p.RunID, s.b.Where(key), work, co.Heartbeat)
-	r.progress, r.state, r.taken, r.notes = p, rep.State, rep.Taken, log.Notes
+	r.progress, r.state, r.logged, r.taken, r.notes = p, rep.State, rep.State, rep.Taken, log.Notes
 	r.stale = true
 	r.mu.Lock()
 	err = r.flush(true)

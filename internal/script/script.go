@@ -355,7 +355,9 @@ func toJS(vm *goja.Runtime, v any) (goja.Value, error) {
 
 // isJSONData reports whether v holds only what encoding/json decodes
 // into: maps of string to any, slices of any, strings, float64, bools and
-// nil.
+// nil. The items of a long array are not looked at: it reaches JS as a
+// lazyArray, which converts each item as toJS does when JS reads it, so
+// that a loop's state is not walked whole for every evaluation.
 func isJSONData(v any) bool {
 	switch v := v.(type) {
 	case nil, string, float64, bool:
@@ -368,6 +370,9 @@ func isJSONData(v any) bool {
 		}
 		return true
 	case []any:
+		if len(v) >= lazyItems {
+			return true
+		}
 		for _, x := range v {
 			if !isJSONData(x) {
 				return false
@@ -389,6 +394,9 @@ func build(vm *goja.Runtime, v any) goja.Value {
 		}
 		return o
 	case []any:
+		if len(v) >= lazyItems {
+			return vm.NewDynamicArray(&lazyArray{vm: vm, items: v})
+		}
 		items := make([]any, len(v))
 		for i, x := range v {
 			items[i] = build(vm, x)
@@ -398,6 +406,77 @@ func build(vm *goja.Runtime, v any) goja.Value {
 		return goja.Null()
 	}
 	return vm.ToValue(v)
+}
+
+// lazyItems is the length from which an array reaches JS as a lazyArray.
+const lazyItems = 32
+
+// lazyArray is a long Go array as JS sees it (a loop's completed_actions,
+// which grows by one per action): an item is built when JS reads it, and
+// the array is copied on the first write or the first item that is an
+// object, so that handing the state to JS costs nothing per item JS does
+// not read, and JS never changes the Go array. The state it comes from
+// is replaced, never changed in place, so reading it later is safe.
+type lazyArray struct {
+	vm    *goja.Runtime
+	items []any
+	owned bool
+}
+
+func (a *lazyArray) Len() int { return len(a.items) }
+
+func (a *lazyArray) Get(i int) goja.Value {
+	if i < 0 || i >= len(a.items) {
+		return nil
+	}
+	x := a.items[i]
+	if v, ok := x.(goja.Value); ok {
+		return v
+	}
+	v, err := toJS(a.vm, x)
+	if err != nil {
+		// What JSON cannot encode is nothing in JS, as in JSON.
+		v = goja.Undefined()
+	}
+	switch x.(type) {
+	case nil, string, float64, bool:
+	default:
+		// Built once, so that the same item is the same object.
+		a.own()
+		a.items[i] = v
+	}
+	return v
+}
+
+func (a *lazyArray) Set(i int, v goja.Value) bool {
+	if i < 0 {
+		return false
+	}
+	a.own()
+	if i >= len(a.items) {
+		a.SetLen(i + 1)
+	}
+	a.items[i] = v
+	return true
+}
+
+func (a *lazyArray) SetLen(n int) bool {
+	if n < 0 {
+		return false
+	}
+	a.own()
+	for len(a.items) < n {
+		a.items = append(a.items, goja.Undefined())
+	}
+	a.items = a.items[:n]
+	return true
+}
+
+// own copies the items before the first change.
+func (a *lazyArray) own() {
+	if !a.owned {
+		a.items, a.owned = slices.Clone(a.items), true
+	}
 }
 
 // fromJS copies a JS value out as a Go JSON value (maps, slices, float64,

@@ -38,3 +38,32 @@ func TestApplyUpdates(t *testing.T) {
 		})
 	}
 }
+
+// An update copies what is on its path and shares the rest: the state it
+// was given does not change, and a field it did not touch is the same
+// value (a loop's completed_actions is not copied once per action).
+func TestApplyUpdatesCopiesOnlyThePath(t *testing.T) {
+	done := []any{"a", "b"}
+	state := map[string]any{
+		"completed_actions": done,
+		"context":           map[string]any{"items": []any{map[string]any{"ok": false}}, "other": map[string]any{"x": 1.0}},
+	}
+	next, err := ApplyUpdates(state, map[string]any{"context.items.0.ok": true, "context.items.0.by": "b", "status": "done"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := state["context"].(map[string]any)
+	if item := ctx["items"].([]any)[0].(map[string]any); item["ok"] != false || len(item) != 1 || state["status"] != nil {
+		t.Errorf("the state given changed: %v", state)
+	}
+	nctx := next["context"].(map[string]any)
+	if item := nctx["items"].([]any)[0].(map[string]any); item["ok"] != true || item["by"] != "b" {
+		t.Errorf("the update did not apply: %v", next)
+	}
+	if got := next["completed_actions"].([]any); &got[0] != &done[0] {
+		t.Error("a field the update did not touch was copied")
+	}
+	if reflect.ValueOf(nctx["other"]).UnsafePointer() != reflect.ValueOf(ctx["other"]).UnsafePointer() {
+		t.Error("an object beside the update's path was copied")
+	}
+}

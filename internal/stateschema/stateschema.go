@@ -26,6 +26,10 @@ import (
 type Schema struct {
 	Root     map[string]any
 	compiled *jsonschema.Schema
+	// fields compiles the schemas of the root's fields for
+	// ValidateChanged; nil when the root's keywords tie the fields
+	// together.
+	fields *fields
 }
 
 // Compile compiles a schema given as a JSON value. name labels it in
@@ -48,7 +52,11 @@ func Compile(name string, schema map[string]any) (*Schema, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Schema{Root: schema, compiled: sch}, nil
+	out := &Schema{Root: schema, compiled: sch}
+	if onlyKeys(schema, rootKeys) {
+		out.fields = &fields{c: c, url: url, compiled: map[string]*jsonschema.Schema{}}
+	}
+	return out, nil
 }
 
 // CompileFile compiles a schema file of the skill folder skillDir, such as
@@ -122,7 +130,14 @@ func (v Violation) String() string {
 // the value satisfies the schema; err is for a value that cannot be
 // checked at all.
 func (s *Schema) Validate(v any) ([]Violation, error) {
-	err := s.compiled.Validate(v)
+	out, err := violations(s.compiled.Validate(v))
+	out = sortViolations(out)
+	return out, err
+}
+
+// violations are the innermost rules err (a validation's result) says
+// were broken, unsorted.
+func violations(err error) ([]Violation, error) {
 	if err == nil {
 		return nil, nil
 	}
@@ -137,8 +152,13 @@ func (s *Schema) Validate(v any) ([]Violation, error) {
 			Rule: path.Base(l.KeywordLocation), Message: l.Message,
 		})
 	}
-	slices.SortFunc(out, func(a, b Violation) int { return strings.Compare(a.String(), b.String()) })
-	return slices.Compact(out), nil
+	return out, nil
+}
+
+// sortViolations sorts vs and drops repeats, in place.
+func sortViolations(vs []Violation) []Violation {
+	slices.SortFunc(vs, func(a, b Violation) int { return strings.Compare(a.String(), b.String()) })
+	return slices.Compact(vs)
 }
 
 // leaves are the innermost errors: the rules actually broken.

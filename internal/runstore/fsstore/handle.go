@@ -5,9 +5,10 @@
 // events.jsonl is the record: an append-only log, one whole JSON line per
 // write, fsynced once per commit. state.json, skill-state.yaml and
 // threads/<n>.json are snapshots derived from it, replaced atomically (a
-// temporary file renamed over the old one), refreshed at least every
-// runstore.SnapshotEvery, before anything of the skill's runs (Flush) and
-// when the run closes, and rebuilt from the log when a run is resumed.
+// temporary file renamed over the old one), refreshed as the Record paces
+// them (runstore.SnapshotEvery), before anything of the skill's runs
+// (Flush) and when the run closes, and rebuilt from the log when a run is
+// resumed.
 // metrics.jsonl and logs/ are history, appended without syncs. claim.json
 // says which process runs the run.
 package fsstore

@@ -629,3 +629,65 @@ func TestWorkspaceLayout(t *testing.T) {
 		t.Error("a run without a worker.yaml has a workspace/")
 	}
 }
+
+// A loop's action checkpoints are all in the log, and threads/ gets the
+// newest of them at each snapshot, with the state it took; a phase's
+// checkpoint is always written. A resume that finds threads/ gone writes
+// the same from the log.
+func TestActionCheckpointsPaced(t *testing.T) {
+	s := newStore(t, nil)
+	r := newRun(t, s, "r1")
+	r.Checkpoint("auto_checkpoint", runstore.Worker{ID: "w", Skill: "demo", Unit: "01-a", State: "completed"})
+	if err := r.Commit(runstore.Event{Phase: "01-a", From: "post_hook", To: "completed"}); err != nil {
+		t.Fatal(err)
+	}
+	for n := 1; n <= 5; n++ {
+		id := "action-" + strconv.Itoa(n)
+		r.SetState(map[string]any{"n": float64(n)})
+		r.Checkpoint("auto_checkpoint", runstore.Worker{ID: "w", Skill: "demo", Unit: id, State: "completed"})
+		if err := r.Commit(runstore.Event{Action: id, From: "post_hook", To: "completed", Record: &runstore.StepRecord{ID: id, Status: runstore.StatusPass, Result: runstore.StepCompleted}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dir := r.Where()
+	r.Close()
+	check := func(when string, exact bool) {
+		t.Helper()
+		entries, _ := os.ReadDir(filepath.Join(dir, ThreadsDir))
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		// During the run a snapshot 200 ms after the last may write the
+		// then newest action's too: on a loaded machine, one between.
+		if got := strings.Join(names, " "); exact && got != "1.json 6.json" ||
+			!strings.HasPrefix(got, "1.json ") || !strings.HasSuffix(got, " 6.json") {
+			t.Errorf("%s: threads/ holds %v, want the phase's (1) and the newest action's (6)", when, names)
+		}
+		data, _ := os.ReadFile(filepath.Join(dir, ThreadsDir, "6.json"))
+		if !strings.Contains(string(data), `"state":{"n":5}`) || !strings.Contains(string(data), `"unit":"action-5"`) {
+			t.Errorf("%s: threads/6.json = %s", when, data)
+		}
+	}
+	check("at the end", false)
+	events, err := s.Events("r1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	marks := 0
+	for _, e := range events {
+		if e.Checkpoint != nil {
+			marks++
+		}
+	}
+	if marks != 6 {
+		t.Errorf("the log holds %d checkpoints, want 6", marks)
+	}
+	os.RemoveAll(filepath.Join(dir, ThreadsDir))
+	back, err := s.Resume("r1", runstore.ResumeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	back.Close()
+	check("rebuilt by a resume", true)
+}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -98,24 +99,48 @@ func create(t *testing.T, s runstore.Store, id string, at time.Time, co runstore
 }
 
 // step runs step n of a run as the runners record one: its start, a
-// state it set, its end with a checkpoint, a metric and a log line.
+// state it set, its end with a checkpoint, a metric and a log line. An
+// even step is a loop's action, whose checkpoint is paced (written to
+// snapshots only as the newest); the state grows a list at its end, which
+// the log records as a patch that appends.
 func step(r runstore.Run, n int) error {
 	id := "01-a#" + strconv.Itoa(n)
-	if err := r.Append(runstore.Event{Phase: "01-a", Step: id, From: "pending", To: "executing", Position: n}); err != nil {
+	start := runstore.Event{Phase: "01-a", Step: id, From: "pending", To: "executing", Position: n}
+	end := runstore.Event{Phase: "01-a", Step: id, From: "executing", To: "completed"}
+	if n%2 == 0 {
+		id = "action-" + strconv.Itoa(n)
+		start = runstore.Event{Action: id, From: "", To: "loading", Position: n}
+		end = runstore.Event{Action: id, From: "post_hook", To: "completed"}
+	}
+	if err := r.Append(start); err != nil {
 		return err
 	}
 	if err := r.Log("01-a", "step "+id+"\n"); err != nil {
 		return err
 	}
-	r.SetState(map[string]any{"n": float64(n)})
-	if err := r.Checkpoint("auto_checkpoint", runstore.Worker{ID: "demo-worker", Skill: "demo", Unit: "01-a"}); err != nil {
+	done, _ := r.State()["done"].([]any)
+	r.SetState(map[string]any{"n": float64(n), "done": append(slices.Clip(done), float64(n))})
+	if err := r.Checkpoint("auto_checkpoint", runstore.Worker{ID: "demo-worker", Skill: "demo", Unit: id}); err != nil {
 		return err
 	}
 	rec := runstore.NewStepRecord(n, id, "step", runstore.StepCompleted, false, time.Now())
-	if err := r.Commit(runstore.Event{Phase: "01-a", Step: id, From: "executing", To: "completed", Record: &rec}); err != nil {
+	end.Record = &rec
+	if err := r.Commit(end); err != nil {
 		return err
 	}
-	return r.Metric(runstore.Metric{Kind: runstore.KindStep, Phase: "01-a", Step: id, Attempts: 1, Outcome: "completed"})
+	return r.Metric(runstore.Metric{Kind: runstore.KindStep, Phase: "01-a", Step: "01-a#" + strconv.Itoa(n), Attempts: 1, Outcome: "completed"})
+}
+
+// stateAfter is state.json, compacted, after k steps.
+func stateAfter(k int) string {
+	if k == 0 {
+		return `{"n":0}`
+	}
+	done := make([]string, k)
+	for i := range done {
+		done[i] = strconv.Itoa(i + 1)
+	}
+	return `{"done":[` + strings.Join(done, ",") + `],"n":` + strconv.Itoa(k) + `}`
 }
 
 // run starts a run and runs steps from..to.
@@ -171,7 +196,7 @@ func testLifecycle(t *testing.T, place func(runstore.Files) runstore.Backend) {
 	if got.StepsDone() != 2 || got.RunState != runstore.RunRunning || got.CurrentStep != want.CurrentStep || got.LastAction != want.LastAction {
 		t.Errorf("progress after resume: %+v\nwant %+v", got, want)
 	}
-	if back.State()["n"] != 2.0 || stateJSON(t, back.WorkDir()) != `{"n":2}` {
+	if back.State()["n"] != 2.0 || stateJSON(t, back.WorkDir()) != stateAfter(2) {
 		t.Errorf("state after resume = %v, state.json %s", back.State(), stateJSON(t, back.WorkDir()))
 	}
 	if err := run(back, 3, steps); err != nil {
@@ -404,7 +429,7 @@ func testCrashPoints(t *testing.T, place func(runstore.Files) runstore.Backend) 
 		if err != nil {
 			t.Fatalf("fault at write %d: resume: %v", n, err)
 		}
-		if want := `{"n":` + strconv.Itoa(sum.StepsDone) + `}`; stateJSON(t, r.WorkDir()) != want {
+		if want := stateAfter(sum.StepsDone); stateJSON(t, r.WorkDir()) != want {
 			t.Errorf("fault at write %d: state.json %s after the resume, want %s", n, stateJSON(t, r.WorkDir()), want)
 		}
 		// From the first step, the run is started again.
