@@ -3,6 +3,8 @@ package runstore
 import (
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"text/tabwriter"
 	"time"
 )
@@ -14,6 +16,12 @@ func WriteStatus(w io.Writer, s *Summary) error {
 	fmt.Fprintf(tw, "run:\t%s\n", s.ID)
 	fmt.Fprintf(tw, "skill:\t%s\n", s.Skill)
 	fmt.Fprintf(tw, "dir:\t%s\n", s.Dir)
+	if threads := filepath.Join(s.Dir, WorkspaceThreads); isDir(threads) {
+		// The worker lifecycle's layout (a skill with a worker.yaml): its
+		// threads and metrics are not where other runs keep them.
+		fmt.Fprintf(tw, "threads:\t%s\n", threads)
+		fmt.Fprintf(tw, "metrics:\t%s\n", filepath.Join(s.Dir, WorkspaceMetrics, MetricsFile))
+	}
 	state := string(s.State)
 	if s.Holder != "" {
 		state += " (claimed by " + s.Holder + ")"
@@ -67,4 +75,11 @@ func writeLoop(w io.Writer, l *Loop, done bool) {
 		fmt.Fprintf(w, " (last: %s)", l.LastAction)
 	}
 	fmt.Fprintf(w, "\nerrors:\t%d\n", l.ErrorCount)
+}
+
+// isDir reports whether path is a folder; a run kept in a database has
+// none.
+func isDir(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.IsDir()
 }
