@@ -92,20 +92,13 @@ func (p *Player) RecordMCP([]string, mcp.Call) {}
 func (p *Player) ReplayMCP(env []string, c mcp.Call) (any, bool, error) {
 	ph := placeholdersOfEnv(env, "")
 	id := mcp.Name(c.Server, c.Tool)
-	prompt := mcpPrompt(ph, p.scrub, c.Args)
-	hash := Hash(prompt)
 	p.mu.Lock()
 	p.mcpCalls++
-	i := p.match(RequestMCP, id, hash)
-	if i < 0 {
-		miss := &MissError{Request: RequestMCP, ID: id, Hash: hash, Diff: p.closest(RequestMCP, id, prompt)}
-		p.misses = append(p.misses, miss)
-		p.mu.Unlock()
+	p.mu.Unlock()
+	e, miss := p.take(RequestMCP, id, mcpPrompt(ph, p.scrub, c.Args))
+	if miss != nil {
 		return nil, true, miss
 	}
-	p.used[i] = true
-	p.mu.Unlock()
-	e := p.exchanges[i]
 	if err := apply(workDir(env), e.Files, ph); err != nil {
 		return nil, true, fmt.Errorf("replaying %s: %w", id, err)
 	}

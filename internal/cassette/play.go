@@ -58,6 +58,24 @@ func (e *MissError) Error() string {
 	return msg + "; " + differs + ":\n" + e.Diff
 }
 
+// take finds the first unused exchange of request and id whose prompt
+// hashes as prompt does, and marks it used; with none it notes and
+// returns the miss, with a diff against the closest recorded prompt.
+// Agent calls and MCP calls are looked up alike.
+func (p *Player) take(request, id, prompt string) (*Exchange, *MissError) {
+	hash := Hash(prompt)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	i := p.match(request, id, hash)
+	if i < 0 {
+		miss := &MissError{Request: request, ID: id, Hash: hash, Diff: p.closest(request, id, prompt)}
+		p.misses = append(p.misses, miss)
+		return nil, miss
+	}
+	p.used[i] = true
+	return &p.exchanges[i], nil
+}
+
 func short(h string) string {
 	if len(h) > 12 {
 		return h[:12]
@@ -69,20 +87,13 @@ func short(h string) string {
 // recorded call left.
 func (p *Player) Begin(a *agent.Agent, x *agent.Exchange) (func(agent.Exchange), bool, error) {
 	ph := placeholdersOf(a)
-	prompt := ph.prompt(p.scrub, x.Prompt)
-	hash := Hash(prompt)
 	p.mu.Lock()
 	p.calls++
-	i := p.match(string(x.Request), x.ID, hash)
-	if i < 0 {
-		miss := &MissError{Request: string(x.Request), ID: x.ID, Hash: hash, Diff: p.closest(string(x.Request), x.ID, prompt)}
-		p.misses = append(p.misses, miss)
-		p.mu.Unlock()
+	p.mu.Unlock()
+	e, miss := p.take(string(x.Request), x.ID, ph.prompt(p.scrub, x.Prompt))
+	if miss != nil {
 		return nil, true, miss
 	}
-	p.used[i] = true
-	p.mu.Unlock()
-	e := p.exchanges[i]
 	x.Reply, x.ExitCode, x.Stderr, x.Err = ph.show(e.Reply), e.ExitCode, ph.show(e.Stderr), ph.show(e.Error)
 	x.Thread, x.Turns, x.CostUSD, x.Duration = e.Session, e.Turns, e.CostUSD, time.Duration(e.DurationMS)*time.Millisecond
 	x.Usage = agent.Usage{ContextTokens: e.ContextTokens, ContextWindow: e.ContextWindow}

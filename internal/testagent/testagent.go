@@ -207,15 +207,8 @@ func codex(request, prompt string) int {
 // pass --agent codex. It answers skillkit doctor's status commands as
 // the real CLI does, logged in.
 func CodexOnPath(dir string) error {
-	script := fmt.Sprintf(`#!/bin/sh
-case "$1" in
---version) echo 'codex-cli 0.169.0'; exit 0;;
-login) echo 'Logged in using ChatGPT'; exit 0;;
-esac
-export %s="$(printf '%%s\n' "$@")"
-exec env %s=1 %s=1 %q -test.run='^$'
-`, argsEnv, Env, CodexEnv, os.Args[0])
-	return os.WriteFile(filepath.Join(dir, "codex"), []byte(script), 0o755)
+	return onPath(dir, "codex", CodexEnv, `--version) echo 'codex-cli 0.169.0'; exit 0;;
+login) echo 'Logged in using ChatGPT'; exit 0;;`)
 }
 
 // ClaudeOnPath writes an executable named claude into dir that runs the
@@ -223,15 +216,18 @@ exec env %s=1 %s=1 %q -test.run='^$'
 // pass --agent claude. It answers skillkit doctor's status commands as
 // the real CLI does, logged in.
 func ClaudeOnPath(dir string) error {
-	script := fmt.Sprintf(`#!/bin/sh
-case "$1" in
---version) echo '2.1.197 (Claude Code)'; exit 0;;
-auth) printf '{\n  "loggedIn": true,\n  "authMethod": "claude.ai",\n  "apiProvider": "firstParty"\n}\n'; exit 0;;
-esac
-export %s="$(printf '%%s\n' "$@")"
-exec env %s=1 %s=1 %q -test.run='^$'
-`, argsEnv, Env, ClaudeEnv, os.Args[0])
-	return os.WriteFile(filepath.Join(dir, "claude"), []byte(script), 0o755)
+	return onPath(dir, "claude", ClaudeEnv, `--version) echo '2.1.197 (Claude Code)'; exit 0;;
+auth) printf '{\n  "loggedIn": true,\n  "authMethod": "claude.ai",\n  "apiProvider": "firstParty"\n}\n'; exit 0;;`)
+}
+
+// onPath writes the executable name into dir: status answers the CLI's
+// own status commands (case branches of its first argument); any other
+// call runs the test binary as the agent, in the shapes modeEnv selects,
+// with its arguments in argsEnv.
+func onPath(dir, name, modeEnv, status string) error {
+	script := fmt.Sprintf("#!/bin/sh\ncase \"$1\" in\n%s\nesac\nexport %s=\"$(printf '%%s\\n' \"$@\")\"\nexec env %s=1 %s=1 %q -test.run='^$'\n",
+		status, argsEnv, Env, modeEnv, os.Args[0])
+	return os.WriteFile(filepath.Join(dir, name), []byte(script), 0o755)
 }
 
 // phaseOf is the phase id of a step prompt's [PHASE] section ("01-x: T").
