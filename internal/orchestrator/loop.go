@@ -268,6 +268,9 @@ func (l *loop) action(ctx context.Context, a *plan.Action) error {
 		lp.CurrentAction = a.ID
 	})
 	var updates map[string]any
+	// native is set when the updates are the result of the action's code
+	// run as written.
+	var native bool
 	retries, backoff := l.retries, l.backoff
 	if oe := a.Attrs.OnError; oe != nil && oe.Policy == plan.OnErrorRetry {
 		// The action's own On error outweighs the run-wide --retries.
@@ -285,11 +288,21 @@ func (l *loop) action(ctx context.Context, a *plan.Action) error {
 				ctx, cancel = context.WithTimeout(ctx, t.Duration)
 				defer cancel()
 			}
-			updates, err = l.execute(ctx, a)
+			updates, native, err = l.execute(ctx, a)
 			return err
 		},
-		Verify: func(context.Context) error {
-			if err := l.apply(a, updates); err != nil {
+		Verify: func(ctx context.Context) error {
+			err := l.apply(a, updates)
+			if se := new(SchemaError); errors.As(err, &se) && native && l.r.TakesOverAction(ctx, a, err) {
+				// Code written for a model can compute what its
+				// schema refuses (0/0 is NaN, which JSON writes as
+				// null): as for code that throws, the agent does what
+				// the action means, told what the schema refused.
+				if updates, err = l.ask(ctx, a, err); err == nil {
+					err = l.apply(a, updates)
+				}
+			}
+			if err != nil {
 				return err
 			}
 			l.progress(func(*runstore.Loop) {})
@@ -306,17 +319,21 @@ func (l *loop) action(ctx context.Context, a *plan.Action) error {
 	return nil
 }
 
-// execute runs the action once and returns its state updates.
-func (l *loop) execute(ctx context.Context, a *plan.Action) (map[string]any, error) {
+// execute runs the action once and returns its state updates; native
+// reports whether they are what its code returned, run as written, rather
+// than the agent's.
+func (l *loop) execute(ctx context.Context, a *plan.Action) (updates map[string]any, native bool, err error) {
 	if a.Execution.ToAgent() {
-		return l.ask(ctx, a, nil)
+		updates, err = l.ask(ctx, a, nil)
+		return updates, false, err
 	}
-	updates, err := l.r.RunAction(ctx, a)
+	updates, err = l.r.RunAction(ctx, a)
 	if err != nil && l.r.TakesOverAction(ctx, a, err) {
 		// As for a step: native code that fails was guidance after all.
-		return l.ask(ctx, a, err)
+		updates, err = l.ask(ctx, a, err)
+		return updates, false, err
 	}
-	return updates, err
+	return updates, err == nil, err
 }
 
 // ask hands an action to the agent, whose reply must hold stateUpdates:

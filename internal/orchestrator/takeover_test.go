@@ -127,3 +127,33 @@ func TestIdleActionStops(t *testing.T) {
 		t.Errorf("err %v, want a failed run", err)
 	}
 }
+
+// A native action whose result the state schema refuses (review-code's
+// quick scan of a project with no source files: 0/0 is NaN, which JSON
+// writes as null, for a number) is the agent's to do, told what the
+// schema refused, as code that throws is. Without an agent the refusal
+// fails the action.
+func TestAgentTakesOverRefusedUpdate(t *testing.T) {
+	s := skillFiles{
+		decision: "function selectNextAction(state) { return state.touched ? null : 'action-a'; }",
+		acts:     map[string]string{"action-a": "const files = []; return { stateUpdates: { scan: { score: files.length / files.length } } };"},
+		fields:   "  touched?: boolean;\n  scan?: { score: number };",
+	}.write(t)
+	o := options(t, s)
+	o.Agent = scriptAgent(t, nil)
+	res, err := run(t, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := testfs.ReadFile(t, filepath.Join(res.Dir, "agent.log"))
+	if !strings.Contains(log, "skillkit ran this action's code as written, and it failed:") || !strings.Contains(log, "scan.score: expected number, but got null") {
+		t.Errorf("the agent was not told of the refusal:\n%s", log)
+	}
+	if st := state(t, res.Dir); st["touched"] != true {
+		t.Errorf("the agent's update was not applied: %v", st)
+	}
+	_, err = run(t, options(t, s))
+	if err == nil || !strings.Contains(err.Error(), "scan.score: expected number, but got null") {
+		t.Errorf("without an agent: %v, want the refusal", err)
+	}
+}
