@@ -82,6 +82,38 @@ func TestAgentSelects(t *testing.T) {
 	}
 }
 
+// A catalog without Decision Logic whose actions are due on prose (the
+// Codex ccw-loop's "needs debugging") is the agent's to select from, in a
+// run with an agent; without one the runtime selects, prose counting as
+// true.
+func TestAgentSelectsOnProse(t *testing.T) {
+	s := skillFiles{
+		catalog: "| Action | Purpose | Preconditions |\n|---|---|---|\n| action-a | Collect | `!state.touched` |\n| action-b | Report | when a report is needed |\n",
+		acts:    map[string]string{"action-a": "return { stateUpdates: { touched: true } };", "action-b": "return {};"},
+		fields:  "  touched?: boolean;",
+	}.write(t)
+	o := options(t, s)
+	o.Agent = scriptAgent(t, []string{`{"action": "action-b"}`, `{"action": null}`})
+	res, err := run(t, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := actions(state(t, res.Dir)); got != "action-b" {
+		t.Errorf("with an agent: completed actions %q, want the agent's action-b", got)
+	}
+	log := testfs.ReadFile(t, filepath.Join(res.Dir, "agent.log"))
+	if !strings.Contains(log, "[ACTIONS]\naction-a\tCollect\tyes\naction-b\tReport\tunknown") {
+		t.Errorf("select prompt:\n%s", log)
+	}
+	res, err = run(t, options(t, s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := actions(state(t, res.Dir)); got != "action-a action-b" {
+		t.Errorf("without an agent: completed actions %q, want the catalog's order", got)
+	}
+}
+
 // A native action whose code fails is the agent's to do, told why; under
 // Strict it fails the run.
 func TestAgentTakesOverFailedAction(t *testing.T) {

@@ -32,10 +32,10 @@ func TestMain(m *testing.M) {
 }
 
 // The figures the runtime must reach on the corpus with the scripted
-// agent: at least 67 of its 69 skills complete, and 95% of the sequential
-// and hybrid ones (67, 61 of 61 and 1 of 1 when this was written).
+// agent: at least 68 of its 69 skills complete, and 95% of the sequential
+// and hybrid ones (68, 61 of 61 and 1 of 1 when this was written).
 const (
-	corpusFloor   = 67
+	corpusFloor   = 68
 	modeFloorPct  = 95
 	modeFloorDesc = "sequential and hybrid skills"
 )
