@@ -197,8 +197,8 @@ func (l *loop) idle(a *plan.Action, before map[string]any) error {
 	if l.idleRuns < l.maxSame {
 		return nil
 	}
-	return fmt.Errorf("%s: %w: action %s completed %d times in a row without changing the state, and the selection keeps choosing it; make the action set what the selection waits for",
-		selectionPos(l.skill), ErrNoProgress, a.ID, l.idleRuns)
+	return fmt.Errorf("%s: %w: action %s completed %d times in a row without changing the state, and the selection keeps choosing it; make the action set what the selection waits for%s",
+		selectionPos(l.skill), ErrNoProgress, a.ID, l.idleRuns, l.unsetReads())
 }
 
 // bookkeeping are the state fields the runtime changes on every action.
@@ -435,8 +435,8 @@ func (l *loop) noProgress() error {
 }
 
 // unsetReads names the state fields selectNextAction reads that are
-// still unset after the loop ran out of iterations, with where it reads
-// them: what it waits for and no action that ran sets (ccw-loop waits for
+// still unset when the loop gives up (out of iterations, or an action
+// that changes nothing), with where it reads them: what it waits for and no action that ran sets (ccw-loop waits for
 // skill_state, which its action-init writes to a file, not the state).
 // "" when there is none.
 func (l *loop) unsetReads() string {
@@ -450,7 +450,7 @@ func (l *loop) unsetReads() string {
 	}
 	var unset []string
 	for _, r := range prog.StateReads(nil) {
-		var v any = l.r.State
+		var v any = l.r.State()
 		for _, f := range r.Fields {
 			m, _ := v.(map[string]any)
 			v = m[f]
