@@ -14,6 +14,7 @@ func FuzzPrograms(f *testing.F) {
 			p.FunctionReturns("selectNextAction")
 			p.Updates(true)
 			p.Params("execute")
+			p.NullTests()
 		}
 		if p, _, err := ParseExpression(src); err == nil {
 			p.StateReads(nil)
