@@ -142,10 +142,12 @@ func TestPlainRuns(t *testing.T) {
 	}
 }
 
+// firstLine is an error's first line, cut at 400 bytes: long enough for
+// a no-progress error to name the field its selection waits for.
 func firstLine(s string) string {
 	l, _, _ := strings.Cut(s, "\n")
-	if len(l) > 200 {
-		l = l[:200] + "…"
+	if len(l) > 400 {
+		l = l[:400] + "…"
 	}
 	return l
 }
