@@ -80,10 +80,11 @@ func (r *Runner) AskSelect(ctx context.Context, choices []agent.Choice) (id stri
 	return agent.ParseSelect(reply)
 }
 
-// AsksForOutputs reports whether the agent is asked for a phase's outputs
-// that its steps did not leave: as for a native step that failed, only in
-// auto mode, with an agent, and not under --strict.
-func (r *Runner) AsksForOutputs() bool {
+// AgentJudges reports whether the agent may do what skillkit would
+// otherwise settle without it: take over native code that failed, leave
+// outputs a phase's steps did not, tell when an action due on prose is.
+// It needs an agent, auto mode, and no --strict.
+func (r *Runner) AgentJudges() bool {
 	return r.o.Agent != nil && !r.o.Strict && r.o.Skill.Execution != plan.ExecutionNative
 }
 

@@ -64,7 +64,7 @@ type failure struct {
 }
 
 func newLoop(r *engine.Runner, s *plan.Skill, o Options) (*loop, error) {
-	sel := newSelector(s, r.HasAgent())
+	sel := newSelector(s, r.AgentJudges())
 	sel.ask = r.AskSelect
 	schema, err := compileSchema(s.StateSchema)
 	if err != nil {

@@ -46,12 +46,13 @@ type candidate struct {
 // catalog row naming no action file is a candidate too (an unfiled
 // action).
 //
-// With an agent (hasAgent), a declarative selection with a candidate
-// whose preconditions include prose ("needs debugging", "all done") is
-// the agent's: only a model can tell when such an action is due, and
+// When the agent judges (engine.Runner.AgentJudges: an agent, auto mode,
+// no --strict), a declarative selection with a candidate whose
+// preconditions include prose ("needs debugging", "all done") is the
+// agent's: only a model can tell when such an action is due, and
 // counting the prose as true would select the first of them forever.
-// Without one, prose counts as true (DESIGN §1.2).
-func newSelector(s *plan.Skill, hasAgent bool) *selector {
+// Otherwise prose counts as true (DESIGN §1.2).
+func newSelector(s *plan.Skill, agentJudges bool) *selector {
 	sel := &selector{skill: s}
 	if o := s.Orchestrator; o != nil && o.Decision != nil {
 		if o.Class.Kind != plan.ClassAgent {
@@ -63,7 +64,7 @@ func newSelector(s *plan.Skill, hasAgent bool) *selector {
 		for _, a := range s.Actions {
 			c := newCandidate(a, nil)
 			sel.candidates = append(sel.candidates, c)
-			sel.byAgent = sel.byAgent || hasAgent && prose(c.pre)
+			sel.byAgent = sel.byAgent || agentJudges && prose(c.pre)
 		}
 		return sel
 	}
@@ -74,7 +75,7 @@ func newSelector(s *plan.Skill, hasAgent bool) *selector {
 			c := newCandidate(a, row.Preconditions)
 			c.purpose = row.Purpose
 			sel.candidates = append(sel.candidates, c)
-			sel.byAgent = sel.byAgent || hasAgent && prose(c.pre)
+			sel.byAgent = sel.byAgent || agentJudges && prose(c.pre)
 		}
 	}
 	return sel

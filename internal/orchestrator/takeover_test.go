@@ -84,8 +84,8 @@ func TestAgentSelects(t *testing.T) {
 
 // A catalog without Decision Logic whose actions are due on prose (the
 // Codex ccw-loop's "needs debugging") is the agent's to select from, in a
-// run with an agent; without one the runtime selects, prose counting as
-// true.
+// run with an agent; without one, or under Strict, the runtime selects,
+// prose counting as true.
 func TestAgentSelectsOnProse(t *testing.T) {
 	s := skillFiles{
 		catalog: "| Action | Purpose | Preconditions |\n|---|---|---|\n| action-a | Collect | `!state.touched` |\n| action-b | Report | when a report is needed |\n",
@@ -105,12 +105,16 @@ func TestAgentSelectsOnProse(t *testing.T) {
 	if !strings.Contains(log, "[ACTIONS]\naction-a\tCollect\tyes\naction-b\tReport\tunknown") {
 		t.Errorf("select prompt:\n%s", log)
 	}
-	res, err = run(t, options(t, s))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := actions(state(t, res.Dir)); got != "action-a action-b" {
-		t.Errorf("without an agent: completed actions %q, want the catalog's order", got)
+	o = options(t, s)
+	o.Agent, o.Strict = scriptAgent(t, []string{`{"action": "action-b"}`}), true
+	for name, o := range map[string]lifecycle.Options{"without an agent": options(t, s), "under Strict": o} {
+		res, err = run(t, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := actions(state(t, res.Dir)); got != "action-a action-b" {
+			t.Errorf("%s: completed actions %q, want the catalog's order", name, got)
+		}
 	}
 }
 
