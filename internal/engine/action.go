@@ -33,8 +33,9 @@ func (e *ActionError) Unwrap() error { return e.Err }
 // an action goes to the agent.
 //
 // failure, when not nil, is how the action's native code failed: the
-// agent takes the action over.
-func (r *Runner) AskAction(ctx context.Context, a *plan.Action, failure error) (string, error) {
+// agent takes the action over. waits, when not "", says what the loop's
+// selection waits for; it goes under [RETURN].
+func (r *Runner) AskAction(ctx context.Context, a *plan.Action, failure error, waits string) (string, error) {
 	if err := r.o.Run.Flush(); err != nil {
 		return "", err
 	}
@@ -48,6 +49,9 @@ func (r *Runner) AskAction(ctx context.Context, a *plan.Action, failure error) (
 	}
 	if failure != nil {
 		prompt.Note("ACTION", fmt.Sprintf("skillkit ran this action's code as written, and it failed: %v\nDo what the action means instead.", failure))
+	}
+	if waits != "" {
+		prompt.Note("RETURN", waits)
 	}
 	reply, err := r.o.Agent.Ask(ctx, prompt)
 	r.log(a.ID, "# agent\n"+reply)

@@ -343,7 +343,15 @@ func (l *loop) ask(ctx context.Context, a *plan.Action, failure error) (map[stri
 	if !l.r.HasAgent() {
 		return nil, &engine.ActionError{Action: a.ID, Pos: a.Execution.Pos, Err: fmt.Errorf("the action goes to the agent (%s): %w", a.Execution.Class.Reason, agent.ErrNoAgent)}
 	}
-	reply, err := l.r.AskAction(ctx, a, failure)
+	waits := ""
+	if unset := l.unsetFields(); len(unset) > 0 {
+		// What the selection waits for is in the orchestrator, which
+		// the agent is not sent: without it, a model has no way to know
+		// which fields make the loop go on (ccw-loop's action-init).
+		waits = fmt.Sprintf("The loop selects the next action with selectNextAction (%s), from the state your stateUpdates leave. It reads %s, unset now: set them when this action has done what they stand for, or the loop may select it again.",
+			l.skill.Orchestrator.Decision.Pos, strings.Join(unset, ", "))
+	}
+	reply, err := l.r.AskAction(ctx, a, failure, waits)
 	if err != nil {
 		return nil, err
 	}
@@ -434,19 +442,30 @@ func (l *loop) noProgress() error {
 	return msg
 }
 
-// unsetReads names the state fields selectNextAction reads that are
-// still unset when the loop gives up (out of iterations, or an action
-// that changes nothing), with where it reads them: what it waits for and no action that ran sets (ccw-loop waits for
-// skill_state, which its action-init writes to a file, not the state).
-// "" when there is none.
+// unsetReads is what the no-progress errors add: the state fields the
+// selection waits for (unsetFields), which no action that ran set (ccw-loop
+// waits for skill_state, which its own loop keeps in a file, not the
+// state). "" when there is none.
 func (l *loop) unsetReads() string {
-	o := l.skill.Orchestrator
-	if o == nil || o.Decision == nil {
+	unset := l.unsetFields()
+	if len(unset) == 0 {
 		return ""
 	}
-	prog, err := jsstatic.Parse(o.Decision.Text)
+	return fmt.Sprintf("; it reads %s, still unset: no action that ran sets it in the state", strings.Join(unset, ", "))
+}
+
+// unsetFields names the state fields native Decision Logic reads that
+// are unset (absent or null) in the state now, each with where it reads
+// it: what the selection waits for. nil when there is none, or when the
+// selection is not code skillkit runs.
+func (l *loop) unsetFields() []string {
+	o := l.skill.Orchestrator
+	if o == nil || o.Decision == nil || l.sel.byAgent {
+		return nil
+	}
+	prog, err := o.Decision.JS()
 	if err != nil {
-		return ""
+		return nil
 	}
 	var unset []string
 	for _, r := range prog.StateReads(nil) {
@@ -460,10 +479,7 @@ func (l *loop) unsetReads() string {
 			unset = append(unset, fmt.Sprintf("%s (read at %s)", name, o.Decision.At(r.Line, r.Col)))
 		}
 	}
-	if len(unset) == 0 {
-		return ""
-	}
-	return fmt.Sprintf("; it reads %s, still unset: no action that ran sets it in the state", strings.Join(unset, ", "))
+	return unset
 }
 
 // skillFailed is the error of a run whose skill set status failed: it

@@ -194,3 +194,23 @@ func TestAgentTakesOverRefusedUpdate(t *testing.T) {
 		t.Errorf("without an agent: %v, want the refusal", err)
 	}
 }
+
+// An action the agent does is told what the loop's selection waits for:
+// the fields native Decision Logic reads that are unset, with where it
+// reads them (ccw-loop's selectNextAction waits for skill_state, which
+// nothing in the action says).
+func TestAgentToldWhatSelectionWaitsFor(t *testing.T) {
+	s := skillFiles{
+		decision: "function selectNextAction(state) { return state.ready ? null : 'action-wait'; }",
+		acts:     map[string]string{"action-wait": "return { stateUpdates: { ready: pollReady() } };"},
+		fields:   "  ready?: boolean;\n  touched?: boolean;",
+	}.write(t)
+	o := options(t, s)
+	o.Agent = scriptAgent(t, nil)
+	res, _ := run(t, o)
+	log := testfs.ReadFile(t, filepath.Join(res.Dir, "agent.log"))
+	want := "The loop selects the next action with selectNextAction (phases/orchestrator.md:5:1), from the state your stateUpdates leave. It reads state.ready (read at phases/orchestrator.md:6:43), unset now"
+	if !strings.Contains(log, want) {
+		t.Errorf("the action prompt does not say what the selection waits for:\n%s", log)
+	}
+}
