@@ -64,8 +64,8 @@ func (p *Program) FunctionReturns(name string) Returns {
 // Params returns the parameters of the named function (found as
 // FunctionReturns finds it) that have no default value, in order, each
 // with where it is; a pattern parameter ({a, b}) is named by its text.
-// Found is false when the program defines no such function.
-func (p *Program) Params(name string) (params []Ref, found bool) {
+// nil when the program defines no such function.
+func (p *Program) Params(name string) []Ref {
 	fn, _, _ := p.findFunction(name)
 	var list *ast.ParameterList
 	switch f := fn.(type) {
@@ -74,8 +74,9 @@ func (p *Program) Params(name string) (params []Ref, found bool) {
 	case *ast.ArrowFunctionLiteral:
 		list = f.ParameterList
 	default:
-		return nil, false
+		return nil
 	}
+	var params []Ref
 	for _, b := range list.List {
 		if b.Initializer != nil {
 			continue
@@ -84,7 +85,7 @@ func (p *Program) Params(name string) (params []Ref, found bool) {
 		r.Line, r.Col = p.Position(b.Target.Idx0())
 		params = append(params, r)
 	}
-	return params, true
+	return params
 }
 
 // findFunction returns the function named name, its body and

@@ -235,7 +235,7 @@ func (c *classifier) execution(a *Action, sc *scope) Class {
 		// skill's own orchestrator passes, and the code would run
 		// with it undefined.
 		if p, err := e.Code.parsed(); err == nil {
-			if params, _ := p.Params("execute"); len(params) > 2 {
+			if params := p.Params("execute"); len(params) > 2 {
 				x := params[2]
 				return Class{Kind: ClassAgent, Pos: e.Code.At(x.Line, x.Col),
 					Reason: fmt.Sprintf("execute takes `%s`, which only the skill's own orchestrator passes (skillkit passes state and workDir)", x.Name)}

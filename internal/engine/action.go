@@ -86,8 +86,9 @@ func (r *Runner) AskSelect(ctx context.Context, choices []agent.Choice) (id stri
 
 // AgentJudges reports whether the agent may do what skillkit would
 // otherwise settle without it: take over native code that failed, leave
-// outputs a phase's steps did not, tell when an action due on prose is.
-// It needs an agent, auto mode, and no --strict.
+// outputs a phase's steps did not, judge when an action whose
+// preconditions are prose is due. It needs an agent, auto mode, and no
+// --strict.
 func (r *Runner) AgentJudges() bool {
 	return r.o.Agent != nil && !r.o.Strict && r.o.Skill.Execution != plan.ExecutionNative
 }
