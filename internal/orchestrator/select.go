@@ -64,7 +64,7 @@ func newSelector(s *plan.Skill, agentJudges bool) *selector {
 		for _, a := range s.Actions {
 			c := newCandidate(a, nil)
 			sel.candidates = append(sel.candidates, c)
-			sel.byAgent = sel.byAgent || agentJudges && prose(c.pre)
+			sel.byAgent = sel.byAgent || agentJudges && plan.Prose(c.pre)
 		}
 		return sel
 	}
@@ -75,21 +75,10 @@ func newSelector(s *plan.Skill, agentJudges bool) *selector {
 			c := newCandidate(a, row.Preconditions)
 			c.purpose = row.Purpose
 			sel.candidates = append(sel.candidates, c)
-			sel.byAgent = sel.byAgent || agentJudges && prose(c.pre)
+			sel.byAgent = sel.byAgent || agentJudges && plan.Prose(c.pre)
 		}
 	}
 	return sel
-}
-
-// prose reports whether a precondition of ps, or of one of their "any
-// of" lists, is text that cannot be checked.
-func prose(ps []*plan.Precondition) bool {
-	for _, p := range ps {
-		if (!p.Checkable() && len(p.AnyOf) == 0) || prose(p.AnyOf) {
-			return true
-		}
-	}
-	return false
 }
 
 // rowAction is the action a catalog row names; nil for a row whose

@@ -92,6 +92,10 @@ func TestAgentSelectsOnProse(t *testing.T) {
 		acts:    map[string]string{"action-a": "return { stateUpdates: { touched: true } };", "action-b": "return {};"},
 		fields:  "  touched?: boolean;",
 	}.write(t)
+	var sum strings.Builder
+	if err := s.WriteSummary(&sum); err != nil || !strings.Contains(sum.String(), "(declarative selection from the catalog; with an agent, the agent selects: a precondition is prose)") {
+		t.Errorf("plan does not say the agent selects: %v\n%s", err, sum.String())
+	}
 	o := options(t, s)
 	o.Agent = scriptAgent(t, []string{`{"action": "action-b"}`, `{"action": null}`})
 	res, err := run(t, o)
