@@ -61,7 +61,7 @@ func options(d *sqlstore.DB, name string) worker.Options {
 // writeSkill writes a skill of steps steps, each appending its number to
 // $marks/<task n>: how many times each step of each task ran. Step 2
 // sleeps sleep seconds.
-func writeSkill(t *testing.T, steps int, sleep string) (skill, marks string) {
+func writeSkill(t testing.TB, steps int, sleep string) (skill, marks string) {
 	marks = t.TempDir()
 	skill = filepath.Join(t.TempDir(), "mark")
 	testfs.WriteFile(t, filepath.Join(skill, "SKILL.md"), "---\nname: mark\ndescription: Marks its steps.\n---\n# Mark\n")
@@ -77,7 +77,7 @@ func writeSkill(t *testing.T, steps int, sleep string) (skill, marks string) {
 	return skill, marks
 }
 
-func addTasks(t *testing.T, d *sqlstore.DB, skill string, n int) {
+func addTasks(t testing.TB, d *sqlstore.DB, skill string, n int) {
 	t.Helper()
 	for i := range n {
 		if _, err := d.AddTask(context.Background(), skill, map[string]string{"n": strconv.Itoa(i)}, nil, sqlstore.ReviewNone); err != nil {
