@@ -2,14 +2,10 @@ package worker_test
 
 import (
 	"context"
-	"fmt"
-	"path/filepath"
-	"sync"
 	"testing"
 
 	"github.com/skillkit/skillkit/internal/runstore/sqlstore"
 	"github.com/skillkit/skillkit/internal/runstore/sqlstore/sqltest"
-	"github.com/skillkit/skillkit/internal/worker"
 )
 
 // BenchmarkTasks drains b.N one-step bash tasks with 8 workers of one
@@ -30,17 +26,7 @@ func BenchmarkTasks(b *testing.B) {
 			skill, _ := writeSkill(b, 1, "0")
 			addTasks(b, d, skill, b.N)
 			b.ResetTimer()
-			var wg sync.WaitGroup
-			for w := range 8 {
-				o := options(d, fmt.Sprintf("w%d", w))
-				o.UntilIdle, o.WorkBase = true, filepath.Join(b.TempDir(), "work")
-				wg.Go(func() {
-					if err := worker.Run(context.Background(), o); err != nil {
-						b.Error(err)
-					}
-				})
-			}
-			wg.Wait()
+			drain(b, d, 8)
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "tasks/s")
 		})
 	}

@@ -86,6 +86,21 @@ func addTasks(t testing.TB, d *sqlstore.DB, skill string, n int) {
 	}
 }
 
+// drain runs n workers of this process until no task is claimable.
+func drain(t testing.TB, d *sqlstore.DB, n int) {
+	var wg sync.WaitGroup
+	for i := range n {
+		o := options(d, fmt.Sprintf("w%d", i))
+		o.UntilIdle, o.WorkBase = true, filepath.Join(t.TempDir(), "work")
+		wg.Go(func() {
+			if err := worker.Run(context.Background(), o); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+}
+
 // counts reads how many times each step of task i ran.
 func counts(t *testing.T, marks string, i int) map[string]int {
 	data, _ := os.ReadFile(filepath.Join(marks, strconv.Itoa(i)))
@@ -129,17 +144,7 @@ func TestManyWorkers(t *testing.T) {
 		skill, marks := writeSkill(t, 1, "0")
 		addTasks(t, d, skill, n)
 		start := time.Now()
-		var wg sync.WaitGroup
-		for i := range 8 {
-			o := options(d, fmt.Sprintf("w%d", i))
-			o.UntilIdle, o.WorkBase = true, filepath.Join(t.TempDir(), "work")
-			wg.Go(func() {
-				if err := worker.Run(context.Background(), o); err != nil {
-					t.Error(err)
-				}
-			})
-		}
-		wg.Wait()
+		drain(t, d, 8)
 		t.Logf("%d tasks, 8 workers: %v (%.0f tasks/s)", n, time.Since(start).Round(time.Millisecond), float64(n)/time.Since(start).Seconds())
 		for _, k := range allComplete(t, d, n) {
 			if k.Claims != 1 {
