@@ -675,7 +675,20 @@ func checkNullAbsent(p *Pass) {
 	if len(p.Skill.Actions) == 0 {
 		return
 	}
-	initial := p.Skill.InitialState(placeholderTime)
+	present := map[string]bool{}
+	for k := range p.Skill.InitialState(placeholderTime) {
+		present[k] = true
+	}
+	// A field a phase writes (a hybrid skill's phases run before its
+	// loop) or an Initial State written as JavaScript sets may be there
+	// when the loop starts: only a field no code but the actions writes is
+	// surely absent.
+	for _, u := range p.stateWrites() {
+		if p.Skill.Action(u.owner) == nil {
+			top, _, _ := strings.Cut(u.Key, ".")
+			present[top] = true
+		}
+	}
 	type test struct {
 		field string
 		pos   plan.Pos
@@ -683,7 +696,7 @@ func checkNullAbsent(p *Pass) {
 	}
 	var tests []test
 	add := func(fields []string, pos plan.Pos, end int) {
-		if _, ok := initial[fields[0]]; len(fields) == 1 && !ok {
+		if len(fields) == 1 && !present[fields[0]] {
 			tests = append(tests, test{fields[0], pos, end})
 		}
 	}
