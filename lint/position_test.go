@@ -268,9 +268,9 @@ func TestUnreachableInChinese(t *testing.T) {
 // against null is reported at the test.
 func TestNullAbsentHybrid(t *testing.T) {
 	files := map[string]string{
-		"demo/SKILL.md": demoSkill,
-		"demo/phases/01-prep.md": "# Phase 1: Prep\n\n## Execution\n\n### Step 1: Clear\n\n```javascript\nstate.report = null;\n```\n",
-		"demo/phases/02-orchestrator.md": "# Orchestrator\n\n## Decision Logic\n\n```javascript\nfunction selectNextAction(state) {\n  return state.report === null ? 'action-write' : null;\n}\n```\n",
+		"demo/SKILL.md":                       demoSkill,
+		"demo/phases/01-prep.md":              "# Phase 1: Prep\n\n## Execution\n\n### Step 1: Clear\n\n```javascript\nstate.report = null;\n```\n",
+		"demo/phases/02-orchestrator.md":      "# Orchestrator\n\n## Decision Logic\n\n```javascript\nfunction selectNextAction(state) {\n  return state.report === null ? 'action-write' : null;\n}\n```\n",
 		"demo/phases/actions/action-write.md": "# Action: Write\n\n## Execution\n\n```javascript\nreturn { stateUpdates: { report: 'done' } };\n```\n",
 	}
 	for _, f := range lintTree(t, files).Findings {
