@@ -106,6 +106,9 @@ func (d *DB) AddTask(ctx context.Context, skill string, inputs map[string]string
 
 const taskColumns = `id, skill, inputs, args, state, review, worker, run_id, message, heartbeat, claims, created_at, updated_at`
 
+// taskByID reads one task.
+const taskByID = `SELECT ` + taskColumns + ` FROM tasks WHERE id = ?`
+
 func scanTask(row interface{ Scan(...any) error }) (*Task, error) {
 	var t Task
 	var inputs, args string
@@ -127,7 +130,7 @@ func scanTask(row interface{ Scan(...any) error }) (*Task, error) {
 
 // Task reads one task.
 func (d *DB) Task(ctx context.Context, id string) (*Task, error) {
-	t, err := scanTask(d.db.QueryRowContext(ctx, d.q(`SELECT `+taskColumns+` FROM tasks WHERE id = ?`), id))
+	t, err := scanTask(d.db.QueryRowContext(ctx, d.q(taskByID), id))
 	if errors.Is(err, dbsql.ErrNoRows) {
 		return nil, fmt.Errorf("task %s: %w", id, ErrNoTask)
 	}
@@ -171,11 +174,20 @@ func (d *DB) ClaimNext(ctx context.Context, worker string) (*Task, TaskState, er
 	pick := `SELECT id, state FROM tasks WHERE ` + claimable + ` ORDER BY created_at, id LIMIT 1`
 	var id string
 	var from TaskState
+	var t *Task
+	// The task is read in the claim's transaction: a claim committed
+	// whose read failed after it would be retried as another claim,
+	// and the first task left working with nobody on it.
 	err := d.tx(ctx, func(tx *dbsql.Tx) error {
 		if err := tx.QueryRowContext(ctx, pick).Scan(&id, &from); err != nil {
 			return err
 		}
-		return d.claim(ctx, tx, id, worker)
+		if err := d.claim(ctx, tx, id, worker); err != nil {
+			return err
+		}
+		var err error
+		t, err = scanTask(tx.QueryRowContext(ctx, d.q(taskByID), id))
+		return err
 	})
 	if errors.Is(err, dbsql.ErrNoRows) {
 		return nil, "", nil
@@ -183,8 +195,7 @@ func (d *DB) ClaimNext(ctx context.Context, worker string) (*Task, TaskState, er
 	if err != nil {
 		return nil, "", d.taskErr("claiming a task", err)
 	}
-	t, err := d.Task(ctx, id)
-	return t, from, err
+	return t, from, nil
 }
 
 // claimSet is what a claim writes: the worker, its heartbeat, one more
