@@ -3,6 +3,7 @@ package runstore
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -67,7 +68,7 @@ func (s *records) Resume(ref string, o ResumeOptions) (Run, error) {
 	if _, _, err := s.replay(ctx, key); err != nil {
 		return nil, err
 	}
-	c, err := s.b.Claim(ctx, key, co)
+	c, err := s.claim(ctx, key, co)
 	if err != nil {
 		return nil, err
 	}
@@ -116,6 +117,31 @@ func (s *records) Resume(ref string, o ResumeOptions) (Run, error) {
 		return nil, err
 	}
 	return r, nil
+}
+
+// claim claims run key. A claim that only its heartbeat's movement can
+// judge (a holder on another host whose clock is ahead) is looked at
+// again until the heartbeat moves, and the holder lives (refused within a
+// heartbeat), or it has stood still for a lease (taken over): a one-shot
+// resume tells a dead holder from a live one without a second try.
+func (s *records) claim(ctx context.Context, key string, co ClaimOptions) (*Claimed, error) {
+	c, err := s.b.Claim(ctx, key, co)
+	var first *ClaimedError
+	if !errors.As(err, &first) || first.Watch <= 0 {
+		return c, err
+	}
+	// The backend judges each look against its first sighting: past
+	// the lease it takes the claim over. The deadline only bounds the
+	// loop should a backend not.
+	deadline := time.Now().Add(2 * first.Watch)
+	for {
+		time.Sleep(min(first.Watch/10, co.Heartbeat/4))
+		c, err = s.b.Claim(ctx, key, co)
+		var ce *ClaimedError
+		if !errors.As(err, &ce) || ce.Watch <= 0 || !ce.Heartbeat.Equal(first.Heartbeat) || time.Now().After(deadline) {
+			return c, err
+		}
+	}
 }
 
 // replay reads and replays the log of run key.

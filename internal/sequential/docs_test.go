@@ -133,4 +133,10 @@ func claimExample(t *testing.T, doc string) {
 	if want := docBlock(t, doc, "A second `--resume` of a claimed run is refused and names the holder:"); msg != want {
 		t.Errorf("refusal on the page:\n%s\nstore says:\n%s", want, msg)
 	}
+	// A holder elsewhere whose clock is ahead, and whose heartbeat moves.
+	ahead := &runstore.ClaimedError{Where: ".skillkit/runs/greet/20260102-030405-a1b2c3", Holder: info.Holder(), Started: started.Add(time.Hour),
+		Heartbeat: time.Now().Add(59*time.Minute + 58*time.Second + 400*time.Millisecond), Watch: runstore.DefaultClaimTimeout}
+	if want := docBlock(t, doc, "is refused within a heartbeat, naming the holder:"); ahead.Error() != want {
+		t.Errorf("refusal of a claim from the future on the page:\n%s\nstore says:\n%s", want, ahead.Error())
+	}
 }

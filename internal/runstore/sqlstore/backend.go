@@ -54,7 +54,7 @@ func (b *Backend) Create(ctx context.Context, n runstore.NewRun, co runstore.Cla
 	}
 	dir = abs(dir)
 	c := newClaim(co)
-	now := time.Now()
+	now := c.now()
 	err = b.db.tx(ctx, func(tx *dbsql.Tx) error {
 		var one int
 		err := tx.QueryRowContext(ctx, b.db.q(`SELECT 1 FROM runs WHERE id = ?`), start.RunID).Scan(&one)
@@ -85,34 +85,38 @@ func (b *Backend) open(id string, c *claim) *handle {
 	return h
 }
 
-// Claim claims run id in one guarded statement: it matches when nobody
-// holds the run or the holder's heartbeat is older than its timeout, so
-// of two claimers exactly one wins. The process groups a stale holder
-// on this host left running are killed.
+// Claim claims run id: it reads the claim, judges it by this process's
+// clock (runstore.Lease), and takes it in one statement guarded by the
+// token and heartbeat it read, so that of two claimers exactly one wins
+// and a holder that beat meanwhile keeps its run. The process groups a
+// stale holder on this host left running are killed.
 func (b *Backend) Claim(ctx context.Context, id string, co runstore.ClaimOptions) (*runstore.Claimed, error) {
 	c := newClaim(co)
-	now := time.Now()
-	// A holder on this machine whose process is gone is stale whatever
-	// its heartbeat says: its token is taken over, if it is still the
-	// one read.
-	var gone, holder, token dbsql.NullString
-	if err := b.db.db.QueryRowContext(ctx, b.db.q(`SELECT holder, token FROM runs WHERE id = ?`), id).Scan(&holder, &token); err == nil &&
-		token.Valid && runstore.Gone(holder.String) {
-		gone = token
+	l, started, err := b.lease(ctx, id)
+	if err != nil {
+		return nil, err
 	}
-	res, err := b.db.exec(ctx, `UPDATE runs SET holder = ?, token = ?, claimed_at = ?, heartbeat = ?, timeout_ms = ?
-		WHERE id = ? AND (token IS NULL OR heartbeat + timeout_ms < ? OR token = ?)`,
-		c.holder, c.token, ms(now), ms(now), c.timeout.Milliseconds(), id, ms(now), gone)
+	if l.Token != "" && !l.Stale(time.Now()) {
+		return nil, l.Claimed(b.Where(id), started)
+	}
+	guard, args := `token IS NULL`, []any{}
+	if l.Token != "" {
+		guard, args = `token = ? AND heartbeat = ?`, []any{l.Token, ms(l.Heartbeat)}
+	}
+	now := ms(c.now())
+	res, err := b.db.exec(ctx, `UPDATE runs SET holder = ?, token = ?, claimed_at = ?, heartbeat = ?, timeout_ms = ? WHERE id = ? AND `+guard,
+		append([]any{c.holder, c.token, now, now, c.timeout.Milliseconds(), id}, args...)...)
 	if err != nil {
 		return nil, &runstore.WriteError{Err: fmt.Errorf("claiming run %s: %v", id, oneLine(err))}
 	}
 	if n, _ := res.RowsAffected(); n != 1 {
-		var holder string
-		var claimed, beat int64
-		if err := b.db.db.QueryRowContext(ctx, b.db.q(`SELECT holder, claimed_at, heartbeat FROM runs WHERE id = ?`), id).Scan(&holder, &claimed, &beat); err != nil {
-			return nil, fmt.Errorf("claiming run %s: %v", id, oneLine(err))
+		// Another claimer won, or the holder beat: whoever holds it now
+		// is named.
+		l, started, err := b.lease(ctx, id)
+		if err != nil {
+			return nil, err
 		}
-		return nil, &runstore.ClaimedError{Where: b.Where(id), Holder: holder, Started: fromMS(claimed), Heartbeat: fromMS(beat)}
+		return nil, l.Claimed(b.Where(id), started)
 	}
 	if err := b.killGroups(ctx, id); err != nil {
 		b.db.exec(ctx, `UPDATE runs SET holder = NULL, token = NULL WHERE id = ? AND token = ?`, id, c.token)
@@ -211,21 +215,35 @@ func readBodies[T any](ctx context.Context, d *DB, table, id string) ([]T, error
 	return out, nil
 }
 
-// Holder is the holder of run id's claim while its heartbeat is fresh.
+// Holder is the holder of run id's claim while it is not stale.
 func (b *Backend) Holder(ctx context.Context, id string) (string, error) {
-	var holder dbsql.NullString
-	var beat, timeout dbsql.NullInt64
-	err := b.db.db.QueryRowContext(ctx, b.db.q(`SELECT holder, heartbeat, timeout_ms FROM runs WHERE id = ? AND token IS NOT NULL`), id).
-		Scan(&holder, &beat, &timeout)
+	l, _, err := b.lease(ctx, id)
 	switch {
-	case errors.Is(err, dbsql.ErrNoRows):
+	case errors.Is(err, runstore.ErrNoRun):
 		return "", nil
 	case err != nil:
-		return "", fmt.Errorf("reading run %s: %v", id, oneLine(err))
-	case time.Since(fromMS(beat.Int64)) > time.Duration(timeout.Int64)*time.Millisecond, runstore.Gone(holder.String):
+		return "", err
+	case l.Token == "" || l.Stale(time.Now()):
 		return "", nil
 	}
-	return holder.String, nil
+	return l.Holder, nil
+}
+
+// lease reads the claim of run id, with when its holder claimed it; a
+// run nobody holds has no token.
+func (b *Backend) lease(ctx context.Context, id string) (runstore.Lease, time.Time, error) {
+	var holder, token dbsql.NullString
+	var claimed, beat, timeout dbsql.NullInt64
+	err := b.db.db.QueryRowContext(ctx, b.db.q(`SELECT holder, token, claimed_at, heartbeat, timeout_ms FROM runs WHERE id = ?`), id).
+		Scan(&holder, &token, &claimed, &beat, &timeout)
+	if errors.Is(err, dbsql.ErrNoRows) {
+		return runstore.Lease{}, time.Time{}, fmt.Errorf("claiming run %s: %w", id, runstore.ErrNoRun)
+	}
+	if err != nil {
+		return runstore.Lease{}, time.Time{}, fmt.Errorf("reading the claim of run %s: %v", id, oneLine(err))
+	}
+	return runstore.Lease{Holder: holder.String, Token: token.String, Heartbeat: fromMS(beat.Int64),
+		Timeout: time.Duration(timeout.Int64) * time.Millisecond}, fromMS(claimed.Int64), nil
 }
 
 // WorkDir is the recorded work dir where it exists (this machine made
@@ -276,12 +294,14 @@ func (b *Backend) Where(id string) string {
 type claim struct {
 	token, holder string
 	timeout       time.Duration
+	// now is the holder's clock (runstore.ClaimOptions.Now).
+	now func() time.Time
 }
 
 func newClaim(o runstore.ClaimOptions) *claim {
 	var tok [8]byte
 	rand.Read(tok[:])
-	return &claim{token: hex.EncodeToString(tok[:]), holder: runstore.Holder(os.Getpid(), runstore.Hostname()), timeout: o.Timing().Timeout}
+	return &claim{token: hex.EncodeToString(tok[:]), holder: runstore.Holder(os.Getpid(), o.HostName()), timeout: o.Timing().Timeout, now: o.Now}
 }
 
 func abs(dir string) string {

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"time"
 
 	"github.com/skillkit/skillkit/internal/runstore"
 )
@@ -70,7 +69,7 @@ func (h *handle) write(ctx context.Context) error {
 	d, w := h.db, &h.waiting
 	seq, mseq, lseq := h.seq, h.metricSeq, h.logSeq
 	err := d.tx(ctx, func(tx *dbsql.Tx) error {
-		res, err := tx.ExecContext(ctx, d.q(`UPDATE runs SET heartbeat = ? WHERE id = ? AND token = ?`), ms(time.Now()), h.id, h.claim.token)
+		res, err := tx.ExecContext(ctx, d.q(`UPDATE runs SET heartbeat = ? WHERE id = ? AND token = ?`), ms(h.claim.now()), h.id, h.claim.token)
 		if err != nil {
 			return err
 		}
@@ -139,7 +138,7 @@ func (h *handle) Verify(ctx context.Context) error {
 // Heartbeat refreshes the claim's heartbeat; one that matches no row
 // means the claim was taken over.
 func (h *handle) Heartbeat(ctx context.Context) error {
-	res, err := h.db.exec(ctx, `UPDATE runs SET heartbeat = ? WHERE id = ? AND token = ?`, ms(time.Now()), h.id, h.claim.token)
+	res, err := h.db.exec(ctx, `UPDATE runs SET heartbeat = ? WHERE id = ? AND token = ?`, ms(h.claim.now()), h.id, h.claim.token)
 	if err != nil {
 		return err
 	}
