@@ -72,6 +72,10 @@ func Run(ctx context.Context, o Options) error {
 		o.Outage = DefaultOutage
 	}
 	w := &worker{o: o}
+	// The runs' record writes ride out the same outage as the worker's
+	// own: a step that ended while the database restarts is recorded
+	// once it is back, not failed.
+	o.DB.RideOut(sqlstore.Outage{For: o.Outage, Say: w.printf})
 	var wg sync.WaitGroup
 	errs := make([]error, max(o.Concurrency, 1))
 	for i := range errs {
@@ -380,10 +384,6 @@ func (k *task) tell(ctx context.Context, what, msg string) {
 	}
 }
 
-func (k *task) move(ctx context.Context, from, to sqlstore.TaskState, msg string) error {
-	return k.w.o.DB.Move(ctx, k.ID, k.w.o.Name, from, to, msg)
-}
-
 // reviewPoints are the ids of the steps marked "- **Review**: required".
 func reviewPoints(s *plan.Skill) map[string]bool {
 	out := map[string]bool{}
@@ -420,7 +420,8 @@ func (s *tracking) opened(r runstore.Run, err error) (runstore.Run, error) {
 		return nil, err
 	}
 	s.k.rec, s.k.RunID = r, r.ID()
-	if err := s.k.w.o.DB.SetRun(context.Background(), s.k.ID, r.ID()); err != nil {
+	ctx := context.Background()
+	if err := s.k.w.retry(ctx, "recording the run of task "+s.k.ID, func() error { return s.k.w.o.DB.SetRun(ctx, s.k.ID, r.ID()) }); err != nil {
 		r.Close()
 		return nil, err
 	}

@@ -61,6 +61,9 @@ type DB struct {
 	// later write into an unlinked file, lost without a word (N11).
 	file     string
 	fileInfo os.FileInfo
+	// outage is how long its writes of runs ride out the database's
+	// absence (RideOut).
+	outage Outage
 }
 
 // ErrURL is wrapped by the error of a database URL skillkit cannot use.

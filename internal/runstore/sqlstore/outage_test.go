@@ -1,0 +1,88 @@
+package sqlstore
+
+import (
+	"context"
+	"errors"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/skillkit/skillkit/internal/runstore"
+	"github.com/skillkit/skillkit/internal/runstore/sqlstore/sqltest"
+)
+
+// A write whose commit went through but whose answer the database lost
+// (it went away at that moment) is found written by the next try, which
+// writes only what came after it: nothing is lost, nothing is written
+// twice.
+func TestWriteAfterALostAnswer(t *testing.T) {
+	sqltest.Each(t, func(t *testing.T, url string) {
+		ctx := context.Background()
+		d, err := Open(ctx, url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer d.Close()
+		c, err := d.Backend(t.TempDir()).Create(ctx, runstore.NewRun{Start: runstore.Start{RunID: "r1", Skill: "demo", StartedAt: time.Now()}}, runstore.ClaimOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := c.Handle.(*handle)
+		defer h.Release(ctx, false)
+		ev := func(step string) runstore.Event {
+			return runstore.Event{Run: "r1", Phase: "01-a", Step: step, From: "executing", To: "completed"}
+		}
+		h.Append(ctx, runstore.Batch{Events: []runstore.Event{ev("01-a#1"), ev("01-a#2")}, Metrics: []runstore.Metric{{Kind: runstore.KindStep}}}, runstore.Buffered)
+		// The try commits; its answer is lost.
+		if err := h.try(ctx); err != nil {
+			t.Fatal(err)
+		}
+		n := sizes(&h.waiting)
+		h.unsure = &n
+		if err := h.Append(ctx, runstore.Batch{Events: []runstore.Event{ev("01-a#3")}}, runstore.Durable); err != nil {
+			t.Fatalf("the write after the lost answer: %v", err)
+		}
+		log, err := d.Backend("").ReadEvents(ctx, "r1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var steps []string
+		for _, e := range log.Events {
+			steps = append(steps, e.Step)
+		}
+		if len(steps) != 3 || steps[0] != "01-a#1" || steps[2] != "01-a#3" {
+			t.Errorf("events after the lost answer: %v, want each of 3 once", steps)
+		}
+		var metrics int
+		d.db.QueryRowContext(ctx, d.q(`SELECT COUNT(*) FROM metrics WHERE run_id = ?`), "r1").Scan(&metrics)
+		if metrics != 1 {
+			t.Errorf("%d metrics, want 1", metrics)
+		}
+	})
+}
+
+// Retry tries a transient error again until the outage is over, and says
+// when the database went and came back; a lasting error, or one past the
+// outage, ends it.
+func TestRetry(t *testing.T) {
+	var said []string
+	d := &DB{outage: Outage{For: time.Second, Say: func(f string, _ ...any) { said = append(said, f) }}}
+	tries := 0
+	err := d.Retry(context.Background(), "testing", func() error {
+		if tries++; tries < 3 {
+			return syscall.ECONNREFUSED
+		}
+		return nil
+	})
+	if err != nil || tries != 3 || len(said) != 2 {
+		t.Errorf("Retry = %v after %d tries, said %q", err, tries, said)
+	}
+	lasting := errors.New("syntax error")
+	if err := d.Retry(context.Background(), "testing", func() error { return lasting }); !errors.Is(err, lasting) {
+		t.Errorf("a lasting error: %v", err)
+	}
+	d.outage.For = 150 * time.Millisecond
+	if err := d.Retry(context.Background(), "testing", func() error { return syscall.ECONNREFUSED }); !errors.Is(err, syscall.ECONNREFUSED) {
+		t.Errorf("past the outage: %v", err)
+	}
+}
