@@ -71,7 +71,7 @@ func Run(ctx context.Context, o Options) error {
 	if o.Outage <= 0 {
 		o.Outage = DefaultOutage
 	}
-	w := &worker{o: o}
+	w := &worker{o: o, held: map[string]bool{}}
 	// The runs' record writes ride out the same outage as the worker's
 	// own: a step that ended while the database restarts is recorded
 	// once it is back, not failed.
@@ -91,6 +91,38 @@ func Run(ctx context.Context, o Options) error {
 type worker struct {
 	o  Options
 	mu sync.Mutex
+	// held are the tasks its slots work.
+	held map[string]bool
+}
+
+// hold notes that a slot works task id, or no longer does.
+func (w *worker) hold(id string, on bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if on {
+		w.held[id] = true
+	} else {
+		delete(w.held, id)
+	}
+}
+
+// orphan is a task the database says this worker holds and no slot of
+// it works: claimed by a try whose answer the database lost. It is held
+// once found, so that one slot takes it.
+func (w *worker) orphan(ctx context.Context) (*sqlstore.Task, error) {
+	tasks, err := w.o.DB.Tasks(ctx, sqlstore.Working)
+	if err != nil {
+		return nil, err
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, t := range tasks {
+		if t.Worker == w.o.Name && !w.held[t.ID] {
+			w.held[t.ID] = true
+			return t, nil
+		}
+	}
+	return nil, nil
 }
 
 func (w *worker) printf(format string, args ...any) {
@@ -104,8 +136,24 @@ func (w *worker) slot(ctx context.Context) error {
 	for ctx.Err() == nil {
 		var t *sqlstore.Task
 		var from sqlstore.TaskState
+		unsure := false
 		err := w.retry(ctx, "claiming a task", func() (err error) {
+			if unsure {
+				// The claim that failed may have gone through: a task
+				// this worker holds and no slot works is that one.
+				if t, err = w.orphan(ctx); err != nil || t != nil {
+					from = sqlstore.Watching
+					if t != nil && t.Message != "" {
+						from = sqlstore.FixProposed
+					}
+					return err
+				}
+			}
 			t, from, err = w.o.DB.ClaimNext(ctx, w.o.Name)
+			unsure = err != nil && sqlstore.Transient(err)
+			if t != nil {
+				w.hold(t.ID, true)
+			}
 			return err
 		})
 		if err != nil {
@@ -125,6 +173,7 @@ func (w *worker) slot(ctx context.Context) error {
 		if err := w.work(ctx, t, from); err != nil && ctx.Err() == nil {
 			w.printf("%s: %v\n", t.ID, err)
 		}
+		w.hold(t.ID, false)
 	}
 	return nil
 }
