@@ -346,7 +346,9 @@ func testTakeover(t *testing.T, place func(runstore.Files) runstore.Backend) {
 func testClaimFromTheFuture(t *testing.T, place func(runstore.Files) runstore.Backend) {
 	s := open(place, nil)
 	ahead := func() time.Time { return time.Now().Add(time.Hour) }
-	live := create(t, s, "live", time.Now(), runstore.ClaimOptions{Heartbeat: 20 * time.Millisecond, Timeout: 300 * time.Millisecond, Clock: ahead, Host: "elsewhere"})
+	// Its lease is long, so that a heartbeat starved by a busy machine
+	// is not taken for a stopped one; the watch ends at its first move.
+	live := create(t, s, "live", time.Now(), runstore.ClaimOptions{Heartbeat: 20 * time.Millisecond, Timeout: 5 * time.Second, Clock: ahead, Host: "elsewhere"})
 	defer live.Close()
 	var ce *runstore.ClaimedError
 	if _, err := s.Resume("live", runstore.ResumeOptions{}); !errors.As(err, &ce) || ce.Watch <= 0 {
