@@ -136,21 +136,20 @@ func (w *worker) slot(ctx context.Context) error {
 	for ctx.Err() == nil {
 		var t *sqlstore.Task
 		var from sqlstore.TaskState
-		unsure := false
-		err := w.retry(ctx, "claiming a task", func() (err error) {
-			if unsure {
-				// The claim that failed may have gone through: a task
-				// this worker holds and no slot works is that one.
-				if t, err = w.orphan(ctx); err != nil || t != nil {
-					from = sqlstore.Watching
-					if t != nil && t.Message != "" {
-						from = sqlstore.FixProposed
-					}
-					return err
+		// A claim that failed may have gone through: a task this worker
+		// holds and no slot works is that one.
+		orphan := func() (bool, error) {
+			var err error
+			if t, err = w.orphan(ctx); t != nil {
+				from = sqlstore.Watching
+				if t.Message != "" {
+					from = sqlstore.FixProposed
 				}
 			}
+			return t != nil, err
+		}
+		err := w.o.DB.RetryWrite(ctx, "claiming a task", orphan, func() (err error) {
 			t, from, err = w.o.DB.ClaimNext(ctx, w.o.Name)
-			unsure = err != nil && sqlstore.Transient(err)
 			if t != nil {
 				w.hold(t.ID, true)
 			}
@@ -218,7 +217,7 @@ func (w *worker) work(ctx context.Context, t *sqlstore.Task, from sqlstore.TaskS
 			return nil
 		}
 		var nt *sqlstore.Task
-		err = w.retry(ctx, "waiting for the conductor", func() (err error) {
+		err = w.o.DB.Retry(ctx, "waiting for the conductor", func() (err error) {
 			nt, err = w.o.DB.Wait(ctx, t.ID, w.o.Name, sqlstore.Error, w.o.Poll)
 			return err
 		})
@@ -470,7 +469,7 @@ func (s *tracking) opened(r runstore.Run, err error) (runstore.Run, error) {
 	}
 	s.k.rec, s.k.RunID = r, r.ID()
 	ctx := context.Background()
-	if err := s.k.w.retry(ctx, "recording the run of task "+s.k.ID, func() error { return s.k.w.o.DB.SetRun(ctx, s.k.ID, r.ID()) }); err != nil {
+	if err := s.k.w.o.DB.Retry(ctx, "recording the run of task "+s.k.ID, func() error { return s.k.w.o.DB.SetRun(ctx, s.k.ID, r.ID()) }); err != nil {
 		r.Close()
 		return nil, err
 	}

@@ -55,19 +55,21 @@ func (b *Backend) Create(ctx context.Context, n runstore.NewRun, co runstore.Cla
 	dir = abs(dir)
 	c := newClaim(co)
 	now := c.now()
-	err = b.db.tx(ctx, func(tx *dbsql.Tx) error {
-		var one int
-		err := tx.QueryRowContext(ctx, b.db.q(`SELECT 1 FROM runs WHERE id = ?`), start.RunID).Scan(&one)
-		if err == nil {
-			return fmt.Errorf("creating run %s: %w", start.RunID, runstore.ErrExists)
-		}
-		if !errors.Is(err, dbsql.ErrNoRows) {
-			return err
-		}
-		_, err = tx.ExecContext(ctx, b.db.q(`INSERT INTO runs (id, skill, started_at, work_dir, holder, token, claimed_at, heartbeat, timeout_ms)
+	err = b.db.RetryWrite(ctx, "creating run "+start.RunID, func() (bool, error) { return b.db.holds(ctx, start.RunID, c.token) }, func() error {
+		return b.db.tx(ctx, func(tx *dbsql.Tx) error {
+			var one int
+			err := tx.QueryRowContext(ctx, b.db.q(`SELECT 1 FROM runs WHERE id = ?`), start.RunID).Scan(&one)
+			if err == nil {
+				return fmt.Errorf("creating run %s: %w", start.RunID, runstore.ErrExists)
+			}
+			if !errors.Is(err, dbsql.ErrNoRows) {
+				return err
+			}
+			_, err = tx.ExecContext(ctx, b.db.q(`INSERT INTO runs (id, skill, started_at, work_dir, holder, token, claimed_at, heartbeat, timeout_ms)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-			start.RunID, start.Skill, ms(start.StartedAt), dir, c.holder, c.token, ms(now), ms(now), c.timeout.Milliseconds())
-		return err
+				start.RunID, start.Skill, ms(start.StartedAt), dir, c.holder, c.token, ms(now), ms(now), c.timeout.Milliseconds())
+			return err
+		})
 	})
 	if err != nil {
 		if errors.Is(err, runstore.ErrExists) {
@@ -92,7 +94,7 @@ func (b *Backend) open(id string, c *claim) *handle {
 // stale holder on this host left running are killed.
 func (b *Backend) Claim(ctx context.Context, id string, co runstore.ClaimOptions) (*runstore.Claimed, error) {
 	c := newClaim(co)
-	l, started, err := b.lease(ctx, id)
+	l, started, err := b.readLease(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -104,26 +106,39 @@ func (b *Backend) Claim(ctx context.Context, id string, co runstore.ClaimOptions
 		guard, args = `token = ? AND heartbeat = ?`, []any{l.Token, ms(l.Heartbeat)}
 	}
 	now := ms(c.now())
-	res, err := b.db.exec(ctx, `UPDATE runs SET holder = ?, token = ?, claimed_at = ?, heartbeat = ?, timeout_ms = ? WHERE id = ? AND `+guard,
-		append([]any{c.holder, c.token, now, now, c.timeout.Milliseconds(), id}, args...)...)
+	var n int64
+	err = b.db.RetryWrite(ctx, "claiming run "+id, func() (bool, error) {
+		ok, err := b.db.holds(ctx, id, c.token)
+		if ok {
+			n = 1
+		}
+		return ok, err
+	}, func() error {
+		res, err := b.db.exec(ctx, `UPDATE runs SET holder = ?, token = ?, claimed_at = ?, heartbeat = ?, timeout_ms = ? WHERE id = ? AND `+guard,
+			append([]any{c.holder, c.token, now, now, c.timeout.Milliseconds(), id}, args...)...)
+		if err == nil {
+			n, _ = res.RowsAffected()
+		}
+		return err
+	})
 	if err != nil {
 		return nil, &runstore.WriteError{Err: fmt.Errorf("claiming run %s: %v", id, oneLine(err))}
 	}
-	if n, _ := res.RowsAffected(); n != 1 {
+	if n != 1 {
 		// Another claimer won, or the holder beat: whoever holds it now
 		// is named.
-		l, started, err := b.lease(ctx, id)
+		l, started, err := b.readLease(ctx, id)
 		if err != nil {
 			return nil, err
 		}
 		return nil, l.Claimed(b.Where(id), started)
 	}
-	if err := b.killGroups(ctx, id); err != nil {
+	if err := b.db.Retry(ctx, "claiming run "+id, func() error { return b.killGroups(ctx, id) }); err != nil {
 		b.db.exec(ctx, `UPDATE runs SET holder = NULL, token = NULL WHERE id = ? AND token = ?`, id, c.token)
 		return nil, &runstore.WriteError{Err: fmt.Errorf("claiming run %s: %v", id, oneLine(err))}
 	}
 	h := b.open(id, c)
-	if err := h.numberOn(ctx); err != nil {
+	if err := b.db.Retry(ctx, "resuming run "+id, func() error { return h.numberOn(ctx) }); err != nil {
 		h.Release(ctx, false)
 		return nil, err
 	}
@@ -158,7 +173,15 @@ func (b *Backend) killGroups(ctx context.Context, id string) error {
 
 // Locate finds the run ref names: by its id, or by its work dir (the
 // newest run that worked there).
-func (b *Backend) Locate(ctx context.Context, ref string) (string, error) {
+func (b *Backend) Locate(ctx context.Context, ref string) (id string, err error) {
+	err = b.db.Retry(ctx, "finding run "+ref, func() (err error) {
+		id, err = b.locate(ctx, ref)
+		return err
+	})
+	return id, err
+}
+
+func (b *Backend) locate(ctx context.Context, ref string) (string, error) {
 	var id string
 	err := b.db.db.QueryRowContext(ctx, b.db.q(`SELECT id FROM runs WHERE id = ?`), ref).Scan(&id)
 	if errors.Is(err, dbsql.ErrNoRows) {
@@ -190,7 +213,15 @@ func (b *Backend) ReadMetrics(ctx context.Context, id string) ([]runstore.Metric
 }
 
 // readBodies decodes the JSON bodies of run id's rows of table, in order.
-func readBodies[T any](ctx context.Context, d *DB, table, id string) ([]T, error) {
+func readBodies[T any](ctx context.Context, d *DB, table, id string) (out []T, err error) {
+	err = d.Retry(ctx, "reading run "+id, func() (err error) {
+		out, err = readRows[T](ctx, d, table, id)
+		return err
+	})
+	return out, err
+}
+
+func readRows[T any](ctx context.Context, d *DB, table, id string) ([]T, error) {
 	rows, err := d.db.QueryContext(ctx, d.q(`SELECT seq, body FROM `+table+` WHERE run_id = ? ORDER BY seq`), id)
 	if err != nil {
 		return nil, fmt.Errorf("reading run %s: %v", id, oneLine(err))
@@ -217,7 +248,7 @@ func readBodies[T any](ctx context.Context, d *DB, table, id string) ([]T, error
 
 // Holder is the holder of run id's claim while it is not stale.
 func (b *Backend) Holder(ctx context.Context, id string) (string, error) {
-	l, _, err := b.lease(ctx, id)
+	l, _, err := b.readLease(ctx, id)
 	switch {
 	case errors.Is(err, runstore.ErrNoRun):
 		return "", nil
@@ -227,6 +258,26 @@ func (b *Backend) Holder(ctx context.Context, id string) (string, error) {
 		return "", nil
 	}
 	return l.Holder, nil
+}
+
+// readLease is lease, riding out an outage.
+func (b *Backend) readLease(ctx context.Context, id string) (l runstore.Lease, started time.Time, err error) {
+	err = b.db.Retry(ctx, "reading the claim of run "+id, func() (err error) {
+		l, started, err = b.lease(ctx, id)
+		return err
+	})
+	return l, started, err
+}
+
+// holds reports whether run id is claimed with token: a claim whose
+// answer was lost went through, and a holder still holds its run.
+func (d *DB) holds(ctx context.Context, id, token string) (bool, error) {
+	var one int
+	err := d.db.QueryRowContext(ctx, d.q(`SELECT 1 FROM runs WHERE id = ? AND token = ?`), id, token).Scan(&one)
+	if errors.Is(err, dbsql.ErrNoRows) {
+		return false, nil
+	}
+	return err == nil, err
 }
 
 // lease reads the claim of run id, with when its holder claimed it; a

@@ -209,9 +209,8 @@ func (h *handle) Verify(ctx context.Context) error {
 
 // verify reads once whether the run's row still holds this claim.
 func (h *handle) verify(ctx context.Context) error {
-	var one int
-	err := h.db.db.QueryRowContext(ctx, h.db.q(`SELECT 1 FROM runs WHERE id = ? AND token = ?`), h.id, h.claim.token).Scan(&one)
-	if errors.Is(err, dbsql.ErrNoRows) {
+	ok, err := h.db.holds(ctx, h.id, h.claim.token)
+	if err == nil && !ok {
 		return fmt.Errorf("run %s: %w", h.id, errLost)
 	}
 	return err

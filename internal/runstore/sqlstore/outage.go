@@ -73,6 +73,23 @@ func (d *DB) Retry(ctx context.Context, what string, f func() error) error {
 	}
 }
 
+// RetryWrite is Retry for a write f that a try may have applied although
+// its answer was lost (the database went away at its commit): before the
+// next try, applied says whether it was, and ends the retry if so.
+func (d *DB) RetryWrite(ctx context.Context, what string, applied func() (bool, error), f func() error) error {
+	unsure := false
+	return d.Retry(ctx, what, func() error {
+		if unsure {
+			if ok, err := applied(); err != nil || ok {
+				return err
+			}
+		}
+		err := f()
+		unsure = err != nil && Transient(err)
+		return err
+	})
+}
+
 // Transient reports whether a database error may go away by itself: the
 // connection refused, reset or lost, the server shutting down or starting
 // (PostgreSQL classes 08 and 57P), SQLite busy, locked or out of disk.

@@ -86,3 +86,43 @@ func TestRetry(t *testing.T) {
 		t.Errorf("past the outage: %v", err)
 	}
 }
+
+// RetryWrite does not apply twice what a try applied before its answer
+// was lost: the next try asks first.
+func TestRetryWriteAppliedOnce(t *testing.T) {
+	d := &DB{outage: Outage{For: time.Second}}
+	applied, tries := 0, 0
+	err := d.RetryWrite(context.Background(), "testing", func() (bool, error) { return applied > 0, nil }, func() error {
+		tries++
+		applied++
+		return syscall.ECONNRESET // the commit went through, its answer did not
+	})
+	if err != nil || applied != 1 || tries != 1 {
+		t.Errorf("RetryWrite = %v, applied %d times in %d tries, want once", err, applied, tries)
+	}
+}
+
+// A claim whose answer was lost is found by its token: the run is held
+// with it, and with no other.
+func TestHoldsAfterALostClaim(t *testing.T) {
+	sqltest.Each(t, func(t *testing.T, url string) {
+		ctx := context.Background()
+		d, err := Open(ctx, url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer d.Close()
+		c, err := d.Backend(t.TempDir()).Create(ctx, runstore.NewRun{Start: runstore.Start{RunID: "r1", Skill: "demo", StartedAt: time.Now()}}, runstore.ClaimOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := c.Handle.(*handle)
+		defer h.Release(ctx, false)
+		if ok, err := d.holds(ctx, "r1", h.claim.token); !ok || err != nil {
+			t.Errorf("holds with the claim's token = %v, %v", ok, err)
+		}
+		if ok, err := d.holds(ctx, "r1", "another"); ok || err != nil {
+			t.Errorf("holds with another token = %v, %v", ok, err)
+		}
+	})
+}
