@@ -1,6 +1,11 @@
 package runstore
 
 import (
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"strings"
 	"sync"
 	"time"
 )
@@ -24,14 +29,15 @@ type Lease struct {
 
 // Stale reports whether the claim may be taken over at now (this
 // process's clock): it was released; its holder ran on this host and is
-// gone; or its heartbeat is older than its timeout. A heartbeat from the
+// gone, or ran before the host last booted; or its heartbeat is older
+// than its timeout. A heartbeat from the
 // future is clock skew, not a sign of life: on this host the holder's
 // liveness decides alone; from another host, whether the heartbeat moves
 // does: a claim whose heartbeat this process has seen stand still for a
 // whole lease is stale, whatever time it says (F13).
 func (l Lease) Stale(now time.Time) bool {
 	switch {
-	case l.Released, Gone(l.Holder):
+	case l.Released, Gone(l.Holder), l.here() && l.bootedSince():
 		return true
 	case !l.ahead(now):
 		return now.Sub(l.Heartbeat) > l.timeout()
@@ -68,6 +74,40 @@ func (l Lease) here() bool {
 	_, host, _ := cutHolder(l.Holder)
 	return host == Hostname()
 }
+
+// NewToken returns a claim's token: the boot of this host it was made
+// in, then random bytes. A holder on this host whose token names another
+// boot died in a reboot, whatever process its pid names now: a pid is
+// reused across boots, and a clock set back by the reboot can leave its
+// heartbeat in the future.
+func NewToken() string {
+	var b [8]byte
+	rand.Read(b[:])
+	tok := hex.EncodeToString(b[:])
+	if boot := thisBoot(); boot != "" {
+		tok = boot + "-" + tok
+	}
+	return tok
+}
+
+// bootedSince says the claim was made in another boot of this host than
+// the running one; a token that names none (written before tokens did,
+// or where the system has no boot id) says nothing.
+func (l Lease) bootedSince() bool {
+	boot, _, ok := strings.Cut(l.Token, "-")
+	return ok && thisBoot() != "" && boot != thisBoot()
+}
+
+// thisBoot names this boot of the host: 8 hex digits of a hash of the
+// kernel's boot id, "" where there is none.
+var thisBoot = sync.OnceValue(func() string {
+	id, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(strings.TrimSpace(string(id))))
+	return hex.EncodeToString(sum[:4])
+})
 
 // skew is how far in the future a heartbeat may be before it counts as
 // clock skew: the clock readings of one host are closer than that.

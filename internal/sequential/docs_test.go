@@ -123,7 +123,7 @@ func TestRuntimeDocExamples(t *testing.T) {
 func claimExample(t *testing.T, doc string) {
 	started := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	info := fsstore.ClaimInfo{PID: 4242, Host: "build-7", Started: started, Heartbeat: started.Add(10 * time.Second),
-		TimeoutMS: runstore.DefaultClaimTimeout.Milliseconds(), Token: "5f1c0e2a9b7d3c48"}
+		TimeoutMS: runstore.DefaultClaimTimeout.Milliseconds(), Token: "8d3f0c1a-5f1c0e2a9b7d3c48"}
 	data, _ := json.MarshalIndent(info, "", "  ")
 	if want := docBlock(t, doc, "refreshes every 2 seconds."); string(data) != want {
 		t.Errorf("claim.json on the page:\n%s\nstore writes:\n%s", want, data)

@@ -1,8 +1,6 @@
 package fsstore
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -77,12 +75,10 @@ func acquire(files runstore.Files, dir string, opts runstore.ClaimOptions) (c *c
 	if opts.Timeout <= 0 {
 		opts.Timeout = runstore.DefaultClaimTimeout
 	}
-	var tok [8]byte
-	rand.Read(tok[:])
 	now := opts.Now()
 	info := ClaimInfo{
 		PID: os.Getpid(), Host: opts.HostName(), Started: now, Heartbeat: now,
-		TimeoutMS: opts.Timeout.Milliseconds(), Token: hex.EncodeToString(tok[:]),
+		TimeoutMS: opts.Timeout.Milliseconds(), Token: runstore.NewToken(),
 	}
 	if fresh, err = create(dir, info); err != nil {
 		return nil, false, err

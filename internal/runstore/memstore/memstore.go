@@ -7,8 +7,6 @@ package memstore
 import (
 	"cmp"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -83,13 +81,11 @@ func (b *Backend) Create(_ context.Context, n runstore.NewRun, co runstore.Claim
 
 // take claims r for a new handle; b.mu is held.
 func (b *Backend) take(r *run, co runstore.ClaimOptions) *handle {
-	var tok [8]byte
-	rand.Read(tok[:])
 	host := co.Host
 	if host == "" {
 		host = "memory"
 	}
-	r.token, r.holder = hex.EncodeToString(tok[:]), runstore.Holder(os.Getpid(), host)
+	r.token, r.holder = runstore.NewToken(), runstore.Holder(os.Getpid(), host)
 	r.heartbeat, r.timeout, r.now = co.Now(), co.Timing().Timeout, co.Now
 	return &handle{b: b, r: r, token: r.token}
 }

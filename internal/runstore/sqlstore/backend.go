@@ -3,9 +3,7 @@ package sqlstore
 import (
 	"cmp"
 	"context"
-	"crypto/rand"
 	dbsql "database/sql"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -352,9 +350,7 @@ type claim struct {
 }
 
 func newClaim(o runstore.ClaimOptions) *claim {
-	var tok [8]byte
-	rand.Read(tok[:])
-	return &claim{token: hex.EncodeToString(tok[:]), holder: runstore.Holder(os.Getpid(), o.HostName()), timeout: o.Timing().Timeout, now: o.Now}
+	return &claim{token: runstore.NewToken(), holder: runstore.Holder(os.Getpid(), o.HostName()), timeout: o.Timing().Timeout, now: o.Now}
 }
 
 func abs(dir string) string {
