@@ -74,7 +74,7 @@ func (h *handle) Append(ctx context.Context, b runstore.Batch, mode runstore.Mod
 func (h *handle) write(ctx context.Context) error {
 	err := h.db.Retry(ctx, "writing run "+h.id, func() error {
 		if h.unsure != nil {
-			done, err := h.written(ctx)
+			done, err := h.written(ctx, *h.unsure)
 			if err != nil {
 				return err
 			}
@@ -165,23 +165,22 @@ func (h *handle) try(ctx context.Context) error {
 	})
 }
 
-// written reports whether the waiting rows are in the database: a try
-// commits all of them or none, so the first of them tells, while the run
-// is still this claim's (a holder that took it over numbers its rows on
-// from the same place).
-func (h *handle) written(ctx context.Context) (bool, error) {
+// written reports whether the first n waiting rows, a try's, are in the
+// database: a try commits all of them or none, so the first of them
+// tells, while the run is still this claim's (a holder that took it over
+// numbers its rows on from the same place).
+func (h *handle) written(ctx context.Context, n batchSize) (bool, error) {
 	if err := h.verify(ctx); err != nil {
 		return false, err
 	}
-	w := &h.waiting
 	var query string
 	var key any
 	switch {
-	case len(w.Events) > 0:
+	case n.events > 0:
 		query, key = `SELECT 1 FROM events WHERE run_id = ? AND seq = ?`, h.seq+1
-	case len(w.Checkpoints) > 0:
-		query, key = `SELECT 1 FROM checkpoints WHERE run_id = ? AND n = ?`, w.Checkpoints[0].N
-	case len(w.Metrics) > 0:
+	case n.checkpoints > 0:
+		query, key = `SELECT 1 FROM checkpoints WHERE run_id = ? AND n = ?`, h.waiting.Checkpoints[0].N
+	case n.metrics > 0:
 		query, key = `SELECT 1 FROM metrics WHERE run_id = ? AND seq = ?`, h.metricSeq+1
 	default:
 		query, key = `SELECT 1 FROM logs WHERE run_id = ? AND seq = ?`, h.logSeq+1

@@ -53,10 +53,22 @@ func TestWriteAfterALostAnswer(t *testing.T) {
 		if len(steps) != 3 || steps[0] != "01-a#1" || steps[2] != "01-a#3" {
 			t.Errorf("events after the lost answer: %v, want each of 3 once", steps)
 		}
-		var metrics int
+		// A lost try of a metric alone, then an event: the metric is
+		// found by its own row, not by the event that came after it.
+		h.Append(ctx, runstore.Batch{Metrics: []runstore.Metric{{Kind: runstore.KindStep}}}, runstore.Buffered)
+		if err := h.try(ctx); err != nil {
+			t.Fatal(err)
+		}
+		n = sizes(&h.waiting)
+		h.unsure = &n
+		if err := h.Append(ctx, runstore.Batch{Events: []runstore.Event{ev("01-a#4")}}, runstore.Durable); err != nil {
+			t.Fatalf("the write after a lost metric: %v", err)
+		}
+		var events, metrics int
+		d.db.QueryRowContext(ctx, d.q(`SELECT COUNT(*) FROM events WHERE run_id = ?`), "r1").Scan(&events)
 		d.db.QueryRowContext(ctx, d.q(`SELECT COUNT(*) FROM metrics WHERE run_id = ?`), "r1").Scan(&metrics)
-		if metrics != 1 {
-			t.Errorf("%d metrics, want 1", metrics)
+		if events != 4 || metrics != 2 {
+			t.Errorf("%d events and %d metrics, want 4 and 2", events, metrics)
 		}
 	})
 }
