@@ -93,6 +93,10 @@ type worker struct {
 	mu sync.Mutex
 	// held are the tasks its slots work.
 	held map[string]bool
+	// claiming serialises its slots' claims with the look for an orphan,
+	// so that a task one slot just claimed and holds not yet is not
+	// taken for one.
+	claiming sync.Mutex
 }
 
 // hold notes that a slot works task id, or no longer does.
@@ -110,6 +114,8 @@ func (w *worker) hold(id string, on bool) {
 // it works: claimed by a try whose answer the database lost. It is held
 // once found, so that one slot takes it.
 func (w *worker) orphan(ctx context.Context) (*sqlstore.Task, error) {
+	w.claiming.Lock()
+	defer w.claiming.Unlock()
 	tasks, err := w.o.DB.Tasks(ctx, sqlstore.Working)
 	if err != nil {
 		return nil, err
@@ -149,6 +155,8 @@ func (w *worker) slot(ctx context.Context) error {
 			return t != nil, err
 		}
 		err := w.o.DB.RetryWrite(ctx, "claiming a task", orphan, func() (err error) {
+			w.claiming.Lock()
+			defer w.claiming.Unlock()
 			t, from, err = w.o.DB.ClaimNext(ctx, w.o.Name)
 			if t != nil {
 				w.hold(t.ID, true)

@@ -31,6 +31,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	// The drivers: registered by their import, chosen by the URL.
@@ -63,8 +64,8 @@ type DB struct {
 	file     string
 	fileInfo os.FileInfo
 	// outage is how long its writes of runs ride out the database's
-	// absence (RideOut).
-	outage Outage
+	// absence (RideOut); the workers of one process share a DB.
+	outage atomic.Pointer[Outage]
 	// batch commits this process's SQLite writes together (group.go).
 	batch batcher
 }

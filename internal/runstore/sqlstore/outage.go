@@ -31,8 +31,9 @@ const (
 
 // RideOut makes the database's own writes of runs (a step's events,
 // checkpoints, metrics and logs, the claim's checks) and Retry ride out
-// an outage of o.For. Call it before the database is in use.
-func (d *DB) RideOut(o Outage) { d.outage = o }
+// an outage of o.For. The workers of one process share their DB: the
+// last one set tells its Say.
+func (d *DB) RideOut(o Outage) { d.outage.Store(&o) }
 
 // Retry calls f until it succeeds, fails for good, or the database has
 // been away longer than the outage allows (RideOut); it says so when the
@@ -40,7 +41,10 @@ func (d *DB) RideOut(o Outage) { d.outage = o }
 // messages. An f whose effect may have been applied by a try whose answer
 // was lost must tell, on the next try, that it was.
 func (d *DB) Retry(ctx context.Context, what string, f func() error) error {
-	o := d.outage
+	var o Outage
+	if p := d.outage.Load(); p != nil {
+		o = *p
+	}
 	say := o.Say
 	if say == nil {
 		say = func(string, ...any) {}

@@ -78,7 +78,8 @@ func TestWriteAfterALostAnswer(t *testing.T) {
 // outage, ends it.
 func TestRetry(t *testing.T) {
 	var said []string
-	d := &DB{outage: Outage{For: time.Second, Say: func(f string, _ ...any) { said = append(said, f) }}}
+	d := &DB{}
+	d.RideOut(Outage{For: time.Second, Say: func(f string, _ ...any) { said = append(said, f) }})
 	tries := 0
 	err := d.Retry(context.Background(), "testing", func() error {
 		if tries++; tries < 3 {
@@ -93,7 +94,7 @@ func TestRetry(t *testing.T) {
 	if err := d.Retry(context.Background(), "testing", func() error { return lasting }); !errors.Is(err, lasting) {
 		t.Errorf("a lasting error: %v", err)
 	}
-	d.outage.For = 150 * time.Millisecond
+	d.RideOut(Outage{For: 150 * time.Millisecond})
 	if err := d.Retry(context.Background(), "testing", func() error { return syscall.ECONNREFUSED }); !errors.Is(err, syscall.ECONNREFUSED) {
 		t.Errorf("past the outage: %v", err)
 	}
@@ -102,7 +103,8 @@ func TestRetry(t *testing.T) {
 // RetryWrite does not apply twice what a try applied before its answer
 // was lost: the next try asks first.
 func TestRetryWriteAppliedOnce(t *testing.T) {
-	d := &DB{outage: Outage{For: time.Second}}
+	d := &DB{}
+	d.RideOut(Outage{For: time.Second})
 	applied, tries := 0, 0
 	err := d.RetryWrite(context.Background(), "testing", func() (bool, error) { return applied > 0, nil }, func() error {
 		tries++
