@@ -79,12 +79,7 @@ func (b *Backend) Create(ctx context.Context, n runstore.NewRun, co runstore.Cla
 }
 
 func (b *Backend) open(id string, c *claim) *handle {
-	h := &handle{db: b.db, id: id, claim: c}
-	if b.db.dialect == postgres {
-		// Opened now, so that recording a command's group costs a write.
-		h.groupConn, _ = b.db.volatile(context.Background())
-	}
-	return h
+	return &handle{db: b.db, id: id, claim: c}
 }
 
 // Claim claims run id: it reads the claim, judges it by this process's

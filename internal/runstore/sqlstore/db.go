@@ -31,6 +31,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -68,6 +69,9 @@ type DB struct {
 	outage atomic.Pointer[Outage]
 	// batch commits this process's SQLite writes together (group.go).
 	batch batcher
+	// groupsConn writes process groups on PostgreSQL (groupWrite).
+	groups     sync.Mutex
+	groupsConn *dbsql.Conn
 }
 
 // ErrURL is wrapped by the error of a database URL skillkit cannot use.
@@ -165,35 +169,64 @@ func open(rawURL string) (*DB, error) {
 	return d, nil
 }
 
-// volatile is a PostgreSQL connection whose commits do not wait for the
-// disk: for rows that matter only while processes of this machine live
-// (process groups), which a power loss ends anyway; a killed process
-// keeps them. Give it back with closeVolatile.
-func (d *DB) volatile(ctx context.Context) (*dbsql.Conn, error) {
-	c, err := d.db.Conn(ctx)
-	if err != nil {
-		return nil, err
+// groupWriteTimeout bounds a write of process groups: it is made on a
+// command's way in and out, which must not wait for a database that is
+// away (a failed write costs only a kill after a takeover).
+const groupWriteTimeout = 5 * time.Second
+
+// groupWrite writes a row of process_groups: a command's children start
+// within a millisecond of it, and a kill between its start and its
+// record leaves them to nobody. On SQLite it goes in the process's next
+// group of writes, whose sync it shares (a connection of its own would
+// wait on the write lock, polling). On PostgreSQL it goes on the
+// process's one connection whose commits do not wait for the disk: the
+// rows matter only while processes of this machine live, which a power
+// loss ends anyway, and a killed process keeps them.
+func (d *DB) groupWrite(query string, args ...any) {
+	ctx, cancel := context.WithTimeout(context.Background(), groupWriteTimeout)
+	defer cancel()
+	if d.dialect == sqlite {
+		d.exec(ctx, query, args...)
+		return
 	}
-	if _, err := c.ExecContext(ctx, "SET synchronous_commit = off"); err != nil {
-		c.Close()
-		return nil, err
+	d.groups.Lock()
+	defer d.groups.Unlock()
+	if d.groupsConn == nil {
+		c, err := d.db.Conn(ctx)
+		if err != nil {
+			return
+		}
+		if _, err := c.ExecContext(ctx, "SET synchronous_commit = off"); err != nil {
+			discard(c)
+			return
+		}
+		d.groupsConn = c
 	}
-	return c, nil
+	if _, err := d.groupsConn.ExecContext(ctx, d.q(query), args...); err != nil {
+		// The next write dials again rather than wait on what failed.
+		discard(d.groupsConn)
+		d.groupsConn = nil
+	}
 }
 
-// closeVolatile gives a volatile connection back to the pool as it was:
-// the setting is the session's, and a pooled connection that kept it
-// would commit a later task's rows without waiting for the disk. One that
-// cannot be reset is discarded.
-func (d *DB) closeVolatile(c *dbsql.Conn) {
-	if _, err := c.ExecContext(context.Background(), "RESET synchronous_commit"); err != nil {
-		_ = c.Raw(func(any) error { return driver.ErrBadConn })
-	}
+// discard closes a connection for good: back in the pool, one whose
+// session says synchronous_commit off would commit other rows without
+// waiting for the disk.
+func discard(c *dbsql.Conn) {
+	_ = c.Raw(func(any) error { return driver.ErrBadConn })
 	c.Close()
 }
 
 // Close closes the connections.
-func (d *DB) Close() error { return d.db.Close() }
+func (d *DB) Close() error {
+	d.groups.Lock()
+	if d.groupsConn != nil {
+		discard(d.groupsConn)
+		d.groupsConn = nil
+	}
+	d.groups.Unlock()
+	return d.db.Close()
+}
 
 // Postgres reports whether the database is PostgreSQL.
 func (d *DB) Postgres() bool { return d.dialect == postgres }

@@ -69,30 +69,33 @@ func TestGroupedWritesFailAlone(t *testing.T) {
 	}
 }
 
-// TestVolatileConnectionGoesBackReset: the connection that recorded
-// process groups without waiting for the disk goes back to the pool
-// waiting for it again; it kept synchronous_commit off, and the next
-// task's commits on it were not durable.
-func TestVolatileConnectionGoesBackReset(t *testing.T) {
+// TestGroupsConnectionNeverPooled: the connection that writes process
+// groups with synchronous_commit off is never handed to other writes:
+// it went back to the pool with the setting on, and a later task's
+// commits on it did not wait for the disk. Discarded, it is closed.
+func TestGroupsConnectionNeverPooled(t *testing.T) {
 	ctx := context.Background()
 	d, err := Open(ctx, sqltest.Postgres(t))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer d.Close()
-	// One connection: the pool can only hand the same one back.
+	d.groupWrite(`DELETE FROM process_groups WHERE run_id = ? AND pgid = ? AND host = ?`, "r", 1, "h")
+	if d.groupsConn == nil {
+		t.Fatal("no connection kept for process groups")
+	}
+	discard(d.groupsConn)
+	d.groupsConn = nil
+	// One connection: the pool could only hand the discarded one back.
 	d.db.SetMaxOpenConns(1)
-	c, err := d.volatile(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d.closeVolatile(c)
-	var setting string
-	if err := d.db.QueryRowContext(ctx, `SHOW synchronous_commit`).Scan(&setting); err != nil {
-		t.Fatal(err)
-	}
-	if setting != "on" {
-		t.Errorf("synchronous_commit = %s on the pooled connection, want on", setting)
+	for range 3 {
+		var setting string
+		if err := d.db.QueryRowContext(ctx, `SHOW synchronous_commit`).Scan(&setting); err != nil {
+			t.Fatal(err)
+		}
+		if setting != "on" {
+			t.Fatalf("synchronous_commit = %s on a pooled connection, want on", setting)
+		}
 	}
 }
 

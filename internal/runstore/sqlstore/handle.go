@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sync"
 
 	"github.com/skillkit/skillkit/internal/runstore"
 )
@@ -33,11 +32,6 @@ type handle struct {
 	// failed with the database away, maybe after it committed them: the
 	// next try looks first.
 	unsure *batchSize
-
-	// groups serialises the writes of process groups, which come from
-	// the goroutines that run commands, on groupConn.
-	groups    sync.Mutex
-	groupConn *dbsql.Conn
 }
 
 // numberOn reads where the run's rows are numbered up to, so that a
@@ -239,39 +233,14 @@ func (h *handle) Ended(pgid int) {
 	h.group(`DELETE FROM process_groups WHERE run_id = ? AND pgid = ? AND host = ?`, pgid)
 }
 
-// group writes a row of process_groups: a command's children start
-// within a millisecond of it, and a kill between its start and its
-// record leaves them to nobody. On PostgreSQL it goes on the handle's
-// volatile connection (DB.volatile), which does not wait for the disk;
-// on SQLite in the process's next group of writes, whose sync it shares
-// (a connection of its own would wait on the write lock, polling).
+// group writes a row of process_groups (DB.groupWrite).
 func (h *handle) group(query string, pgid int) {
-	ctx := context.Background()
-	if h.db.dialect == sqlite {
-		h.db.exec(ctx, query, h.id, pgid, runstore.Hostname())
-		return
-	}
-	h.groups.Lock()
-	defer h.groups.Unlock()
-	if h.groupConn == nil {
-		c, err := h.db.volatile(ctx)
-		if err != nil {
-			return
-		}
-		h.groupConn = c
-	}
-	h.groupConn.ExecContext(ctx, h.db.q(query), h.id, pgid, runstore.Hostname())
+	h.db.groupWrite(query, h.id, pgid, runstore.Hostname())
 }
 
 // Release gives the claim up if it is still this one. A run left
 // running needs no mark: its row always says who holds it.
 func (h *handle) Release(ctx context.Context, _ bool) error {
-	h.groups.Lock()
-	if h.groupConn != nil {
-		h.db.closeVolatile(h.groupConn)
-		h.groupConn = nil
-	}
-	h.groups.Unlock()
 	err := h.db.Retry(ctx, "releasing run "+h.id, func() error {
 		_, err := h.db.exec(ctx, `UPDATE runs SET holder = NULL, token = NULL WHERE id = ? AND token = ?`, h.id, h.claim.token)
 		return err
