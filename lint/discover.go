@@ -89,6 +89,9 @@ type target struct {
 	// files replaces the contents of some files (skill-relative paths):
 	// fixes not yet written, an editor's buffers.
 	files map[string][]byte
+	// cache keeps work between lints of the skill (LintSkill); nil keeps
+	// none.
+	cache *Cache
 }
 
 // fsys is what the skill is read from: the folder, with files laid over

@@ -256,7 +256,7 @@ func lintTarget(t *target, base, profile string) (*plan.Skill, []Finding, int, e
 	if err != nil {
 		return nil, nil, 0, fmt.Errorf("linting %s: %w", t.dir, err)
 	}
-	s, err := parse.DirWith(t.dir, parse.Options{NoHash: true, FS: t.fsys(), MCPServers: servers.Names()})
+	s, err := parse.DirWith(t.dir, parse.Options{NoHash: true, FS: t.fsys(), MCPServers: servers.Names(), Blocks: t.cache.blocks()})
 	if err != nil {
 		return nil, nil, 0, fmt.Errorf("linting %s: %w", t.dir, err)
 	}
@@ -362,7 +362,9 @@ func SkillOf(path string) (string, error) { return enclosingSkill(path) }
 // slashes). Finding paths are relative to the skill, and the parsed skill
 // is returned too, for what an editor asks next (definitions, hovers).
 // The configuration is the skillkit.yaml of dir; profile "" is auto.
-func LintSkill(dir string, files map[string][]byte, profile string) (*plan.Skill, []Finding, error) {
+// cache, when not nil, keeps work from this lint for the next lint of the
+// same skill: an editor lints at every change.
+func LintSkill(dir string, files map[string][]byte, profile string, cache *Cache) (*plan.Skill, []Finding, error) {
 	if profile != "" && !validProfile(profile) {
 		return nil, nil, usageErrorf("profile %q is not one of %s", profile, strings.Join(ProfileNames, ", "))
 	}
@@ -370,7 +372,8 @@ func LintSkill(dir string, files map[string][]byte, profile string) (*plan.Skill
 	if err != nil {
 		return nil, nil, err
 	}
-	s, findings, _, err := lintTarget(&target{dir: dir, cfg: cfg, files: files}, dir, profile)
+	s, findings, _, err := lintTarget(&target{dir: dir, cfg: cfg, files: files, cache: cache}, dir, profile)
+	cache.sweep()
 	if err != nil {
 		return nil, nil, err
 	}
