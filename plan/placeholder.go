@@ -50,6 +50,9 @@ var (
 // BashPlaceholder returns the first slot of a shell block's text and its
 // byte offset; ok is false when it has none.
 func BashPlaceholder(text string) (slot string, at int, ok bool) {
+	if !strings.Contains(text, "{") {
+		return "", 0, false // no slot without a brace: spare the regular expression
+	}
 	loc := bashSlot.FindStringSubmatchIndex(text)
 	if loc == nil {
 		return "", 0, false

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"mvdan.cc/sh/v3/syntax"
 
@@ -403,8 +404,22 @@ const (
 // Marked reports whether the block's info string has word after its
 // language (```js norun, ```bash native).
 func (c *CodeBlock) Marked(word string) bool {
+	if !hasSpace(c.Info) {
+		return false // the language alone, as almost every block: no split
+	}
 	words := strings.Fields(c.Info)
 	return len(words) > 1 && slices.Contains(words[1:], word)
+}
+
+// hasSpace reports whether s may hold a space strings.Fields splits at:
+// an ASCII space or control byte, or any byte outside ASCII.
+func hasSpace(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] <= ' ' || s[i] >= utf8.RuneSelf {
+			return true
+		}
+	}
+	return false
 }
 
 // Kind is LangBash, LangJS, or "" for a block that is never run: data,
