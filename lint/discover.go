@@ -92,6 +92,9 @@ type target struct {
 	// cache keeps work between lints of the skill (LintSkill); nil keeps
 	// none.
 	cache *Cache
+	// schemas compiles each state schema of a lint run once; nil
+	// compiles at each pass.
+	schemas *schemaCache
 }
 
 // fsys is what the skill is read from: the folder, with files laid over

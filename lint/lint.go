@@ -44,6 +44,10 @@ func Lint(paths []string, opts Options) (*Result, error) {
 		return nil, err
 	}
 	res := &Result{Base: base}
+	schemas := newSchemaCache()
+	for _, t := range targets {
+		t.schemas = schemas
+	}
 	results := make([][]Finding, len(targets))
 	listings := make([]int, len(targets))
 	errs := make([]error, len(targets))
@@ -289,6 +293,7 @@ func lintParsed(s *plan.Skill, t *target, base, profile string) ([]Finding, int)
 		profile = ProfileFor(t.dir)
 	}
 	p := newPass(s, profile, t.read())
+	p.schemas = t.schemas
 	raw := p.run(allRules)
 	sup := collectSuppressions(p.Docs())
 	skillRel := relPath(base, t.dir)
@@ -372,7 +377,7 @@ func LintSkill(dir string, files map[string][]byte, profile string, cache *Cache
 	if err != nil {
 		return nil, nil, err
 	}
-	s, findings, _, err := lintTarget(&target{dir: dir, cfg: cfg, files: files, cache: cache}, dir, profile)
+	s, findings, _, err := lintTarget(&target{dir: dir, cfg: cfg, files: files, cache: cache, schemas: cache.schemaCache()}, dir, profile)
 	cache.sweep()
 	if err != nil {
 		return nil, nil, err

@@ -26,8 +26,10 @@ type Pass struct {
 	// nav caches the state schema navigator (a nil *stateschema.Nav once known
 	// to be absent).
 	nav **stateschema.Nav
-	// schema caches the compiled state schema.
-	schema *compiled
+	// schema caches the compiled state schema; schemas, when set, is the
+	// lint run's cache it comes from.
+	schema  *compiled
+	schemas *schemaCache
 	// updates caches the skill's state updates (stateWrites).
 	updates *[]update
 	// pure caches the names pure code may read (pureScope).
