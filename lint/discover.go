@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/skillkit/skillkit/plan"
 )
 
 // isSkillDir reports whether dir is a skill folder: it holds a SKILL.md,
@@ -92,9 +94,10 @@ type target struct {
 	// cache keeps work between lints of the skill (LintSkill); nil keeps
 	// none.
 	cache *Cache
-	// schemas compiles each state schema of a lint run once; nil
-	// compiles at each pass.
+	// schemas compiles each state schema of a lint run once, blocks
+	// parses each block text once; nil does it for each skill.
 	schemas *schemaCache
+	blocks  *plan.Blocks
 }
 
 // fsys is what the skill is read from: the folder, with files laid over

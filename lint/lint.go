@@ -44,9 +44,12 @@ func Lint(paths []string, opts Options) (*Result, error) {
 		return nil, err
 	}
 	res := &Result{Base: base}
-	schemas := newSchemaCache()
+	// One run parses each block text and compiles each schema once:
+	// skills copied from one another (versions of a repository, a
+	// vendored copy) share the work.
+	schemas, blocks := newSchemaCache(), plan.NewBlocks()
 	for _, t := range targets {
-		t.schemas = schemas
+		t.schemas, t.blocks = schemas, blocks
 	}
 	results := make([][]Finding, len(targets))
 	listings := make([]int, len(targets))
@@ -260,7 +263,7 @@ func lintTarget(t *target, base, profile string) (*plan.Skill, []Finding, int, e
 	if err != nil {
 		return nil, nil, 0, fmt.Errorf("linting %s: %w", t.dir, err)
 	}
-	s, err := parse.DirWith(t.dir, parse.Options{NoHash: true, FS: t.fsys(), MCPServers: servers.Names(), Blocks: t.cache.blocks()})
+	s, err := parse.DirWith(t.dir, parse.Options{NoHash: true, FS: t.fsys(), MCPServers: servers.Names(), Blocks: t.blocks})
 	if err != nil {
 		return nil, nil, 0, fmt.Errorf("linting %s: %w", t.dir, err)
 	}
@@ -377,7 +380,7 @@ func LintSkill(dir string, files map[string][]byte, profile string, cache *Cache
 	if err != nil {
 		return nil, nil, err
 	}
-	s, findings, _, err := lintTarget(&target{dir: dir, cfg: cfg, files: files, cache: cache, schemas: cache.schemaCache()}, dir, profile)
+	s, findings, _, err := lintTarget(&target{dir: dir, cfg: cfg, files: files, cache: cache, schemas: cache.schemaCache(), blocks: cache.blocks()}, dir, profile)
 	cache.sweep()
 	if err != nil {
 		return nil, nil, err
