@@ -263,11 +263,18 @@ func lintTarget(t *target, base, profile string) (*plan.Skill, []Finding, int, e
 	if err != nil {
 		return nil, nil, 0, fmt.Errorf("linting %s: %w", t.dir, err)
 	}
-	s, err := parse.DirWith(t.dir, parse.Options{NoHash: true, FS: t.fsys(), MCPServers: servers.Names(), Blocks: t.blocks})
+	opts := parse.Options{NoHash: true, MCPServers: servers.Names(), Blocks: t.blocks}
+	var read func(string) ([]byte, error)
+	if files, err := t.open(); err == nil {
+		// Otherwise parse opens the folder itself, and says why it cannot.
+		defer files.Close()
+		opts.FS, read = files, files.ReadFile
+	}
+	s, err := parse.DirWith(t.dir, opts)
 	if err != nil {
 		return nil, nil, 0, fmt.Errorf("linting %s: %w", t.dir, err)
 	}
-	f, n := lintParsed(s, t, base, profile)
+	f, n := lintParsed(s, t, base, profile, read)
 	return s, f, n, nil
 }
 
@@ -283,19 +290,21 @@ func Check(s *plan.Skill, base string) ([]Finding, error) {
 	if err != nil {
 		return nil, fmt.Errorf("resolving %s: %w", s.Dir, err)
 	}
-	findings, _ := lintParsed(s, &target{dir: abs, cfg: cfg}, base, "")
+	findings, _ := lintParsed(s, &target{dir: abs, cfg: cfg}, base, "", nil)
 	slices.SortFunc(findings, compareFindings)
 	return findings, nil
 }
 
-func lintParsed(s *plan.Skill, t *target, base, profile string) ([]Finding, int) {
+// lintParsed runs the rules over s; read reads its files for source
+// lines, nil reads them from s.Dir.
+func lintParsed(s *plan.Skill, t *target, base, profile string, read func(string) ([]byte, error)) ([]Finding, int) {
 	if profile == "" && t.cfg != nil {
 		profile = t.cfg.Profile
 	}
 	if profile == "" || profile == ProfileAuto {
 		profile = ProfileFor(t.dir)
 	}
-	p := newPass(s, profile, t.read())
+	p := newPass(s, profile, read)
 	p.schemas = t.schemas
 	raw := p.run(allRules)
 	sup := collectSuppressions(p.Docs())
