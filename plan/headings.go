@@ -3,6 +3,7 @@ package plan
 import (
 	"regexp"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -156,12 +157,46 @@ var leadingEnumeration = regexp.MustCompile(`^(?:\d+[.)]\s*)+`)
 // normalizeHeading lower-cases a heading and strips what does not change its
 // meaning: enumeration, a trailing colon, bold marks, surrounding space.
 func normalizeHeading(h string) string {
+	if singleSpaced(h) {
+		// Most headings: nothing to strip but case, and no copy to
+		// make for that when it is already lower.
+		return strings.ToLower(h)
+	}
+	return normalizeFull(h)
+}
+
+// normalizeFull is normalizeHeading for any heading.
+func normalizeFull(h string) string {
 	h = strings.TrimSpace(strings.ReplaceAll(h, "**", ""))
 	if h != "" && h[0] >= '0' && h[0] <= '9' {
 		h = leadingEnumeration.ReplaceAllString(h, "")
 	}
 	h = strings.TrimRight(h, ":： ")
 	return strings.ToLower(strings.Join(strings.Fields(h), " "))
+}
+
+// singleSpaced reports whether normalizeHeading would only lower-case
+// h: it starts with no digit, holds no "**", ends in no colon, and its
+// words are apart by one ASCII space each, with none around them.
+func singleSpaced(h string) bool {
+	if h == "" || h[0] >= '0' && h[0] <= '9' || strings.Contains(h, "**") {
+		return false
+	}
+	prevSpace := true // a space first is not single
+	for _, r := range h {
+		switch {
+		case r == ' ':
+			if prevSpace {
+				return false
+			}
+			prevSpace = true
+		case unicode.IsSpace(r):
+			return false
+		default:
+			prevSpace = false
+		}
+	}
+	return !prevSpace && !strings.HasSuffix(h, ":") && !strings.HasSuffix(h, "：")
 }
 
 // SectionKey returns the canonical key (a Sec constant) of a heading as

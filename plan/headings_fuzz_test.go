@@ -20,3 +20,16 @@ func FuzzStepHeading(f *testing.F) {
 		}
 	})
 }
+
+// FuzzNormalizeHeading holds normalizeHeading's shortcut for plain
+// headings to the full normalization.
+func FuzzNormalizeHeading(f *testing.F) {
+	for _, s := range []string{"Execution", "State Updates", "1. Execution", "**Bold**", "Ends:", "两 个", "Two  spaces", " lead", "trail ", "tab\there", "Ünïcode Wörds", "nbsp\u00a0x", "执行流程（Execution）", "Output：", "bad \xff byte"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, h string) {
+		if got, want := normalizeHeading(h), normalizeFull(h); got != want {
+			t.Fatalf("normalizeHeading(%q) = %q, want %q", h, got, want)
+		}
+	})
+}
