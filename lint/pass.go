@@ -30,8 +30,10 @@ type Pass struct {
 	// lint run's cache it comes from.
 	schema  *compiled
 	schemas *schemaCache
-	// updates caches the skill's state updates (stateWrites).
+	// updates caches the skill's state updates (stateWrites), mcp its
+	// MCP tool calls (mcpCalls): two rules read each.
 	updates *[]update
+	mcp     *[]mcpCall
 	// pure caches the names pure code may read (pureScope).
 	pure map[string]bool
 	// src reads the skill's files by skill-relative path: for the source
