@@ -130,7 +130,7 @@ func (p *Pass) parseJS(c *plan.CodeBlock) *jsBlock {
 		b.prog, _, b.err = jsstatic.ParseExpression(c.Text)
 	}
 	if b.prog == nil {
-		b.prog, b.err = c.JS()
+		b.prog, b.err = p.Skill.Blocks.JS(c)
 	}
 	if b.err != nil {
 		if t, changed := plan.UntemplateJS(c.Text); changed {

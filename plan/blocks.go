@@ -58,6 +58,17 @@ func (b *Blocks) Len() int {
 	return len(b.js) + len(b.bash)
 }
 
+// JS is c.JS, the parse of a block Classify did not read (a State
+// Updates section, a spec's example) taken from the cache too: an
+// editor's lint reads those at every change.
+func (b *Blocks) JS(c *CodeBlock) (*jsstatic.Program, error) {
+	if c.js != nil || b == nil {
+		return c.JS()
+	}
+	p := b.jsOf(c.Text)
+	return p.prog, p.err
+}
+
 func (b *Blocks) jsOf(text string) *jsParse {
 	if b == nil {
 		return newJSParse(text)
