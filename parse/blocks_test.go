@@ -3,6 +3,7 @@ package parse
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -48,6 +49,9 @@ func TestBlocksKeptAcrossParses(t *testing.T) {
 	}
 	first := parseWith(phase)
 	before := programs(first)
+	// The cache's pointers are weak: what a held skill holds survives a
+	// collection, as in the server, which holds its last parse.
+	runtime.GC()
 
 	n := jsstatic.Parses()
 	moved := parseWith(strings.Replace(phase, "## Execution\n", "## Execution\n\nTwo lines\nadded.\n", 1))
@@ -82,5 +86,30 @@ func TestBlocksKeptAcrossParses(t *testing.T) {
 	// that is gone.
 	if got := blocks.Len(); got != 3 {
 		t.Errorf("the cache holds %d parses, want 3", got)
+	}
+	runtime.KeepAlive(first)
+	runtime.KeepAlive(moved)
+	runtime.KeepAlive(changed)
+}
+
+// TestBlocksWeak parses a skill with one plan.Blocks and drops it: once
+// collected, its parses are no longer kept, so a lint run's cache does
+// not hold every skill's parses to its end.
+func TestBlocksWeak(t *testing.T) {
+	dir := writeSkill(t, map[string]string{
+		"SKILL.md":           "---\nname: demo\ndescription: d\n---\n# Demo\n",
+		"phases/01-count.md": "# Phase 1: Count\n\n## Execution\n\n### Step 1: First\n\n```javascript\nconst a = 1;\n```\n",
+	})
+	blocks := plan.NewBlocks()
+	if _, err := DirWith(dir, Options{Blocks: blocks}); err != nil {
+		t.Fatal(err)
+	}
+	runtime.GC()
+	n := jsstatic.Parses()
+	if _, err := DirWith(dir, Options{Blocks: blocks}); err != nil {
+		t.Fatal(err)
+	}
+	if got := jsstatic.Parses() - n; got != 1 {
+		t.Errorf("after the skill that held it was collected: %d goja parses, want 1", got)
 	}
 }

@@ -1,37 +1,43 @@
 package plan
 
 import (
+	"strings"
 	"sync"
+	"weak"
 
 	"github.com/skillkit/skillkit/jsstatic"
 )
 
-// Blocks keeps the parses of code blocks by their text, across parses
-// of one skill: an editor re-parses the skill at every change, and
-// almost every block of it is as it was. A parse depends on the text
-// alone (positions in it are relative to the block), so a block that
-// only moved reuses it as it is. The zero value is not usable: call
-// NewBlocks. A nil *Blocks keeps nothing.
+// Blocks keeps the parses of code blocks by their text while some
+// parsed skill holds them: a parse depends on the text alone (positions
+// in it are relative to the block), so a block that only moved reuses it
+// as it is. An editor re-parses its skill at every change while the
+// server holds the last parse, so every unchanged block is parsed once
+// per session; one lint run shares a parse between the skills that hold
+// the same text (copies, versions of a repository) while one of them is
+// alive, and keeps nothing once they are gone: the cache holds weak
+// pointers, so it never keeps a run's parses to its end. The zero value
+// is not usable: call NewBlocks. A nil *Blocks keeps nothing.
 type Blocks struct {
 	mu   sync.Mutex
-	js   map[string]*blockEntry[*jsParse]
-	bash map[string]*blockEntry[*bashParse]
+	js   map[string]*blockEntry[jsParse]
+	bash map[string]*blockEntry[bashParse]
 	// gen counts sweeps: an entry read since the last one carries it.
 	gen int
 }
 
 type blockEntry[T any] struct {
-	v   T
+	v   weak.Pointer[T]
 	gen int
 }
 
 // NewBlocks returns an empty cache.
 func NewBlocks() *Blocks {
-	return &Blocks{js: map[string]*blockEntry[*jsParse]{}, bash: map[string]*blockEntry[*bashParse]{}}
+	return &Blocks{js: map[string]*blockEntry[jsParse]{}, bash: map[string]*blockEntry[bashParse]{}}
 }
 
-// Sweep forgets the blocks no parse read since the last Sweep: the
-// cache holds what the skill holds now, not every text it once had.
+// Sweep forgets the blocks no parse read since the last Sweep, and
+// those no skill holds any more.
 func (b *Blocks) Sweep() {
 	if b == nil {
 		return
@@ -45,7 +51,7 @@ func (b *Blocks) Sweep() {
 
 func sweep[T any](m map[string]*blockEntry[T], gen int) {
 	for k, e := range m {
-		if e.gen < gen {
+		if e.gen < gen || e.v.Value() == nil {
 			delete(m, k)
 		}
 	}
@@ -60,13 +66,16 @@ func (b *Blocks) Len() int {
 
 // JS is c.JS, the parse of a block Classify did not read (a State
 // Updates section, a spec's example) taken from the cache too: an
-// editor's lint reads those at every change.
+// editor's lint reads those at every change. The block keeps it, as
+// Classify's, so that the cache's weak pointer holds while the skill
+// does; the skill is its lint's alone (a skill parsed with Blocks is
+// linted by one goroutine before anything else reads it).
 func (b *Blocks) JS(c *CodeBlock) (*jsstatic.Program, error) {
 	if c.js != nil || b == nil {
 		return c.JS()
 	}
-	p := b.jsOf(c.Text)
-	return p.prog, p.err
+	c.js = b.jsOf(c.Text)
+	return c.js.prog, c.js.err
 }
 
 func (b *Blocks) jsOf(text string) *jsParse {
@@ -83,19 +92,25 @@ func (b *Blocks) bashOf(text string) *bashParse {
 	return lookup(b, b.bash, text, func(text string) *bashParse { return &bashParse{err: ParseBash(text)} })
 }
 
-func lookup[T any](b *Blocks, m map[string]*blockEntry[T], text string, parse func(string) T) T {
+func lookup[T any](b *Blocks, m map[string]*blockEntry[T], text string, parse func(string) *T) *T {
 	b.mu.Lock()
-	e := m[text]
-	if e != nil {
-		e.gen = b.gen
+	var v *T
+	if e := m[text]; e != nil {
+		if v = e.v.Value(); v != nil {
+			e.gen = b.gen
+		}
 	}
 	b.mu.Unlock()
-	if e != nil {
-		return e.v
+	if v != nil {
+		return v
 	}
-	v := parse(text)
+	// A block's text is a slice of its whole file, and a parse keeps its
+	// source: both get a copy, so that the cache holds the blocks, not
+	// every version of every file they came from.
+	text = strings.Clone(text)
+	v = parse(text)
 	b.mu.Lock()
-	m[text] = &blockEntry[T]{v: v, gen: b.gen}
+	m[text] = &blockEntry[T]{v: weak.Make(v), gen: b.gen}
 	b.mu.Unlock()
 	return v
 }
