@@ -11,9 +11,11 @@ import (
 // Cache keeps what one lint of a skill learnt for the next lint of the
 // same skill, so that an editor's lint after a change redoes only the
 // work of what changed: the parse of every code block whose text is as
-// it was, and the state schema while it is unchanged. Each lint forgets
-// what the skill no longer holds. Use one Cache per skill, from one
-// goroutine at a time.
+// it was, and the state schema while it is unchanged. The parses are
+// found through the skill LintSkill returned (plan.Blocks holds them
+// weakly): keep it until the next lint, as the language server does.
+// Each lint forgets what the skill no longer holds. Use one Cache per
+// skill, from one goroutine at a time.
 type Cache struct {
 	parses  *plan.Blocks
 	schemas *schemaCache
