@@ -238,8 +238,8 @@ func (c *classifier) execution(a *Action, sc *scope) Class {
 		// those (review-code's currentDimension) is one only the
 		// skill's own orchestrator passes, and the code would run
 		// with it undefined.
-		if p, err := e.Code.parsed(); err == nil {
-			if params := p.Params("execute"); len(params) > 2 {
+		if p := e.Code.parsed(c.blocks); p.err == nil {
+			if params := p.prog.Params("execute"); len(params) > 2 {
 				x := params[2]
 				return Class{Kind: ClassAgent, Pos: e.Code.At(x.Line, x.Col),
 					Reason: fmt.Sprintf("execute takes `%s`, which only the skill's own orchestrator passes (skillkit passes state and workDir)", x.Name)}
