@@ -318,6 +318,20 @@ else
   say "no mcp-server-everything in $tools (npm ci --prefix .ci/npm): MCP calls not measured"
 fi
 
+# ---------------------------------------------------------------- LSP
+# Re-diagnosing a 2,000-line phase file after a one-word change: the
+# server keeps its last lint's block parses (as in an editor), beside the
+# same lint with nothing kept and the goldmark parse of that file alone.
+# Five rounds each, interleaved; the median of each.
+say "lsp: re-diagnose after a change, cold, goldmark floor"
+lsp_out=$(go test ./internal/lsp -run '^$' -bench 'DiagnosticsAfterChange|DiagnosticsCold|GoldmarkFloor' \
+  -benchtime "$([ "$short" = 1 ] && echo 20x || echo 300x)" -count "$([ "$short" = 1 ] && echo 1 || echo 5)" 2>&1) || say "lsp bench failed: $lsp_out"
+lsp_median() { # NAME: the median ns/op of benchmark NAME in ms
+  echo "$lsp_out" | awk -v n="^Benchmark$1-" '$0 ~ n {print $3}' | sort -n \
+    | awk '{v[NR] = $1} END { if (NR == 0) print "n/a"; else printf "%.2f", v[int((NR + 1) / 2)] / 1e6 }'
+}
+lsp_inc=$(lsp_median DiagnosticsAfterChange); lsp_cold=$(lsp_median DiagnosticsCold); lsp_floor=$(lsp_median GoldmarkFloor)
+
 # ---------------------------------------------------------------- tasks
 # One-step bash tasks drained by 8 workers of one process (the worker's
 # whole cost per task), beside claims alone by 8 claimers (the queue's
@@ -510,6 +524,16 @@ sk1=$(mean skillkit-1); sk20=$(mean skillkit-20)
   echo "|---|---|---|"
   echo "| skillkit's pool (internal/mcp) | ${mcp_pool:-n/a} | ≤ 2 |"
   echo "| bare Go SDK client | ${mcp_sdk:-n/a} | |"
+  echo
+  echo "## LSP re-diagnose"
+  echo
+  echo "A 2,000-line phase file (\`go test ./internal/lsp -bench 'DiagnosticsAfterChange|DiagnosticsCold|GoldmarkFloor'\`): a one-word change, the skill linted with the new text and the diagnostics published."
+  echo
+  echo "| what | median (ms) | / goldmark floor | goal |"
+  echo "|---|---|---|---|"
+  echo "| re-diagnose, the last lint's block parses kept (the server) | $lsp_inc | $(ratio "$lsp_inc" "$lsp_floor") | ≤ 2 |"
+  echo "| the same lint with nothing kept (a new server) | $lsp_cold | $(ratio "$lsp_cold" "$lsp_floor") | |"
+  echo "| floor: goldmark parse of the file alone | $lsp_floor | 1.00 | |"
   echo
   echo "## Tasks"
   echo

@@ -123,7 +123,9 @@ type Arg struct {
 }
 
 // MCPCalls returns the calls of MCP tools in the program, in order.
-func (p *Program) MCPCalls() []MCPCall {
+func (p *Program) MCPCalls() []MCPCall { return p.memo.mcp.get(p.mcpCalls) }
+
+func (p *Program) mcpCalls() []MCPCall {
 	var out []MCPCall
 	Inspect(p.AST, func(n ast.Node) bool {
 		call, ok := n.(*ast.CallExpression)

@@ -40,7 +40,9 @@ type Ref struct {
 // whether each use is in its binding's scope, which the run itself
 // reports. The operand of typeof is not a read: `typeof x` of an
 // undefined x is no error.
-func (p *Program) FreeNames() []Ref {
+func (p *Program) FreeNames() []Ref { return p.memo.free.get(p.freeNames) }
+
+func (p *Program) freeNames() []Ref {
 	declared := map[string]bool{}
 	Inspect(p.AST, func(n ast.Node) bool {
 		for _, name := range declaredBy(n) {
@@ -102,7 +104,9 @@ func (p *Program) FreeNames() []Ref {
 // TopLevelNames returns the names the block's own statements declare at
 // its top level (var, let, const, function, class): what a later step
 // of the same phase may use.
-func (p *Program) TopLevelNames() []string {
+func (p *Program) TopLevelNames() []string { return p.memo.top.get(p.topLevelNames) }
+
+func (p *Program) topLevelNames() []string {
 	var out []string
 	for _, st := range p.Body {
 		switch st := st.(type) {

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/dop251/goja/ast"
@@ -42,6 +43,28 @@ type Program struct {
 	shift int
 	// expr is set by ParseExpression: Body is one expression statement.
 	expr bool
+	// memo keeps what the whole-program questions answered: a program
+	// is read by parse, Classify, several lint rules and the runtime,
+	// and an editor's lint reads a cached one at every change. Answers
+	// are shared: read them, never change them.
+	memo struct {
+		free   memo[[]Ref]
+		top    memo[[]string]
+		reads  memo[[]Path]
+		mcp    memo[[]MCPCall]
+		writes memo[[]Update]
+	}
+}
+
+// memo is a value worked out once, on first use, by any goroutine.
+type memo[T any] struct {
+	once sync.Once
+	v    T
+}
+
+func (m *memo[T]) get(f func() T) T {
+	m.once.Do(func() { m.v = f() })
+	return m.v
 }
 
 // SyntaxError is a parse failure at a 1-based line and byte column of the

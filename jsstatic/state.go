@@ -24,8 +24,12 @@ func (p Path) String() string { return strings.Join(p.Fields, ".") }
 // a local parsed from state.json, are all the skill's state.
 func (p *Program) StateReads(n ast.Node) []Path {
 	if n == nil {
-		n = p.AST
+		return p.memo.reads.get(func() []Path { return p.stateReads(p.AST) })
 	}
+	return p.stateReads(n)
+}
+
+func (p *Program) stateReads(n ast.Node) []Path {
 	var out []Path
 	Inspect(n, func(n ast.Node) bool {
 		switch n.(type) {
@@ -41,7 +45,7 @@ func (p *Program) StateReads(n ast.Node) []Path {
 			}
 			// Computed members (state.a[b.c]) hold reads of their own.
 			for _, e := range rest {
-				out = append(out, p.StateReads(e)...)
+				out = append(out, p.stateReads(e)...)
 			}
 			return false
 		}

@@ -13,7 +13,9 @@ import (
 // Object.assign(state, {...}), and state.a.b = value. The keys of each
 // object literal count as in Updates; an assignment to a path is one
 // update of that path, at the path.
-func (p *Program) StateWrites() []Update {
+func (p *Program) StateWrites() []Update { return p.memo.writes.get(p.stateWrites) }
+
+func (p *Program) stateWrites() []Update {
 	var out []Update
 	Inspect(p.AST, func(n ast.Node) bool {
 		switch x := n.(type) {

@@ -6,6 +6,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/skillkit/skillkit/internal/skillfs"
+	"github.com/skillkit/skillkit/plan"
 )
 
 // isSkillDir reports whether dir is a skill folder: it holds a SKILL.md,
@@ -89,24 +92,65 @@ type target struct {
 	// files replaces the contents of some files (skill-relative paths):
 	// fixes not yet written, an editor's buffers.
 	files map[string][]byte
+	// cache keeps work between lints of the skill (LintSkill); nil keeps
+	// none.
+	cache *Cache
+	// schemas compiles each state schema of a lint run once, blocks
+	// parses each block text once; nil does it for each skill.
+	schemas *schemaCache
+	blocks  *plan.Blocks
 }
 
-// fsys is what the skill is read from: the folder, with files laid over
-// it when there are any; nil reads the folder directly.
-func (t *target) fsys() fs.FS {
-	if len(t.files) == 0 {
-		return nil
+// open returns what the skill is read from, keeping what it read: the
+// folder (through skillfs), with files laid over it when there are any.
+// The caller closes it.
+func (t *target) open() (*keptFS, error) {
+	if len(t.files) > 0 {
+		return &keptFS{base: newOverlay(t.dir, t.files), files: map[string][]byte{}}, nil
 	}
-	return newOverlay(t.dir, t.files)
+	root, err := skillfs.Open(t.dir)
+	if err != nil {
+		return nil, err
+	}
+	return &keptFS{base: root, files: map[string][]byte{}, close: root.Close}, nil
 }
 
-// read reads a skill file by skill-relative path, for source lines; nil
-// reads from the folder.
-func (t *target) read() func(string) ([]byte, error) {
-	if len(t.files) == 0 {
+// keptFS is a skill's files as parse reads them, keeping the bytes of
+// each file read: the rules' source lines (positions, messages) come
+// from those bytes rather than from a second read of the file. One
+// goroutine reads it.
+type keptFS struct {
+	base interface {
+		fs.StatFS
+		fs.ReadDirFS
+		fs.ReadFileFS
+	}
+	files map[string][]byte
+	close func() error
+}
+
+func (k *keptFS) Open(name string) (fs.File, error)          { return k.base.Open(name) }
+func (k *keptFS) Stat(name string) (fs.FileInfo, error)      { return k.base.Stat(name) }
+func (k *keptFS) ReadDir(name string) ([]fs.DirEntry, error) { return k.base.ReadDir(name) }
+
+// ReadFile reads a file once: later reads get the bytes of the first.
+func (k *keptFS) ReadFile(name string) ([]byte, error) {
+	if data, ok := k.files[name]; ok {
+		return data, nil
+	}
+	data, err := k.base.ReadFile(name)
+	if err == nil {
+		k.files[name] = data
+	}
+	return data, err
+}
+
+// Close releases the folder.
+func (k *keptFS) Close() error {
+	if k.close == nil {
 		return nil
 	}
-	return newOverlay(t.dir, t.files).ReadFile
+	return k.close()
 }
 
 // usageErrorf makes an error that is the user's to fix, not lint's.

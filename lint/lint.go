@@ -44,6 +44,13 @@ func Lint(paths []string, opts Options) (*Result, error) {
 		return nil, err
 	}
 	res := &Result{Base: base}
+	// One run parses each block text and compiles each schema once:
+	// skills copied from one another (versions of a repository, a
+	// vendored copy) share the work.
+	schemas, blocks := newSchemaCache(), plan.NewBlocks()
+	for _, t := range targets {
+		t.schemas, t.blocks = schemas, blocks
+	}
 	results := make([][]Finding, len(targets))
 	listings := make([]int, len(targets))
 	errs := make([]error, len(targets))
@@ -256,11 +263,18 @@ func lintTarget(t *target, base, profile string) (*plan.Skill, []Finding, int, e
 	if err != nil {
 		return nil, nil, 0, fmt.Errorf("linting %s: %w", t.dir, err)
 	}
-	s, err := parse.DirWith(t.dir, parse.Options{NoHash: true, FS: t.fsys(), MCPServers: servers.Names()})
+	opts := parse.Options{NoHash: true, MCPServers: servers.Names(), Blocks: t.blocks}
+	var read func(string) ([]byte, error)
+	if files, err := t.open(); err == nil {
+		// Otherwise parse opens the folder itself, and says why it cannot.
+		defer files.Close()
+		opts.FS, read = files, files.ReadFile
+	}
+	s, err := parse.DirWith(t.dir, opts)
 	if err != nil {
 		return nil, nil, 0, fmt.Errorf("linting %s: %w", t.dir, err)
 	}
-	f, n := lintParsed(s, t, base, profile)
+	f, n := lintParsed(s, t, base, profile, read)
 	return s, f, n, nil
 }
 
@@ -276,19 +290,22 @@ func Check(s *plan.Skill, base string) ([]Finding, error) {
 	if err != nil {
 		return nil, fmt.Errorf("resolving %s: %w", s.Dir, err)
 	}
-	findings, _ := lintParsed(s, &target{dir: abs, cfg: cfg}, base, "")
+	findings, _ := lintParsed(s, &target{dir: abs, cfg: cfg}, base, "", nil)
 	slices.SortFunc(findings, compareFindings)
 	return findings, nil
 }
 
-func lintParsed(s *plan.Skill, t *target, base, profile string) ([]Finding, int) {
+// lintParsed runs the rules over s; read reads its files for source
+// lines, nil reads them from s.Dir.
+func lintParsed(s *plan.Skill, t *target, base, profile string, read func(string) ([]byte, error)) ([]Finding, int) {
 	if profile == "" && t.cfg != nil {
 		profile = t.cfg.Profile
 	}
 	if profile == "" || profile == ProfileAuto {
 		profile = ProfileFor(t.dir)
 	}
-	p := newPass(s, profile, t.read())
+	p := newPass(s, profile, read)
+	p.schemas = t.schemas
 	raw := p.run(allRules)
 	sup := collectSuppressions(p.Docs())
 	skillRel := relPath(base, t.dir)
@@ -362,7 +379,9 @@ func SkillOf(path string) (string, error) { return enclosingSkill(path) }
 // slashes). Finding paths are relative to the skill, and the parsed skill
 // is returned too, for what an editor asks next (definitions, hovers).
 // The configuration is the skillkit.yaml of dir; profile "" is auto.
-func LintSkill(dir string, files map[string][]byte, profile string) (*plan.Skill, []Finding, error) {
+// cache, when not nil, keeps work from this lint for the next lint of the
+// same skill: an editor lints at every change.
+func LintSkill(dir string, files map[string][]byte, profile string, cache *Cache) (*plan.Skill, []Finding, error) {
 	if profile != "" && !validProfile(profile) {
 		return nil, nil, usageErrorf("profile %q is not one of %s", profile, strings.Join(ProfileNames, ", "))
 	}
@@ -370,7 +389,8 @@ func LintSkill(dir string, files map[string][]byte, profile string) (*plan.Skill
 	if err != nil {
 		return nil, nil, err
 	}
-	s, findings, _, err := lintTarget(&target{dir: dir, cfg: cfg, files: files}, dir, profile)
+	s, findings, _, err := lintTarget(&target{dir: dir, cfg: cfg, files: files, cache: cache, schemas: cache.schemaCache(), blocks: cache.blocks()}, dir, profile)
+	cache.sweep()
 	if err != nil {
 		return nil, nil, err
 	}

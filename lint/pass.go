@@ -26,10 +26,14 @@ type Pass struct {
 	// nav caches the state schema navigator (a nil *stateschema.Nav once known
 	// to be absent).
 	nav **stateschema.Nav
-	// schema caches the compiled state schema.
-	schema *compiled
-	// updates caches the skill's state updates (stateWrites).
+	// schema caches the compiled state schema; schemas, when set, is the
+	// lint run's cache it comes from.
+	schema  *compiled
+	schemas *schemaCache
+	// updates caches the skill's state updates (stateWrites), mcp its
+	// MCP tool calls (mcpCalls): two rules read each.
 	updates *[]update
+	mcp     *[]mcpCall
 	// pure caches the names pure code may read (pureScope).
 	pure map[string]bool
 	// src reads the skill's files by skill-relative path: for the source
@@ -126,7 +130,7 @@ func (p *Pass) parseJS(c *plan.CodeBlock) *jsBlock {
 		b.prog, _, b.err = jsstatic.ParseExpression(c.Text)
 	}
 	if b.prog == nil {
-		b.prog, b.err = c.JS()
+		b.prog, b.err = p.Skill.Blocks.JS(c)
 	}
 	if b.err != nil {
 		if t, changed := plan.UntemplateJS(c.Text); changed {

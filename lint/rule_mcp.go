@@ -30,6 +30,9 @@ type mcpCall struct {
 // steps (Tool steps included, as the parser writes them) and its
 // actions' executions.
 func (p *Pass) mcpCalls() []mcpCall {
+	if p.mcp != nil {
+		return *p.mcp
+	}
 	var blocks []*plan.CodeBlock
 	for _, ph := range p.Skill.Phases {
 		for _, st := range ph.Steps {
@@ -52,6 +55,7 @@ func (p *Pass) mcpCalls() []mcpCall {
 			}
 		}
 	}
+	p.mcp = &out
 	return out
 }
 

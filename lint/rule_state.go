@@ -41,12 +41,18 @@ func schemaOf(s *plan.Skill) *plan.StateSchema {
 	return s.StateSchema
 }
 
-// compiledSchema compiles the skill's schema once per pass.
+// compiledSchema compiles the skill's schema once per pass, and once
+// per lint run for skills whose schemas are the same (schemaCache).
 func (p *Pass) compiledSchema() (*stateschema.Schema, error) {
 	if p.schema == nil {
-		ss := p.Skill.StateSchema
-		sch, err := stateschema.Compile(ss.File, ss.Schema)
-		p.schema = &compiled{sch, err}
+		var c compiled
+		if p.schemas != nil {
+			c = p.schemas.compile(p.Skill.StateSchema)
+		} else {
+			ss := p.Skill.StateSchema
+			c.schema, c.err = stateschema.Compile(ss.File, ss.Schema)
+		}
+		p.schema = &c
 	}
 	return p.schema.schema, p.schema.err
 }

@@ -43,6 +43,9 @@ type Options struct {
 	// MCPServers are the configured MCP servers (internal/mcp reads
 	// them): a step calling a tool of another server goes to the agent.
 	MCPServers []string
+	// Blocks, when set, keeps block parses from this parse of the skill
+	// for the next (plan.Skill.Blocks): an editor's parse after a change.
+	Blocks *plan.Blocks
 }
 
 // Dir parses the skill folder dir.
@@ -57,7 +60,7 @@ func DirWith(dir string, opts Options) (*plan.Skill, error) {
 	if !info.IsDir() {
 		return nil, fmt.Errorf("reading skill: %s is not a folder", dir)
 	}
-	s := &plan.Skill{Dir: dir, Name: filepath.Base(filepath.Clean(dir)), Files: []string{}, MCPServers: opts.MCPServers}
+	s := &plan.Skill{Dir: dir, Name: filepath.Base(filepath.Clean(dir)), Files: []string{}, MCPServers: opts.MCPServers, Blocks: opts.Blocks}
 	if abs, err := filepath.Abs(dir); err == nil {
 		s.Name = filepath.Base(abs)
 	}

@@ -90,7 +90,7 @@ const (
 // diagnostic (execution-invalid) and counts as auto.
 func (s *Skill) Classify() {
 	s.Execution = s.executionMode()
-	c := &classifier{mode: s.Execution, servers: s.MCPServers}
+	c := &classifier{mode: s.Execution, servers: s.MCPServers, blocks: s.Blocks}
 	global := map[string]string{}
 	for _, names := range [][]string{jsstatic.Builtins, HostGlobals} {
 		for _, n := range names {
@@ -99,10 +99,9 @@ func (s *Skill) Classify() {
 	}
 	if o := s.Orchestrator; o != nil {
 		for _, b := range o.Declarations {
-			if p, err := b.parsed(); err == nil {
-				for _, n := range p.TopLevelNames() {
-					global[n] = ""
-				}
+			_, top := b.parsed(c.blocks).names()
+			for _, n := range top {
+				global[n] = ""
 			}
 		}
 	}
@@ -154,22 +153,30 @@ type classifier struct {
 	// servers are the configured MCP servers: their tools are host
 	// functions.
 	servers []string
+	blocks  *Blocks
 }
 
 // scope is what a block may read: the global names, and the names bound
 // at the top level of the phase's earlier steps, each with "" when its
-// step is native or the step's title when it goes to the agent.
+// step is native or the step's title when it goes to the agent. A step's
+// own scope sits over its phase's (outer): copying the phase's names for
+// each step would cost the square of the steps in a long phase.
 type scope struct {
 	global map[string]string
 	bound  map[string]string
+	outer  *scope
 }
 
 func (sc *scope) lookup(name string) (step string, ok bool) {
 	if _, ok := sc.global[name]; ok {
 		return "", true
 	}
-	step, ok = sc.bound[name]
-	return step, ok
+	for s := sc; s != nil; s = s.outer {
+		if step, ok = s.bound[name]; ok {
+			return step, true
+		}
+	}
+	return "", false
 }
 
 func (c *classifier) step(st *Step, sc *scope) Class {
@@ -182,10 +189,7 @@ func (c *classifier) step(st *Step, sc *scope) Class {
 	}
 	// The step's own blocks see each other's names; the phase sees them
 	// only once the step as a whole is known to be native.
-	local := &scope{global: sc.global, bound: map[string]string{}}
-	for k, v := range sc.bound {
-		local.bound[k] = v
-	}
+	local := &scope{global: sc.global, bound: map[string]string{}, outer: sc}
 	var reasons []string
 	var bound []string
 	for _, b := range blocks {
@@ -193,7 +197,7 @@ func (c *classifier) step(st *Step, sc *scope) Class {
 		if cl.Kind == ClassAgent {
 			label := "step " + orTitle(st)
 			for _, b := range blocks {
-				for _, n := range jsNames(b) {
+				for _, n := range c.jsNames(b) {
 					sc.bound[n] = label
 				}
 			}
@@ -234,8 +238,8 @@ func (c *classifier) execution(a *Action, sc *scope) Class {
 		// those (review-code's currentDimension) is one only the
 		// skill's own orchestrator passes, and the code would run
 		// with it undefined.
-		if p, err := e.Code.parsed(); err == nil {
-			if params := p.Params("execute"); len(params) > 2 {
+		if p := e.Code.parsed(c.blocks); p.err == nil {
+			if params := p.prog.Params("execute"); len(params) > 2 {
 				x := params[2]
 				return Class{Kind: ClassAgent, Pos: e.Code.At(x.Line, x.Col),
 					Reason: fmt.Sprintf("execute takes `%s`, which only the skill's own orchestrator passes (skillkit passes state and workDir)", x.Name)}
@@ -252,33 +256,30 @@ func (c *classifier) block(b *CodeBlock, sc *scope) (Class, []string) {
 	case b.Marked(ExecutionAgent):
 		return Class{Kind: ClassAgent, Reason: "the block is marked agent", Pos: b.Pos}, nil
 	case b.Marked(ExecutionNative):
-		return Class{Kind: ClassNative, Reason: "the block is marked native", Pos: b.Pos}, jsNames(b)
+		return Class{Kind: ClassNative, Reason: "the block is marked native", Pos: b.Pos}, c.jsNames(b)
 	case c.mode == ExecutionAgent:
 		return Class{Kind: ClassAgent, Reason: "the skill sets execution: agent", Pos: b.Pos}, nil
 	case c.mode == ExecutionNative:
-		return Class{Kind: ClassNative, Reason: "the skill sets execution: native", Pos: b.Pos}, jsNames(b)
+		return Class{Kind: ClassNative, Reason: "the skill sets execution: native", Pos: b.Pos}, c.jsNames(b)
 	case b.Kind() == LangBash:
-		return bashClass(b), nil
+		return c.bashClass(b), nil
 	}
 	return c.jsClass(b, sc)
 }
 
 // jsNames returns the top-level names of a JS block, nil for bash or JS
 // that does not parse.
-func jsNames(b *CodeBlock) []string {
+func (c *classifier) jsNames(b *CodeBlock) []string {
 	if b.Kind() != LangJS {
 		return nil
 	}
-	p, err := b.parsed()
-	if err != nil {
-		return nil
-	}
-	return p.TopLevelNames()
+	_, top := b.parsed(c.blocks).names()
+	return top
 }
 
 func (c *classifier) jsClass(b *CodeBlock, sc *scope) (Class, []string) {
-	p, err := b.parsed()
-	if err != nil {
+	p := b.parsed(c.blocks)
+	if err := p.err; err != nil {
 		pos, msg := b.Body, err.Error()
 		var se *jsstatic.SyntaxError
 		if errors.As(err, &se) {
@@ -286,7 +287,7 @@ func (c *classifier) jsClass(b *CodeBlock, sc *scope) (Class, []string) {
 		}
 		return Class{Kind: ClassAgent, Reason: "JavaScript does not parse: " + msg, Pos: pos}, nil
 	}
-	free := p.FreeNames()
+	free, top := p.names()
 	for i, r := range free {
 		step, ok := sc.lookup(r.Name)
 		if ok && step == "" {
@@ -317,21 +318,21 @@ func (c *classifier) jsClass(b *CodeBlock, sc *scope) (Class, []string) {
 				return ok && step != "" || !ok && r.Called
 			})}, nil
 	}
-	return Class{Kind: ClassNative, Reason: "JavaScript that parses and reads only defined names", Pos: b.Pos}, p.TopLevelNames()
+	return Class{Kind: ClassNative, Reason: "JavaScript that parses and reads only defined names", Pos: b.Pos}, top
 }
 
 // modelVariable is a variable Claude Code substitutes in a skill's text
 // before the model sees it; a shell has no value for it.
 var modelVariable = regexp.MustCompile(`\$\{?(?:ARGUMENTS|CLAUDE_SKILL_DIR|CLAUDE_SESSION_ID)\b`)
 
-func bashClass(b *CodeBlock) Class {
+func (c *classifier) bashClass(b *CodeBlock) Class {
 	if slot, at, ok := BashPlaceholder(b.Text); ok {
 		return Class{Kind: ClassAgent, Reason: fmt.Sprintf("bash holds `%s`, a placeholder for the agent", slot), Pos: b.offsetPos(at)}
 	}
 	if loc := modelVariable.FindStringIndex(b.Text); loc != nil {
 		return Class{Kind: ClassAgent, Reason: fmt.Sprintf("bash holds `%s`, which the agent fills in", b.Text[loc[0]:loc[1]]), Pos: b.offsetPos(loc[0])}
 	}
-	if err := b.bashParsed(); err != nil {
+	if err := b.bashParsed(c.blocks); err != nil {
 		pos, msg := b.Body, err.Error()
 		var pe syntax.ParseError
 		if errors.As(err, &pe) {

@@ -3,6 +3,8 @@ package plan
 import (
 	"regexp"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // sectionAliases maps a normalized heading to its canonical key. It is
@@ -61,19 +63,91 @@ var sectionAliases = map[string]string{
 // script's parentheses: "Execution Flow (执行流程)", "执行流程（Execution）".
 var gloss = regexp.MustCompile(`\s*[(（][^()（）]*[)）]$`)
 
+// trimGloss drops a heading's gloss. Most headings end in no bracket:
+// they skip the regular expression, which a long phase runs for every
+// heading at every change in an editor.
+func trimGloss(h string) string {
+	if !strings.HasSuffix(h, ")") && !strings.HasSuffix(h, "）") {
+		return h
+	}
+	return gloss.ReplaceAllString(h, "")
+}
+
 // stepHeading matches "Step 2", "Step 2.1: Title", "Step 3 - Title" and
-// the Chinese "步骤 2".
+// the Chinese "步骤 2". StepHeading reads a one-line heading by hand, the
+// same way (FuzzStepHeading holds the two together): a long phase has a
+// heading per step, each read at every change in an editor, and the
+// expression backtracks over every one.
 var stepHeading = regexp.MustCompile(`^(?i:step|步骤)\s*(\d+(?:\.\d+)*)\s*[:：.\-–—]?\s*(.*)$`)
 
 // StepHeading reports whether a heading's text names a step, and its
 // number and title: the parser's steps and lint's checks of headings
 // that are not steps read it alike.
 func StepHeading(text string) (number, title string, ok bool) {
-	m := stepHeading.FindStringSubmatch(text)
-	if m == nil {
+	rest, ok := cutStepWord(text)
+	if !ok {
 		return "", "", false
 	}
-	return m[1], m[2], true
+	if strings.ContainsAny(text, "\r\n") {
+		// \s crosses lines where . does not: the expression decides.
+		m := stepHeading.FindStringSubmatch(text)
+		if m == nil {
+			return "", "", false
+		}
+		return m[1], m[2], true
+	}
+	rest = trimSpaceLeft(rest)
+	end := digits(rest)
+	if end == 0 {
+		return "", "", false
+	}
+	for end < len(rest) && rest[end] == '.' {
+		n := digits(rest[end+1:])
+		if n == 0 {
+			break
+		}
+		end += 1 + n
+	}
+	number, rest = rest[:end], trimSpaceLeft(rest[end:])
+	for _, sep := range []string{":", "：", ".", "-", "–", "—"} {
+		if r, ok := strings.CutPrefix(rest, sep); ok {
+			rest = r
+			break
+		}
+	}
+	return number, trimSpaceLeft(rest), true
+}
+
+// cutStepWord cuts the word a step heading starts with: "step" in any
+// case (folded as the expression folds) or "步骤".
+func cutStepWord(text string) (string, bool) {
+	if r, ok := strings.CutPrefix(text, "步骤"); ok {
+		return r, true
+	}
+	i := 0
+	for n := 0; n < 4 && i < len(text); n++ {
+		_, size := utf8.DecodeRuneInString(text[i:])
+		i += size
+	}
+	if !strings.EqualFold(text[:i], "step") {
+		return "", false
+	}
+	return text[i:], true
+}
+
+// trimSpaceLeft drops what \s matches: ASCII tab, newline, form feed,
+// carriage return and space.
+func trimSpaceLeft(s string) string {
+	return strings.TrimLeft(s, "\t\n\f\r ")
+}
+
+// digits is how many ASCII digits s starts with.
+func digits(s string) int {
+	n := 0
+	for n < len(s) && s[n] >= '0' && s[n] <= '9' {
+		n++
+	}
+	return n
 }
 
 // leadingEnumeration drops "1.", "2)" that some authors put before a
@@ -83,12 +157,46 @@ var leadingEnumeration = regexp.MustCompile(`^(?:\d+[.)]\s*)+`)
 // normalizeHeading lower-cases a heading and strips what does not change its
 // meaning: enumeration, a trailing colon, bold marks, surrounding space.
 func normalizeHeading(h string) string {
+	if singleSpaced(h) {
+		// Most headings: nothing to strip but case, and no copy to
+		// make for that when it is already lower.
+		return strings.ToLower(h)
+	}
+	return normalizeFull(h)
+}
+
+// normalizeFull is normalizeHeading for any heading.
+func normalizeFull(h string) string {
 	h = strings.TrimSpace(strings.ReplaceAll(h, "**", ""))
 	if h != "" && h[0] >= '0' && h[0] <= '9' {
 		h = leadingEnumeration.ReplaceAllString(h, "")
 	}
 	h = strings.TrimRight(h, ":： ")
 	return strings.ToLower(strings.Join(strings.Fields(h), " "))
+}
+
+// singleSpaced reports whether normalizeHeading would only lower-case
+// h: it starts with no digit, holds no "**", ends in no colon, and its
+// words are apart by one ASCII space each, with none around them.
+func singleSpaced(h string) bool {
+	if h == "" || h[0] >= '0' && h[0] <= '9' || strings.Contains(h, "**") {
+		return false
+	}
+	prevSpace := true // a space first is not single
+	for _, r := range h {
+		switch {
+		case r == ' ':
+			if prevSpace {
+				return false
+			}
+			prevSpace = true
+		case unicode.IsSpace(r):
+			return false
+		default:
+			prevSpace = false
+		}
+	}
+	return !prevSpace && !strings.HasSuffix(h, ":") && !strings.HasSuffix(h, "：")
 }
 
 // SectionKey returns the canonical key (a Sec constant) of a heading as
@@ -100,7 +208,7 @@ func SectionKey(heading string) string {
 	}
 	// Bilingual skills gloss a heading in the other language; the name
 	// before the gloss is the section's.
-	if bare := gloss.ReplaceAllString(n, ""); bare != n && bare != "" {
+	if bare := trimGloss(n); bare != n && bare != "" {
 		if k, ok := sectionAliases[bare]; ok {
 			return k
 		}

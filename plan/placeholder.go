@@ -50,6 +50,9 @@ var (
 // BashPlaceholder returns the first slot of a shell block's text and its
 // byte offset; ok is false when it has none.
 func BashPlaceholder(text string) (slot string, at int, ok bool) {
+	if !strings.Contains(text, "{") {
+		return "", 0, false // no slot without a brace: spare the regular expression
+	}
 	loc := bashSlot.FindStringSubmatchIndex(text)
 	if loc == nil {
 		return "", 0, false
@@ -64,10 +67,19 @@ const JSStandIn = "_tpl_"
 // UntemplateJS replaces a JavaScript block's slots by neutral values;
 // changed is false when it has none.
 func UntemplateJS(src string) (out string, changed bool) {
-	out = angleSlot.ReplaceAllString(src, JSStandIn)
-	out = mustacheSlot.ReplaceAllString(out, JSStandIn)
-	out = ellipsisElement.ReplaceAllString(out, "$1")
-	out = ellipsisLine.ReplaceAllString(out, "")
+	// Each pattern needs a character most blocks lack: lint tries every
+	// block that does not parse, so those skip the expression.
+	out = src
+	if strings.Contains(out, "<") {
+		out = angleSlot.ReplaceAllString(out, JSStandIn)
+	}
+	if strings.Contains(out, "{{") {
+		out = mustacheSlot.ReplaceAllString(out, JSStandIn)
+	}
+	if strings.Contains(out, "...") || strings.Contains(out, "…") {
+		out = ellipsisElement.ReplaceAllString(out, "$1")
+		out = ellipsisLine.ReplaceAllString(out, "")
+	}
 	return out, out != src
 }
 
@@ -75,6 +87,9 @@ func UntemplateJS(src string) (out string, changed bool) {
 // is false when it has none. Only angle slots break shell syntax (as
 // redirections); {{x}} and [...] are valid words.
 func UntemplateBash(src string) (out string, changed bool) {
+	if !strings.Contains(src, "<") {
+		return src, false
+	}
 	out = angleSlot.ReplaceAllString(src, "PLACEHOLDER")
 	return out, out != src
 }

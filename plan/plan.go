@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"mvdan.cc/sh/v3/syntax"
 
@@ -127,6 +128,9 @@ type Skill struct {
 	// no configuration. A step that calls a tool of a server not among
 	// them goes to the agent.
 	MCPServers []string `json:"mcpServers,omitempty"`
+	// Blocks, set by the parser's caller, keeps block parses from one
+	// parse of the skill to the next (an editor's); nil parses each block.
+	Blocks *Blocks `json:"-"`
 	// settings are worker.yaml and skillkit.yaml (Configure).
 	settings Settings
 }
@@ -366,10 +370,11 @@ func (c *CodeBlock) BashSyntax() error {
 	return ParseBash(c.Text)
 }
 
-// bashParsed is BashSyntax for Classify, which keeps the result.
-func (c *CodeBlock) bashParsed() error {
+// bashParsed is BashSyntax for Classify, which keeps the result, taken
+// from blocks when they hold it.
+func (c *CodeBlock) bashParsed(blocks *Blocks) error {
 	if c.bash == nil {
-		c.bash = &bashParse{ParseBash(c.Text)}
+		c.bash = blocks.bashOf(c.Text)
 	}
 	return c.bash.err
 }
@@ -380,14 +385,14 @@ func ParseBash(src string) error {
 	return err
 }
 
-// parsed is JS for Classify, which keeps the parse. Only Classify calls
-// it: it runs before the plan is shared, so the write races no reader.
-func (c *CodeBlock) parsed() (*jsstatic.Program, error) {
+// parsed is JS for Classify, which keeps the parse, taken from blocks
+// when they hold it. Only Classify calls it: it runs before the plan is
+// shared, so the write races no reader.
+func (c *CodeBlock) parsed(blocks *Blocks) *jsParse {
 	if c.js == nil {
-		prog, err := jsstatic.Parse(c.Text)
-		c.js = &jsParse{prog, err}
+		c.js = blocks.jsOf(c.Text)
 	}
-	return c.js.prog, c.js.err
+	return c.js
 }
 
 // Runnable kinds of code blocks.
@@ -399,8 +404,22 @@ const (
 // Marked reports whether the block's info string has word after its
 // language (```js norun, ```bash native).
 func (c *CodeBlock) Marked(word string) bool {
+	if !hasSpace(c.Info) {
+		return false // the language alone, as almost every block: no split
+	}
 	words := strings.Fields(c.Info)
 	return len(words) > 1 && slices.Contains(words[1:], word)
+}
+
+// hasSpace reports whether s may hold a space strings.Fields splits at:
+// an ASCII space or control byte, or any byte outside ASCII.
+func hasSpace(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] <= ' ' || s[i] >= utf8.RuneSelf {
+			return true
+		}
+	}
+	return false
 }
 
 // Kind is LangBash, LangJS, or "" for a block that is never run: data,

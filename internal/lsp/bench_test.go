@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/text"
+
 	"github.com/skillkit/skillkit/internal/testfs"
 )
 
@@ -25,8 +28,17 @@ func bigPhase(n int) string {
 
 // BenchmarkDiagnosticsAfterChange measures what an edit of a 2,000-line
 // phase file costs: the new text is linted with its skill and the
-// diagnostics are published (to a discarding client).
-func BenchmarkDiagnosticsAfterChange(b *testing.B) {
+// diagnostics are published (to a discarding client). The server keeps
+// the work of its last lint, as in an editor; BenchmarkDiagnosticsCold is
+// the same lint with nothing kept, and BenchmarkGoldmarkFloor the
+// goldmark parse of the same text, which no re-diagnose can beat.
+func BenchmarkDiagnosticsAfterChange(b *testing.B) { benchDiagnostics(b, false) }
+
+// BenchmarkDiagnosticsCold is BenchmarkDiagnosticsAfterChange by a new
+// server at each change: every block parsed again.
+func BenchmarkDiagnosticsCold(b *testing.B) { benchDiagnostics(b, true) }
+
+func benchDiagnostics(b *testing.B, cold bool) {
 	dir := filepath.Join(b.TempDir(), "demo")
 	text := bigPhase(2000)
 	testfs.WriteTree(b, dir, map[string]string{
@@ -34,7 +46,10 @@ func BenchmarkDiagnosticsAfterChange(b *testing.B) {
 		"phases/01-big.md":       text,
 		"phases/state-schema.md": schema,
 	})
-	s := &server{conn: newConn(strings.NewReader(""), io.Discard), docs: map[string]*document{}, skills: map[string]*skillState{}, initialized: true}
+	newServer := func() *server {
+		return &server{conn: newConn(strings.NewReader(""), io.Discard), docs: map[string]*document{}, skills: map[string]*skillState{}, initialized: true}
+	}
+	s := newServer()
 	uri := uriOf(filepath.Join(dir, "phases", "01-big.md"))
 	if err := s.open(uri, 1, text); err != nil {
 		b.Fatal(err)
@@ -44,8 +59,23 @@ func BenchmarkDiagnosticsAfterChange(b *testing.B) {
 	for b.Loop() {
 		v++
 		edited := strings.Replace(text, "Count part 7 ", fmt.Sprintf("Count part 7 (edit %d) ", v), 1)
+		if cold {
+			s = newServer()
+		}
 		if err := s.open(uri, v, edited); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkGoldmarkFloor parses the 2,000-line phase of
+// BenchmarkDiagnosticsAfterChange with goldmark and does nothing else,
+// as bench/parsefloor does for lint.
+func BenchmarkGoldmarkFloor(b *testing.B) {
+	src := []byte(bigPhase(2000))
+	md := goldmark.New()
+	b.SetBytes(int64(len(src)))
+	for b.Loop() {
+		md.Parser().Parse(text.NewReader(src))
 	}
 }

@@ -55,6 +55,9 @@ type skillState struct {
 	// published are the files (absolute) that have diagnostics on the
 	// client, to clear when they have none.
 	published map[string]bool
+	// cache keeps the work of one lint of the skill for the next: a
+	// change re-does only what it changed.
+	cache *lint.Cache
 }
 
 // errExit ends Serve after the exit notification.
@@ -263,14 +266,14 @@ func (s *server) lintAndPublish(path string) *rpcError {
 			files[rel] = []byte(d.text)
 		}
 	}
-	skill, findings, err := lint.LintSkill(dir, files, s.opts.Profile)
-	if err != nil {
-		return &rpcError{Code: codeInvalidRequest, Message: err.Error()}
-	}
 	st := s.skills[dir]
 	if st == nil {
-		st = &skillState{published: map[string]bool{}}
+		st = &skillState{published: map[string]bool{}, cache: lint.NewCache()}
 		s.skills[dir] = st
+	}
+	skill, findings, err := lint.LintSkill(dir, files, s.opts.Profile, st.cache)
+	if err != nil {
+		return &rpcError{Code: codeInvalidRequest, Message: err.Error()}
 	}
 	st.skill, st.findings = skill, findings
 	byFile := map[string][]diagnostic{}

@@ -115,7 +115,7 @@ func (f *FS) ReadFile(name string) ([]byte, error) {
 	if info.Size() > f.max {
 		return nil, f.tooLarge(name, info.Size())
 	}
-	data, err := io.ReadAll(io.LimitReader(file, f.max+1))
+	data, err := readAll(io.LimitReader(file, f.max+1), info.Size())
 	if err != nil {
 		return nil, &iofs.PathError{Op: "read", Path: name, Err: err}
 	}
@@ -123,6 +123,27 @@ func (f *FS) ReadFile(name string) ([]byte, error) {
 		return nil, f.tooLarge(name, int64(len(data)))
 	}
 	return data, nil
+}
+
+// readAll is io.ReadAll into a buffer of the size the file had when
+// opened (and one byte more, to see the end): io.ReadAll starts at 512
+// bytes and grows, which was most of the cost of reading a skill's
+// files. A file that grew is still read to its end.
+func readAll(r io.Reader, size int64) ([]byte, error) {
+	buf := make([]byte, 0, size+1)
+	for {
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+	}
 }
 
 func (f *FS) tooLarge(name string, size int64) error {

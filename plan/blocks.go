@@ -1,0 +1,130 @@
+package plan
+
+import (
+	"strings"
+	"sync"
+	"weak"
+
+	"github.com/skillkit/skillkit/jsstatic"
+)
+
+// Blocks keeps the parses of code blocks by their text while some
+// parsed skill holds them: a parse depends on the text alone (positions
+// in it are relative to the block), so a block that only moved reuses it
+// as it is. An editor re-parses its skill at every change while the
+// server holds the last parse, so every unchanged block is parsed once
+// per session; one lint run shares a parse between the skills that hold
+// the same text (copies, versions of a repository) while one of them is
+// alive, and keeps nothing once they are gone: the cache holds weak
+// pointers, so it never keeps a run's parses to its end. The zero value
+// is not usable: call NewBlocks. A nil *Blocks keeps nothing.
+type Blocks struct {
+	mu   sync.Mutex
+	js   map[string]*blockEntry[jsParse]
+	bash map[string]*blockEntry[bashParse]
+	// gen counts sweeps: an entry read since the last one carries it.
+	gen int
+}
+
+type blockEntry[T any] struct {
+	v   weak.Pointer[T]
+	gen int
+}
+
+// NewBlocks returns an empty cache.
+func NewBlocks() *Blocks {
+	return &Blocks{js: map[string]*blockEntry[jsParse]{}, bash: map[string]*blockEntry[bashParse]{}}
+}
+
+// Sweep forgets the blocks no parse read since the last Sweep, and
+// those no skill holds any more.
+func (b *Blocks) Sweep() {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	sweep(b.js, b.gen)
+	sweep(b.bash, b.gen)
+	b.gen++
+}
+
+func sweep[T any](m map[string]*blockEntry[T], gen int) {
+	for k, e := range m {
+		if e.gen < gen || e.v.Value() == nil {
+			delete(m, k)
+		}
+	}
+}
+
+// Len returns how many parses the cache holds.
+func (b *Blocks) Len() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.js) + len(b.bash)
+}
+
+// JS is c.JS, the parse of a block Classify did not read (a State
+// Updates section, a spec's example) taken from the cache too: an
+// editor's lint reads those at every change. The block keeps it, as
+// Classify's, so that the cache's weak pointer holds while the skill
+// does; the skill is its lint's alone (a skill parsed with Blocks is
+// linted by one goroutine before anything else reads it).
+func (b *Blocks) JS(c *CodeBlock) (*jsstatic.Program, error) {
+	if c.js != nil || b == nil {
+		return c.JS()
+	}
+	c.js = b.jsOf(c.Text)
+	return c.js.prog, c.js.err
+}
+
+func (b *Blocks) jsOf(text string) *jsParse {
+	if b == nil {
+		return newJSParse(text)
+	}
+	return lookup(b, b.js, text, newJSParse)
+}
+
+func (b *Blocks) bashOf(text string) *bashParse {
+	if b == nil {
+		return &bashParse{err: ParseBash(text)}
+	}
+	return lookup(b, b.bash, text, func(text string) *bashParse { return &bashParse{err: ParseBash(text)} })
+}
+
+func lookup[T any](b *Blocks, m map[string]*blockEntry[T], text string, parse func(string) *T) *T {
+	b.mu.Lock()
+	var v *T
+	if e := m[text]; e != nil {
+		if v = e.v.Value(); v != nil {
+			e.gen = b.gen
+		}
+	}
+	b.mu.Unlock()
+	if v != nil {
+		return v
+	}
+	// A block's text is a slice of its whole file, and a parse keeps its
+	// source: both get a copy, so that the cache holds the blocks, not
+	// every version of every file they came from.
+	text = strings.Clone(text)
+	v = parse(text)
+	b.mu.Lock()
+	m[text] = &blockEntry[T]{v: weak.Make(v), gen: b.gen}
+	b.mu.Unlock()
+	return v
+}
+
+func newJSParse(text string) *jsParse {
+	prog, err := jsstatic.Parse(text)
+	return &jsParse{prog: prog, err: err}
+}
+
+// names returns the block's free names and top-level names; none when
+// it does not parse.
+func (p *jsParse) names() ([]jsstatic.Ref, []string) {
+	if p.prog == nil {
+		return nil, nil
+	}
+	return p.prog.FreeNames(), p.prog.TopLevelNames()
+}

@@ -1,0 +1,35 @@
+package plan
+
+import "testing"
+
+// FuzzStepHeading holds StepHeading, which reads a heading by hand, to
+// the expression it stands for.
+func FuzzStepHeading(f *testing.F) {
+	for _, s := range []string{
+		"Step 1", "Step 2.1: Title", "Step 3 - Title", "step 4 — Done", "STEP 5．x", "步骤 2", "步骤3：标题",
+		"Steps 2", "Step", "Step x", "Step 1..2", "Step 1.a", "Step 1.2.", "Step\t7 :  spaced ", "ſtep 1", "Step 1\nmore",
+		"Step 1 –", "Step 12: a: b", "Stepper 1", "Step 1\r", "Step \xff1", "Step 1 \xff",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		number, title, ok := StepHeading(text)
+		m := stepHeading.FindStringSubmatch(text)
+		if ok != (m != nil) || ok && (number != m[1] || title != m[2]) {
+			t.Fatalf("StepHeading(%q) = %q, %q, %v; the expression: %q", text, number, title, ok, m)
+		}
+	})
+}
+
+// FuzzNormalizeHeading holds normalizeHeading's shortcut for plain
+// headings to the full normalization.
+func FuzzNormalizeHeading(f *testing.F) {
+	for _, s := range []string{"Execution", "State Updates", "1. Execution", "**Bold**", "Ends:", "两 个", "Two  spaces", " lead", "trail ", "tab\there", "Ünïcode Wörds", "nbsp\u00a0x", "执行流程（Execution）", "Output：", "bad \xff byte"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, h string) {
+		if got, want := normalizeHeading(h), normalizeFull(h); got != want {
+			t.Fatalf("normalizeHeading(%q) = %q, want %q", h, got, want)
+		}
+	})
+}
