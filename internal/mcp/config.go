@@ -99,7 +99,7 @@ func Load(projectDir, skillDir string, env Lookup) (*Config, error) {
 	if env == nil {
 		env = os.LookupEnv
 	}
-	c := &Config{Servers: map[string]*Server{}, StartTimeout: DefaultStartTimeout, CallTimeout: DefaultCallTimeout}
+	c := newConfig()
 	if projectDir != "" {
 		path := filepath.Join(projectDir, ProjectFile)
 		data, err := os.ReadFile(path)
@@ -127,10 +127,15 @@ func Load(projectDir, skillDir string, env Lookup) (*Config, error) {
 	return c, nil
 }
 
+// newConfig is a configuration of no server, with the default timeouts.
+func newConfig() *Config {
+	return &Config{Servers: map[string]*Server{}, StartTimeout: DefaultStartTimeout, CallTimeout: DefaultCallTimeout}
+}
+
 // ParseProject reads the content of a .mcp.json file, as Load does,
 // without the file system: for a file's content at hand (tests, fuzzing).
 func ParseProject(path string, data []byte, env Lookup) (*Config, error) {
-	c := &Config{Servers: map[string]*Server{}, StartTimeout: DefaultStartTimeout, CallTimeout: DefaultCallTimeout}
+	c := newConfig()
 	return c, c.addJSON(path, data, env)
 }
 
