@@ -166,6 +166,7 @@ func (h *handlers) run(ctx context.Context, req *mcp.CallToolRequest, in runIn) 
 		return nil, runOut{}, err
 	}
 	b := newRunLog(ctx, req)
+	defer b.close()
 	a := h.newAgent()
 	g := gate.Options{Base: h.o.Base, Strict: in.Strict, NoAgent: a == nil, Partial: in.Partial, Out: b}
 	opts := run.Options{
