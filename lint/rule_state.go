@@ -706,25 +706,13 @@ func checkNullAbsent(p *Pass) {
 			tests = append(tests, test{fields[0], pos, end})
 		}
 	}
-	var pre func(ps []*plan.Precondition)
-	pre = func(ps []*plan.Precondition) {
-		for _, pc := range ps {
-			if prog := p.parseExpr(&pc.Expr); pc.Checkable() && prog != nil {
-				for _, r := range prog.NullTests() {
-					pos, end := p.tokenAt(pc.Pos, "state."+r.String(), r.String())
-					add(r.Fields, pos, end)
-				}
+	for _, pc := range p.Skill.Preconditions() {
+		if prog := p.parseExpr(&pc.Expr); pc.Checkable() && prog != nil {
+			for _, r := range prog.NullTests() {
+				pos, end := p.tokenAt(pc.Pos, "state."+r.String(), r.String())
+				add(r.Fields, pos, end)
 			}
-			pre(pc.AnyOf)
 		}
-	}
-	if c := p.Skill.Catalog; c != nil {
-		for _, r := range c.Rows {
-			pre(r.Preconditions)
-		}
-	}
-	for _, a := range p.Skill.Actions {
-		pre(a.Preconditions)
 	}
 	if o := p.Skill.Orchestrator; o != nil && o.Decision != nil {
 		if b := p.parseJS(o.Decision); b.prog != nil {

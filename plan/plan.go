@@ -166,24 +166,34 @@ func (s *Skill) AllDocs() []*Doc {
 	return out
 }
 
-// Exprs returns the skill's expressions: the actions' preconditions,
-// the catalog's, any-of groups included, then the steps' conditions.
-func (s *Skill) Exprs() []*Expr {
-	var out []*Expr
-	var preconds func([]*Precondition)
-	preconds = func(list []*Precondition) {
+// Preconditions returns every precondition of the skill: the actions',
+// then the catalog's, each followed by its any-of group's.
+func (s *Skill) Preconditions() []*Precondition {
+	var out []*Precondition
+	var walk func([]*Precondition)
+	walk = func(list []*Precondition) {
 		for _, pc := range list {
-			out = append(out, &pc.Expr)
-			preconds(pc.AnyOf)
+			out = append(out, pc)
+			walk(pc.AnyOf)
 		}
 	}
 	for _, a := range s.Actions {
-		preconds(a.Preconditions)
+		walk(a.Preconditions)
 	}
 	if c := s.Catalog; c != nil {
 		for _, r := range c.Rows {
-			preconds(r.Preconditions)
+			walk(r.Preconditions)
 		}
+	}
+	return out
+}
+
+// Exprs returns the skill's expressions: its preconditions
+// (Preconditions), then the steps' conditions.
+func (s *Skill) Exprs() []*Expr {
+	var out []*Expr
+	for _, pc := range s.Preconditions() {
+		out = append(out, &pc.Expr)
 	}
 	for _, ph := range s.Phases {
 		for _, st := range ph.Steps {
