@@ -35,6 +35,9 @@ type Script interface {
 	// actions (prose, or code that is an instruction for a model) go to
 	// the engine's agent instead.
 	RunAction(ctx context.Context, a *plan.Action, state map[string]any) (map[string]any, error)
+	// Turn starts the JS runtime of one loop iteration over state, in
+	// which its selection and its action run.
+	Turn(ctx context.Context, state map[string]any) (*script.Turn, error)
 }
 
 // Agent is the agent command; *agent.Agent is one.
@@ -187,10 +190,16 @@ func (r *Runner) Record() runstore.Run { return r.o.Run }
 // Skill is the skill the run runs.
 func (r *Runner) Skill() *plan.Skill { return r.o.Skill }
 
-// RunAction runs the Execution of a JS or bash action on the state and
-// returns its updates.
-func (r *Runner) RunAction(ctx context.Context, a *plan.Action) (map[string]any, error) {
-	return r.o.Script.RunAction(ctx, a, r.State())
+// Turn starts the JS runtime of a loop iteration over the state as it
+// stands.
+func (r *Runner) Turn(ctx context.Context) (*script.Turn, error) {
+	return r.o.Script.Turn(ctx, r.State())
+}
+
+// RunAction runs the Execution of a JS or bash action on the state, in
+// its iteration's runtime t, and returns its updates.
+func (r *Runner) RunAction(ctx context.Context, t *script.Turn, a *plan.Action) (map[string]any, error) {
+	return t.RunAction(ctx, a, r.State())
 }
 
 // Event records one transition, not waiting for the disk: the kernel
