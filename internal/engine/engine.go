@@ -230,13 +230,19 @@ func (r *Runner) record(e runstore.Event, commit bool) error {
 		return err
 	}
 	r.moved, r.conv = false, nil
-	if r.o.Observe != nil {
-		if e.Run == "" {
-			e.Run = r.o.Run.ID()
-		}
-		r.o.Observe(e)
-	}
+	r.observe(e)
 	return nil
+}
+
+// observe hands e to the run's observer, if any.
+func (r *Runner) observe(e runstore.Event) {
+	if r.o.Observe == nil {
+		return
+	}
+	if e.Run == "" {
+		e.Run = r.o.Run.ID()
+	}
+	r.o.Observe(e)
 }
 
 // RunEvent records a transition of the run itself (DESIGN §3.1: pending →

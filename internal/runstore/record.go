@@ -19,10 +19,12 @@ import (
 // its state grow) and cost a file replacement per step; paced by the
 // share, a snapshot of n steps spreads over n/SnapshotShare commits, so
 // the bytes written per step stay flat, at about SnapshotShare steps'
-// worth of snapshot.
+// worth of snapshot. A half: the snapshots double in size from one to
+// the next, and their sum is twice the last; a quarter made it four
+// times, most of what a no-op loop wrote per iteration.
 const (
 	SnapshotEvery   = 200 * time.Millisecond
-	SnapshotShare   = 4
+	SnapshotShare   = 2
 	SnapshotLongest = 10 * time.Second
 )
 
@@ -66,6 +68,9 @@ type Record struct {
 	// date, commits how many durable commits were made since.
 	snapped time.Time
 	commits int
+	// behind is set when events were recorded since the last snapshot,
+	// and until the first (a run resumed after a kill may lack some).
+	behind bool
 
 	lost       chan struct{}
 	loseOnce   sync.Once
@@ -77,7 +82,7 @@ var _ Run = (*Record)(nil)
 
 // open makes the record of a claimed run and starts its heartbeat.
 func open(ctx context.Context, files Files, c *Claimed, id, where, work string, every time.Duration) *Record {
-	r := &Record{ctx: ctx, h: c.Handle, files: files, id: id, where: where, work: work,
+	r := &Record{ctx: ctx, h: c.Handle, files: files, id: id, where: where, work: work, behind: true,
 		lost: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{})}
 	go r.beat(every)
 	return r
@@ -199,6 +204,8 @@ func (r *Record) record(e Event, mode Mode) error {
 	if err := r.append(b, mode); err != nil {
 		return err
 	}
+	// The snapshot of a finished run was written as it is now.
+	r.behind = !(e.Level() == LevelRun && RunState(e.To).Terminal())
 	if r.pending {
 		r.logged, r.pending = r.state, false
 	}
@@ -224,6 +231,11 @@ func (r *Record) record(e Event, mode Mode) error {
 // run a command (Flush) and when it ends the run; until then state.json
 // keeps its last content, not the refused update's.
 func (r *Record) due(e *Event) bool {
+	if e.Level() == LevelPhase && e.To == "completed" && len(r.progress.CompletedPhases) >= r.progress.Phases {
+		// The run's last phase: the run ends next, and its snapshot,
+		// written then, is the whole run's.
+		return false
+	}
 	if e.Level() == LevelPhase && (e.To == "completed" || e.To == "failed") {
 		return true
 	}
@@ -320,7 +332,7 @@ func (r *Record) snapshot(p *Progress) error {
 	if err := r.flush(false); err != nil {
 		return err
 	}
-	r.snapped, r.commits = time.Now(), 0
+	r.snapped, r.commits, r.behind = time.Now(), 0, false
 	if c := r.held; c != nil {
 		st, err := json.Marshal(r.heldState)
 		if err != nil {
@@ -368,7 +380,9 @@ func (r *Record) Close() error {
 		defer r.mu.Unlock()
 		var errs []error
 		if verr := r.h.Verify(r.ctx); verr == nil {
-			errs = append(errs, r.append(Batch{}, Visible), r.flush(true))
+			// Snapshots already up to date (a finished run's) are not
+			// written again.
+			errs = append(errs, r.append(Batch{}, Visible), r.flush(r.behind || r.held != nil))
 		} else {
 			r.noteLost(verr)
 		}

@@ -193,14 +193,17 @@ type Conversation struct {
 // action or a step from one lifecycle state to the next (DESIGN §3.1), with
 // what the transition changed in the record.
 type Event struct {
-	Time   time.Time `json:"time"`
-	Run    string    `json:"run"`
-	Phase  string    `json:"phase,omitempty"`
-	Action string    `json:"action,omitempty"`
-	Step   string    `json:"step,omitempty"`
-	From   State     `json:"from"`
-	To     State     `json:"to"`
-	Detail string    `json:"detail,omitempty"`
+	Time time.Time `json:"time"`
+	// Run is the run's id; a store that keeps a run's events apart (the
+	// filesystem's events.jsonl) writes it on the first line only and
+	// stamps every event with it as it reads them.
+	Run    string `json:"run,omitempty"`
+	Phase  string `json:"phase,omitempty"`
+	Action string `json:"action,omitempty"`
+	Step   string `json:"step,omitempty"`
+	From   State  `json:"from"`
+	To     State  `json:"to"`
+	Detail string `json:"detail,omitempty"`
 
 	// Start is the run's identity, on its first event only.
 	Start *Start `json:"start,omitempty"`
@@ -250,12 +253,13 @@ type Mark struct {
 // Metric is one line of metrics.jsonl: a phase, action or step that
 // finished, however it finished.
 type Metric struct {
-	Time   time.Time `json:"time"`
-	Run    string    `json:"run"`
-	Kind   Kind      `json:"kind"`
-	Phase  string    `json:"phase,omitempty"`
-	Action string    `json:"action,omitempty"`
-	Step   string    `json:"step,omitempty"`
+	Time time.Time `json:"time"`
+	// Run is the run's id, stamped as Event.Run is.
+	Run    string `json:"run,omitempty"`
+	Kind   Kind   `json:"kind"`
+	Phase  string `json:"phase,omitempty"`
+	Action string `json:"action,omitempty"`
+	Step   string `json:"step,omitempty"`
 	// DurationMS is the wall time in milliseconds, retries and backoff
 	// included.
 	DurationMS float64 `json:"duration_ms"`

@@ -98,12 +98,18 @@ func (h *handle) Append(_ context.Context, b runstore.Batch, mode runstore.Mode)
 		}
 	}
 	for _, e := range b.Events {
+		// The folder is the run's: its id is on the first line, which
+		// starts it, and readers stamp the others (readLog).
+		if e.Start == nil {
+			e.Run = ""
+		}
 		if err := h.appendLine(&h.events, EventsFile, e); err != nil {
 			return err
 		}
 	}
 	h.threads = append(h.threads, b.Checkpoints...)
 	for _, m := range b.Metrics {
+		m.Run = ""
 		if err := h.appendLine(&h.metrics, h.layout.metrics, m); err != nil {
 			return err
 		}
