@@ -152,6 +152,9 @@ type Runner struct {
 	// when moved.
 	loop  *runstore.Loop
 	moved bool
+	// logged is the loop's record as the log has it, when it has one.
+	logged    runstore.Loop
+	hasLogged bool
 	// scopes are the JS scopes of the phases, by phase id.
 	scopes map[string]*script.Scope
 	// warned says a write to the run's history (metrics, logs) failed
@@ -215,9 +218,14 @@ func (r *Runner) record(e runstore.Event, commit bool) error {
 	if e.Time.IsZero() {
 		e.Time = time.Now()
 	}
-	if r.moved {
+	if r.loop != nil {
+		// Left out when it moved as the event says (Loop.Moves); written
+		// when it did not move so.
 		l := *r.loop
-		e.Loop = &l
+		moves, ok := r.logged.Moves(&e)
+		if (r.moved || ok) && !(ok && r.hasLogged && moves == l) {
+			e.Loop = &l
+		}
 	}
 	e.Agent = r.conv
 	var err error
@@ -230,6 +238,9 @@ func (r *Runner) record(e runstore.Event, commit bool) error {
 		return err
 	}
 	r.moved, r.conv = false, nil
+	if r.loop != nil {
+		r.logged, r.hasLogged = *r.loop, true
+	}
 	r.observe(e)
 	return nil
 }
@@ -257,6 +268,7 @@ func (r *Runner) SetLoop(fn func(l *runstore.Loop)) {
 		r.loop = &runstore.Loop{}
 		if p := r.o.Run.Progress(); p.Loop != nil {
 			*r.loop = *p.Loop
+			r.logged, r.hasLogged = *p.Loop, true
 		}
 	}
 	fn(r.loop)
