@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 )
@@ -194,7 +196,16 @@ func (r *Record) record(e Event, mode Mode) error {
 			r.noteLost(err)
 			return err
 		}
-		p := r.progress.Clone()
+		// Not Clone when e changes no step: the steps' list of a long
+		// loop is megabytes, and Apply only appends to the lists then
+		// (capped, the append copies).
+		p := r.progress
+		p.CompletedSteps = slices.Clip(p.CompletedSteps)
+		p.CompletedPhases = slices.Clip(p.CompletedPhases)
+		p.ChecklistStatus = maps.Clone(p.ChecklistStatus)
+		if e.Record != nil || len(e.Inputs) > 0 {
+			p = r.progress.Clone()
+		}
 		p.Apply(&e)
 		if err := r.snapshot(&p); err != nil {
 			return err

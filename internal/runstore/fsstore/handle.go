@@ -18,6 +18,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -158,7 +159,8 @@ func (h *handle) log(l runstore.LogLine) error {
 // Snapshot writes skill-state.yaml and the checkpoints not yet in
 // threads/.
 func (h *handle) Snapshot(_ context.Context, p *runstore.Progress) error {
-	if err := runstore.WriteFile(h.files, filepath.Join(h.dir, ProgressFile), runstore.EncodeProgress(p), false); err != nil {
+	write := func(w io.Writer) error { return runstore.WriteProgress(w, p) }
+	if err := runstore.WriteFileFrom(h.files, filepath.Join(h.dir, ProgressFile), write, false); err != nil {
 		return err
 	}
 	return h.writeThreads()
