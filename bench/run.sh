@@ -318,6 +318,17 @@ else
   say "no mcp-server-everything in $tools (npm ci --prefix .ci/npm): MCP calls not measured"
 fi
 
+# ---------------------------------------------------------------- tasks
+# One-step bash tasks drained by 8 workers of one process (the worker's
+# whole cost per task), beside claims alone by 8 claimers (the queue's
+# floor): SQLite always, PostgreSQL where SKILLKIT_TEST_DATABASE_URL names
+# a server.
+say "tasks: 8 workers, one-step bash tasks; 8 claimers alone"
+ntasks=$([ "$short" = 1 ] && echo 20x || echo 400x)
+tasks_out=$(go test ./internal/worker -run '^$' -bench '^BenchmarkTasks$' -benchtime "$ntasks" 2>&1) || say "tasks bench failed: $tasks_out"
+claims_out=$(go test ./bench/tasks -run '^$' -bench '^BenchmarkClaimers$/.*/claimers=8$' -benchtime "$([ "$short" = 1 ] && echo 50x || echo 2000x)" 2>&1) || say "claims bench failed: $claims_out"
+metric() { echo "$1" | awk -v b="$2" -v u="$3" '$1 ~ "^"b"(-[0-9]+)?$" { for (i = 2; i <= NF; i++) if ($i == u) print $(i-1) }'; }
+
 # ---------------------------------------------------------------- report
 label() {
   case $1 in
@@ -498,6 +509,15 @@ sk1=$(mean skillkit-1); sk20=$(mean skillkit-20)
   echo "|---|---|---|"
   echo "| skillkit's pool (internal/mcp) | ${mcp_pool:-n/a} | ≤ 2 |"
   echo "| bare Go SDK client | ${mcp_sdk:-n/a} | |"
+  echo
+  echo "## Tasks"
+  echo
+  echo "Tasks drained per second by 8 workers of one process, each task one bash step (claim, run record, the step, completion), beside claims alone by 8 claimers. The machine is shared."
+  echo
+  echo "| database | tasks/s, 8 workers | goal | claims/s, 8 claimers |"
+  echo "|---|---|---|---|"
+  echo "| SQLite | $(metric "$tasks_out" BenchmarkTasks/sqlite tasks/s) | ≥ 250 | $(metric "$claims_out" BenchmarkClaimers/sqlite/claimers=8 claims/s) |"
+  echo "| PostgreSQL | $(metric "$tasks_out" BenchmarkTasks/postgres tasks/s) | ≥ 200 | $(metric "$claims_out" BenchmarkClaimers/postgres/claimers=8 claims/s) |"
   echo
   if [ -n "$growth" ]; then
     echo "## The loop as it grows"

@@ -25,8 +25,14 @@ import (
 const slotBytes = 24
 
 // liveHeap is the live heap as the last collection found it.
-func liveHeap() int64 {
-	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+func liveHeap() int64 { return heapMetric("/gc/heap/live:bytes") }
+
+// allocatedHeap is the heap's objects as allocated now, dead ones not yet
+// swept included.
+func allocatedHeap() int64 { return heapMetric("/memory/classes/heap/objects:bytes") }
+
+func heapMetric(name string) int64 {
+	s := []metrics.Sample{{Name: name}}
 	metrics.Read(s)
 	return int64(s[0].Value.Uint64())
 }

@@ -23,6 +23,9 @@ func TestHostGlobalsListed(t *testing.T) {
 	}
 	defer ev.stop()
 	for _, name := range ev.vm.GlobalObject().GetOwnPropertyNames() {
+		if name == tickName {
+			continue // not a name skill code can write
+		}
 		if !slices.Contains(plan.HostGlobals, name) && !slices.Contains(jsstatic.Builtins, name) {
 			t.Errorf("the host defines %s, which plan.HostGlobals lacks", name)
 		}

@@ -186,8 +186,10 @@ func TestErrorsNameTheMarkdownLine(t *testing.T) {
 		{"async rejection", "await Promise.resolve();\nthrow new Error('late');", "phases/01-x.md:11:7: Error: late"},
 		{"syntax", "let x = ;", "phases/01-x.md:10:9: SyntaxError"},
 		{"in execute", "function execute(s) {\n  return s.missing.deeper;\n}", "phases/01-x.md:11:"},
-		{"timeout", "\nwhile (true) {}", "phases/01-x.md:10:1: evaluation timed out after 200ms"},
-		{"timeout in a function", "\nfunction spin() {\n  for (;;) {}\n}\nspin()", "phases/01-x.md:11:1: evaluation timed out"},
+		// A loop is stopped at its own line: its tick (tick.go) is where
+		// the interrupt lands.
+		{"timeout", "\nwhile (true) {}", "phases/01-x.md:11:1: evaluation timed out after 200ms"},
+		{"timeout in a function", "\nfunction spin() {\n  for (;;) {}\n}\nspin()", "phases/01-x.md:12:3: evaluation timed out"},
 		{"never settles", "await new Promise(() => {});", "never settles"},
 	}
 	for _, tt := range tests {

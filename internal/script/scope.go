@@ -76,7 +76,11 @@ func (s *Scope) enter(vm *goja.Runtime) {
 		}
 	}
 	for _, d := range s.Decls {
-		_ = protect(vm, func() { _, _ = vm.RunString(d) })
+		// Compiled as every other code is, so that its loops weigh the
+		// heap too.
+		if prog, err := compile(kindDecl, plan.Pos{}, d); err == nil {
+			_ = protect(vm, func() { _, _ = vm.RunProgram(prog) })
+		}
 	}
 }
 

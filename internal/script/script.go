@@ -18,7 +18,6 @@ import (
 	"maps"
 	"regexp"
 	"runtime"
-	"runtime/metrics"
 	"slices"
 	"strconv"
 	"strings"
@@ -134,6 +133,7 @@ func compileWith(k kind, pos plan.Pos, src, head string) (*goja.Program, error) 
 	var prog *goja.Program
 	ast, err := parser.ParseFile(nil, name, text, 0, parser.WithDisableSourceMaps)
 	if err == nil {
+		instrument(ast)
 		prog, err = goja.CompileAST(ast, false)
 	}
 	if err != nil {
@@ -167,9 +167,8 @@ var ErrMemory = errors.New("JS heap budget exceeded")
 // DefaultJSMemory is the heap budget of an evaluation when none is given.
 const DefaultJSMemory = 512 << 20
 
-// memoryEvery is how often an evaluation's heap is looked at: a loop that
-// doubles a string doubles it about every millisecond at the sizes that
-// matter.
+// memoryEvery is how often the watchdog weighs an evaluation's heap, for
+// code that runs no loop of its own (the ticks weigh the rest).
 const memoryEvery = time.Millisecond
 
 // deadline bounds an evaluation: it returns a context that ends after
@@ -177,10 +176,10 @@ const memoryEvery = time.Millisecond
 // budget bytes (ErrMemory; zero means DefaultJSMemory), and interrupts vm
 // when it ends. Call the returned function when the evaluation is over.
 //
-// goja has no heap limit, so the heap is sampled: the heap's objects as
-// allocated now (dead ones not yet swept included), and when they pass the
-// budget, what a collection finds live. Builtins that allocate in one call
-// weigh their allocation first (guardAllocations).
+// goja has no heap limit, so the heap is weighed: by the code itself at
+// the head of each loop iteration and function call (tick.go), by a
+// watchdog every memoryEvery for what runs no loop, and before the
+// builtins that allocate in one call (guardAllocations).
 func deadline(ctx context.Context, vm *goja.Runtime, timeout time.Duration, budget int64) (context.Context, func()) {
 	if budget <= 0 {
 		budget = DefaultJSMemory
@@ -189,28 +188,18 @@ func deadline(ctx context.Context, vm *goja.Runtime, timeout time.Duration, budg
 	ctx, cancel := context.WithTimeoutCause(ctx, timeout, fmt.Errorf("%w after %v", ErrTimeout, timeout))
 	ctx, over := context.WithCancelCause(ctx)
 	stop := context.AfterFunc(ctx, func() { vm.Interrupt(context.Cause(ctx)) })
+	m := &meter{vm: vm, budget: budget, over: over, origin: time.Now()}
+	_ = vm.GlobalObject().DefineDataProperty(tickName, vm.ToValue(m.tick), goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE)
 	go func() {
 		t := time.NewTicker(memoryEvery)
 		defer t.Stop()
-		sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-		allocated := func() uint64 {
-			metrics.Read(sample)
-			return sample[0].Value.Uint64()
-		}
 		for {
 			select {
 			case <-ctx.Done():
 				return
 			case <-t.C:
-				if allocated() <= uint64(budget) {
-					continue
-				}
-				// The figure counts garbage, what an evaluation
-				// stopped before this one left among it: collect now,
-				// and judge by what is live.
-				runtime.GC()
-				if n := uint64(liveHeap()); n > uint64(budget) {
-					over(fmt.Errorf("%w: the heap grew to %d MiB, past the budget of %d MiB (--js-memory)", ErrMemory, n>>20, budget>>20))
+				if err := m.exceeded(); err != nil {
+					m.stop(err)
 					return
 				}
 			}
@@ -221,6 +210,58 @@ func deadline(ctx context.Context, vm *goja.Runtime, timeout time.Duration, budg
 		over(nil)
 		cancel()
 	}
+}
+
+// meter weighs the heap of one evaluation against its budget.
+type meter struct {
+	vm     *goja.Runtime
+	budget int64
+	over   context.CancelCauseFunc
+	// last is when tick last weighed, since origin: a monotonic reading
+	// alone, half the cost of a wall clock's. Read on the evaluation's
+	// goroutine only.
+	origin time.Time
+	last   time.Duration
+}
+
+// tickEvery is how often at most the code's own ticks weigh the heap: a
+// loop of cheap iterations weighs it seldom, and an iteration that took
+// long (a doubling of a large string) is followed by a weighing at once.
+const tickEvery = 50 * time.Microsecond
+
+// tick is what instrumented code calls at the head of each loop iteration
+// and function call: on the evaluation's goroutine, so the next
+// allocation waits for the verdict.
+func (m *meter) tick(goja.FunctionCall) goja.Value {
+	if now := time.Since(m.origin); now-m.last >= tickEvery {
+		m.last = now
+		if err := m.exceeded(); err != nil {
+			m.stop(err)
+		}
+	}
+	return goja.Undefined()
+}
+
+// exceeded is the error of a heap past the budget, or nil. The heap's
+// objects as allocated now count garbage too (what an evaluation stopped
+// before this one left among it): past the budget, a collection tells
+// what is live, and that is judged.
+func (m *meter) exceeded() error {
+	if allocatedHeap() <= m.budget {
+		return nil
+	}
+	runtime.GC()
+	if n := liveHeap(); n > m.budget {
+		return fmt.Errorf("%w: the heap grew to %d MiB, past the budget of %d MiB (--js-memory)", ErrMemory, n>>20, m.budget>>20)
+	}
+	return nil
+}
+
+// stop ends the evaluation for err, interrupting it at once rather than
+// when the context's watcher gets to run.
+func (m *meter) stop(err error) {
+	m.over(err)
+	m.vm.Interrupt(err)
 }
 
 // jsError turns what goja returned into an *Error positioned in the

@@ -61,7 +61,7 @@ func options(d *sqlstore.DB, name string) worker.Options {
 // writeSkill writes a skill of steps steps, each appending its number to
 // $marks/<task n>: how many times each step of each task ran. Step 2
 // sleeps sleep seconds.
-func writeSkill(t *testing.T, steps int, sleep string) (skill, marks string) {
+func writeSkill(t testing.TB, steps int, sleep string) (skill, marks string) {
 	marks = t.TempDir()
 	skill = filepath.Join(t.TempDir(), "mark")
 	testfs.WriteFile(t, filepath.Join(skill, "SKILL.md"), "---\nname: mark\ndescription: Marks its steps.\n---\n# Mark\n")
@@ -77,13 +77,28 @@ func writeSkill(t *testing.T, steps int, sleep string) (skill, marks string) {
 	return skill, marks
 }
 
-func addTasks(t *testing.T, d *sqlstore.DB, skill string, n int) {
+func addTasks(t testing.TB, d *sqlstore.DB, skill string, n int) {
 	t.Helper()
 	for i := range n {
 		if _, err := d.AddTask(context.Background(), skill, map[string]string{"n": strconv.Itoa(i)}, nil, sqlstore.ReviewNone); err != nil {
 			t.Fatal(err)
 		}
 	}
+}
+
+// drain runs n workers of this process until no task is claimable.
+func drain(t testing.TB, d *sqlstore.DB, n int) {
+	var wg sync.WaitGroup
+	for i := range n {
+		o := options(d, fmt.Sprintf("w%d", i))
+		o.UntilIdle, o.WorkBase = true, filepath.Join(t.TempDir(), "work")
+		wg.Go(func() {
+			if err := worker.Run(context.Background(), o); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // counts reads how many times each step of task i ran.
@@ -129,17 +144,7 @@ func TestManyWorkers(t *testing.T) {
 		skill, marks := writeSkill(t, 1, "0")
 		addTasks(t, d, skill, n)
 		start := time.Now()
-		var wg sync.WaitGroup
-		for i := range 8 {
-			o := options(d, fmt.Sprintf("w%d", i))
-			o.UntilIdle, o.WorkBase = true, filepath.Join(t.TempDir(), "work")
-			wg.Go(func() {
-				if err := worker.Run(context.Background(), o); err != nil {
-					t.Error(err)
-				}
-			})
-		}
-		wg.Wait()
+		drain(t, d, 8)
 		t.Logf("%d tasks, 8 workers: %v (%.0f tasks/s)", n, time.Since(start).Round(time.Millisecond), float64(n)/time.Since(start).Seconds())
 		for _, k := range allComplete(t, d, n) {
 			if k.Claims != 1 {

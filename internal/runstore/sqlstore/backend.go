@@ -80,8 +80,10 @@ func (b *Backend) Create(ctx context.Context, n runstore.NewRun, co runstore.Cla
 
 func (b *Backend) open(id string, c *claim) *handle {
 	h := &handle{db: b.db, id: id, claim: c}
-	// Opened now, so that recording a command's group costs a write.
-	h.groupConn, _ = b.db.volatile(context.Background())
+	if b.db.dialect == postgres {
+		// Opened now, so that recording a command's group costs a write.
+		h.groupConn, _ = b.db.volatile(context.Background())
+	}
 	return h
 }
 

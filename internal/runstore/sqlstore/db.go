@@ -23,6 +23,7 @@ package sqlstore
 import (
 	"context"
 	dbsql "database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"net/url"
@@ -61,6 +62,8 @@ type DB struct {
 	// later write into an unlinked file, lost without a word (N11).
 	file     string
 	fileInfo os.FileInfo
+	// batch commits this process's SQLite writes together (group.go).
+	batch batcher
 }
 
 // ErrURL is wrapped by the error of a database URL skillkit cannot use.
@@ -158,23 +161,31 @@ func open(rawURL string) (*DB, error) {
 	return d, nil
 }
 
-// volatile is a connection whose commits do not wait for the disk: for
-// rows that matter only while processes of this machine live (process
-// groups), which a power loss ends anyway; a killed process keeps them.
+// volatile is a PostgreSQL connection whose commits do not wait for the
+// disk: for rows that matter only while processes of this machine live
+// (process groups), which a power loss ends anyway; a killed process
+// keeps them. Give it back with closeVolatile.
 func (d *DB) volatile(ctx context.Context) (*dbsql.Conn, error) {
 	c, err := d.db.Conn(ctx)
 	if err != nil {
 		return nil, err
 	}
-	stmt := "PRAGMA synchronous = OFF"
-	if d.dialect == postgres {
-		stmt = "SET synchronous_commit = off"
-	}
-	if _, err := c.ExecContext(ctx, stmt); err != nil {
+	if _, err := c.ExecContext(ctx, "SET synchronous_commit = off"); err != nil {
 		c.Close()
 		return nil, err
 	}
 	return c, nil
+}
+
+// closeVolatile gives a volatile connection back to the pool as it was:
+// the setting is the session's, and a pooled connection that kept it
+// would commit a later task's rows without waiting for the disk. One that
+// cannot be reset is discarded.
+func (d *DB) closeVolatile(c *dbsql.Conn) {
+	if _, err := c.ExecContext(context.Background(), "RESET synchronous_commit"); err != nil {
+		_ = c.Raw(func(any) error { return driver.ErrBadConn })
+	}
+	c.Close()
 }
 
 // Close closes the connections.
@@ -210,18 +221,29 @@ func (d *DB) q(query string) string {
 	return b.String()
 }
 
-// exec runs a statement outside a transaction.
+// exec runs one statement: on its own, or on SQLite in a group of the
+// process's writes (tx).
 func (d *DB) exec(ctx context.Context, query string, args ...any) (dbsql.Result, error) {
-	if err := d.checkFile(); err != nil {
-		return nil, err
+	if d.dialect == sqlite {
+		var res dbsql.Result
+		err := d.tx(ctx, func(tx *dbsql.Tx) (err error) {
+			res, err = tx.ExecContext(ctx, d.q(query), args...)
+			return err
+		})
+		return res, err
 	}
 	return d.db.ExecContext(ctx, d.q(query), args...)
 }
 
 // tx runs f in a transaction and commits it; an error of f rolls it back.
+// On SQLite, f joins the writes of this process's other goroutines in one
+// transaction and one sync (group.go).
 func (d *DB) tx(ctx context.Context, f func(*dbsql.Tx) error) error {
 	if err := d.checkFile(); err != nil {
 		return err
+	}
+	if d.dialect == sqlite {
+		return d.batch.do(ctx, d.db, f)
 	}
 	tx, err := d.db.BeginTx(ctx, nil)
 	if err != nil {

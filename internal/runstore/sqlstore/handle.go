@@ -160,14 +160,20 @@ func (h *handle) Ended(pgid int) {
 	h.group(`DELETE FROM process_groups WHERE run_id = ? AND pgid = ? AND host = ?`, pgid)
 }
 
-// group writes a row of process_groups on the handle's volatile
-// connection (DB.volatile): a command's children start within a
-// millisecond of it, and a kill between its start and its record leaves
-// them to nobody.
+// group writes a row of process_groups: a command's children start
+// within a millisecond of it, and a kill between its start and its
+// record leaves them to nobody. On PostgreSQL it goes on the handle's
+// volatile connection (DB.volatile), which does not wait for the disk;
+// on SQLite in the process's next group of writes, whose sync it shares
+// (a connection of its own would wait on the write lock, polling).
 func (h *handle) group(query string, pgid int) {
+	ctx := context.Background()
+	if h.db.dialect == sqlite {
+		h.db.exec(ctx, query, h.id, pgid, runstore.Hostname())
+		return
+	}
 	h.groups.Lock()
 	defer h.groups.Unlock()
-	ctx := context.Background()
 	if h.groupConn == nil {
 		c, err := h.db.volatile(ctx)
 		if err != nil {
@@ -183,7 +189,7 @@ func (h *handle) group(query string, pgid int) {
 func (h *handle) Release(ctx context.Context, _ bool) error {
 	h.groups.Lock()
 	if h.groupConn != nil {
-		h.groupConn.Close()
+		h.db.closeVolatile(h.groupConn)
 		h.groupConn = nil
 	}
 	h.groups.Unlock()
