@@ -73,7 +73,8 @@ const DefaultParallel = 4
 
 // Host runs effectful skill code (steps, action Execution, State Updates)
 // with the host API of DESIGN §3.3. A Host is safe for sequential use;
-// every call gets a fresh JS runtime.
+// every call gets a fresh JS runtime, but for a loop iteration's Turn,
+// whose selection and action share one.
 type Host struct {
 	opts  Options
 	roots *roots
