@@ -66,6 +66,9 @@ type Record struct {
 	// checkpoints, so that they number on.
 	mark  *Mark
 	taken int
+	// marked is the worker of the last mark written: the next one, of
+	// the same worker, is written implied (Mark.implies).
+	marked Worker
 	// snapped is when the backend's snapshots were last brought up to
 	// date, commits how many durable commits were made since.
 	snapped time.Time
@@ -170,6 +173,11 @@ func (r *Record) record(e Event, mode Mode) error {
 	var held *Checkpoint
 	if m := r.mark; m != nil {
 		e.Checkpoint = m
+		if m.implies(&e, r.marked) {
+			im := *m
+			im.implied = true
+			e.Checkpoint = &im
+		}
 		c := Checkpoint{N: r.taken + 1, Time: e.Time, Hook: m.Hook, Worker: m.Worker}
 		if e.Paced() {
 			// One per action of a loop: encoding the state for each
@@ -222,7 +230,7 @@ func (r *Record) record(e Event, mode Mode) error {
 	}
 	if r.mark != nil {
 		r.taken++
-		r.mark = nil
+		r.marked, r.mark = r.mark.Worker, nil
 	}
 	if held != nil {
 		r.held, r.heldState = held, r.state
