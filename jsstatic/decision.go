@@ -61,6 +61,33 @@ func (p *Program) FunctionReturns(name string) Returns {
 	return r
 }
 
+// Params returns the parameters of the named function (found as
+// FunctionReturns finds it) that have no default value, in order, each
+// with where it is; a pattern parameter ({a, b}) is named by its text.
+// nil when the program defines no such function.
+func (p *Program) Params(name string) []Ref {
+	fn, _, _ := p.findFunction(name)
+	var list *ast.ParameterList
+	switch f := fn.(type) {
+	case *ast.FunctionLiteral:
+		list = f.ParameterList
+	case *ast.ArrowFunctionLiteral:
+		list = f.ParameterList
+	default:
+		return nil
+	}
+	var params []Ref
+	for _, b := range list.List {
+		if b.Initializer != nil {
+			continue
+		}
+		r := Ref{Name: p.source(b.Target)}
+		r.Line, r.Col = p.Position(b.Target.Idx0())
+		params = append(params, r)
+	}
+	return params
+}
+
 // findFunction returns the function named name, its body and
 // the position of its name.
 func (p *Program) findFunction(name string) (fn ast.Node, body ast.ConciseBody, idx file.Idx) {

@@ -7,11 +7,14 @@ import "testing"
 func FuzzPrograms(f *testing.F) {
 	f.Add("function selectNextAction(state) { if (state.a?.b) return 'action-x'; }")
 	f.Add("return { stateUpdates: { 'a.b': [1], c: { d: -1 } } }")
+	f.Add("const execute = async (state, workDir, {d, e = 1}, ...rest) => ({})")
 	f.Fuzz(func(t *testing.T, src string) {
 		if p, err := Parse(src); err == nil {
 			p.StateReads(nil)
 			p.FunctionReturns("selectNextAction")
 			p.Updates(true)
+			p.Params("execute")
+			p.NullTests()
 		}
 		if p, _, err := ParseExpression(src); err == nil {
 			p.StateReads(nil)

@@ -40,6 +40,30 @@ func TestParse(t *testing.T) {
 	}
 }
 
+// TestNullTests finds strict comparisons of state fields with null,
+// either way round, and nothing else.
+func TestNullTests(t *testing.T) {
+	for _, tc := range []struct {
+		src  string
+		want []string
+	}{
+		{"state.skill_state === null && null !== state.ctx?.n", []string{"skill_state@1:1", "ctx.n@1:40"}},
+		{"state.a == null || state.b === undefined || state.c === 0 || x === null", nil},
+	} {
+		p, _, err := ParseExpression(tc.src)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.src, err)
+		}
+		var got []string
+		for _, r := range p.NullTests() {
+			got = append(got, fmt.Sprintf("%s@%d:%d", r, r.Line, r.Col))
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s: null tests %v, want %v", tc.src, got, tc.want)
+		}
+	}
+}
+
 func TestStateReads(t *testing.T) {
 	for _, tc := range []struct {
 		src  string

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/dop251/goja/ast"
+	"github.com/dop251/goja/token"
 )
 
 // Path is a state field that code uses: state.a.b is {"a", "b"}. Only
@@ -84,4 +85,31 @@ func memberChain(e ast.Expression) (root ast.Expression, fields []string, comput
 		fields = append(fields, rev[i])
 	}
 	return root, fields, computed
+}
+
+// NullTests returns the state fields compared with null by === or !==
+// (state.x === null, null !== state.x), each where its chain starts.
+// Strictly, an absent field is undefined, not null: such a test tells a
+// field that is null from one that is set, but takes an absent one for
+// set.
+func (p *Program) NullTests() []Path {
+	var out []Path
+	Inspect(p.AST, func(n ast.Node) bool {
+		b, ok := n.(*ast.BinaryExpression)
+		if !ok || b.Operator != token.STRICT_EQUAL && b.Operator != token.STRICT_NOT_EQUAL {
+			return true
+		}
+		for _, side := range [][2]ast.Expression{{b.Left, b.Right}, {b.Right, b.Left}} {
+			if _, null := side[1].(*ast.NullLiteral); !null {
+				continue
+			}
+			root, fields, _ := memberChain(side[0])
+			if id, ok := root.(*ast.Identifier); ok && id.Name == "state" && len(fields) > 0 {
+				line, col := p.Position(id.Idx)
+				out = append(out, Path{Fields: fields, Line: line, Col: col})
+			}
+		}
+		return true
+	})
+	return out
 }

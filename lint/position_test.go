@@ -262,3 +262,25 @@ func TestUnreachableInChinese(t *testing.T) {
 		t.Errorf("finding %+v (end column %d)", f, f.EndCol)
 	}
 }
+
+// state-null-absent holds a field the skill's phases write, before a
+// hybrid loop, as present; without that write the loop's first test of it
+// against null is reported at the test.
+func TestNullAbsentHybrid(t *testing.T) {
+	files := map[string]string{
+		"demo/SKILL.md":                       demoSkill,
+		"demo/phases/01-prep.md":              "# Phase 1: Prep\n\n## Execution\n\n### Step 1: Clear\n\n```javascript\nstate.report = null;\n```\n",
+		"demo/phases/02-orchestrator.md":      "# Orchestrator\n\n## Decision Logic\n\n```javascript\nfunction selectNextAction(state) {\n  return state.report === null ? 'action-write' : null;\n}\n```\n",
+		"demo/phases/actions/action-write.md": "# Action: Write\n\n## Execution\n\n```javascript\nreturn { stateUpdates: { report: 'done' } };\n```\n",
+	}
+	for _, f := range lintTree(t, files).Findings {
+		if f.Rule == "state-null-absent" {
+			t.Errorf("a field phase 1 writes reported: %v", f)
+		}
+	}
+	files["demo/phases/01-prep.md"] = "# Phase 1: Prep\n\n## Execution\n\n### Step 1: Look\n\n```javascript\nconsole.log(state.status);\n```\n"
+	f := findingOf(t, lintTree(t, files), "state-null-absent")
+	if f.File != "demo/phases/02-orchestrator.md" || f.Line != 7 || f.Col != 10 {
+		t.Errorf("finding at %s:%d:%d, want demo/phases/02-orchestrator.md:7:10", f.File, f.Line, f.Col)
+	}
+}

@@ -25,6 +25,8 @@ var stateRules = []Rule{
 		"the initial state sets a status the runtime overwrites when a run starts", checkInitialStatus),
 	newRule("state-unknown-field", plan.SevWarning,
 		"code reads or writes a state field the state schema does not declare", checkStateFields),
+	newRule("state-null-absent", plan.SevWarning,
+		"a precondition or the Decision Logic compares a state field to null with === or !==, but the initial state leaves the field out: absent is undefined, not null", checkNullAbsent),
 	newRule("state-update-type", plan.SevError,
 		"a literal state update does not fit the field's type in the schema", checkUpdateTypes(false)),
 	newRule("state-update-type-agent", plan.SevWarning,
@@ -659,4 +661,92 @@ func describeEnum(enum []any) string {
 		}
 	}
 	return strings.Join(parts, ", ")
+}
+
+// checkNullAbsent reports a test of a top-level state field, in a
+// precondition or the Decision Logic, against null by === or !== when
+// the run's initial state has no such field: until an action sets it the
+// field is undefined, so
+// state.x === null is false and state.x !== null true, the opposite of
+// what the test means (the Codex ccw-loop's INIT, due on skill_state ===
+// null, could never be selected). One finding per field, at its first
+// test, naming how many more there are.
+func checkNullAbsent(p *Pass) {
+	if len(p.Skill.Actions) == 0 {
+		return
+	}
+	present := map[string]bool{}
+	for k := range p.Skill.InitialState(placeholderTime) {
+		present[k] = true
+	}
+	// A field a phase writes (a hybrid skill's phases run before its
+	// loop) or an Initial State written as JavaScript sets may be there
+	// when the loop starts: only a field no code but the actions writes is
+	// surely absent.
+	for _, u := range p.stateWrites() {
+		if p.Skill.Action(u.owner) == nil {
+			top, _, _ := strings.Cut(u.Key, ".")
+			present[top] = true
+		}
+	}
+	type test struct {
+		field string
+		pos   plan.Pos
+		end   int
+	}
+	var tests []test
+	add := func(fields []string, pos plan.Pos, end int) {
+		if len(fields) == 1 && !present[fields[0]] {
+			tests = append(tests, test{fields[0], pos, end})
+		}
+	}
+	var pre func(ps []*plan.Precondition)
+	pre = func(ps []*plan.Precondition) {
+		for _, pc := range ps {
+			if prog := p.parseExpr(&pc.Expr); pc.Checkable() && prog != nil {
+				for _, r := range prog.NullTests() {
+					pos, end := p.tokenAt(pc.Pos, "state."+r.String(), r.String())
+					add(r.Fields, pos, end)
+				}
+			}
+			pre(pc.AnyOf)
+		}
+	}
+	if c := p.Skill.Catalog; c != nil {
+		for _, r := range c.Rows {
+			pre(r.Preconditions)
+		}
+	}
+	for _, a := range p.Skill.Actions {
+		pre(a.Preconditions)
+	}
+	if o := p.Skill.Orchestrator; o != nil && o.Decision != nil {
+		if b := p.parseJS(o.Decision); b.prog != nil {
+			for _, r := range b.prog.NullTests() {
+				add(r.Fields, o.Decision.At(r.Line, r.Col), 0)
+			}
+		}
+	}
+	where := "the base state (there is no Initial State block)"
+	if ss := p.Skill.StateSchema; ss != nil && ss.Initial != nil {
+		where = "the Initial State at " + ss.InitialPos.String()
+	}
+	done := map[string]bool{}
+	for _, t := range tests {
+		if done[t.field] {
+			continue
+		}
+		done[t.field] = true
+		n := 0
+		for _, u := range tests {
+			if u.field == t.field {
+				n++
+			}
+		}
+		more := ""
+		if n > 1 {
+			more = fmt.Sprintf(" (and %s of it)", plural(n-1, "more test"))
+		}
+		p.ReportRange(t.pos, t.end, "tests state.%s against null with === or !==%s, but %s has no %s: absent is undefined, so the test takes it for set; add \"%s\": null to the initial state, or test with == null", t.field, more, where, t.field, t.field)
+	}
 }

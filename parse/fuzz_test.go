@@ -146,6 +146,7 @@ func FuzzConvertTS(f *testing.F) {
 		"interface S { a: {",
 		"interface A extends A { x: A }",
 		"type X = | 'a' | 'b' & {",
+		"interface S { a?: (string | null) | undefined; b?: ('x' | null)[]; c?: any }",
 	} {
 		f.Add(s)
 	}

@@ -348,7 +348,15 @@ func (p *tsParser) objectType() map[string]any {
 				props[t.text] = map[string]any{}
 				continue
 			}
-			props[t.text] = p.typeExpr()
+			if optional {
+				// TypeScript reads x?: T as x: T | undefined, and
+				// undefined is null here (see named): JSON has no
+				// undefined, and null is what JavaScript writes to a
+				// state.json for a value it has not got.
+				props[t.text] = p.typeExpr(map[string]any{"type": "null"})
+			} else {
+				props[t.text] = p.typeExpr()
+			}
 			if !optional && !slices.Contains(required, any(t.text)) {
 				required = append(required, t.text)
 			}
@@ -365,7 +373,9 @@ func (p *tsParser) objectType() map[string]any {
 	return s
 }
 
-func (p *tsParser) typeExpr() map[string]any {
+// typeExpr reads a type; more are alternatives the type is joined with,
+// as if written after it with |.
+func (p *tsParser) typeExpr(more ...map[string]any) map[string]any {
 	p.depth++
 	defer func() { p.depth-- }()
 	if p.depth > maxTSDepth {
@@ -378,7 +388,7 @@ func (p *tsParser) typeExpr() map[string]any {
 	for p.accept('|', "") {
 		alts = append(alts, p.intersection())
 	}
-	return union(alts)
+	return union(append(alts, more...))
 }
 
 // union folds alternatives: literals into one enum, simple types into a
@@ -392,13 +402,25 @@ func union(alts []map[string]any) map[string]any {
 	for _, a := range alts {
 		switch {
 		case a["const"] != nil || (len(a) == 1 && a["type"] == "null"):
-			if c, ok := a["const"]; ok {
+			c := a["const"]
+			if !slices.Contains(enum, c) {
+				// string | null | undefined is one null.
 				enum = append(enum, c)
-			} else {
-				enum = append(enum, nil)
 			}
 		case len(a) == 1 && a["type"] != nil:
-			types = append(types, a["type"])
+			// A union in parentheses, (string | null), is a type list.
+			list, ok := a["type"].([]any)
+			if !ok {
+				list = []any{a["type"]}
+			}
+			for _, t := range list {
+				switch {
+				case t == "null" && !slices.Contains(enum, nil):
+					enum = append(enum, nil)
+				case t != "null" && !slices.Contains(types, t):
+					types = append(types, t)
+				}
+			}
 		case len(a) == 0:
 			return map[string]any{}
 		default:

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -103,6 +104,46 @@ interface RunState { child: Child; unknownRef: Missing; gen: Map<string, number>
 	}
 	if err := s.Validate(bad); err == nil {
 		t.Error("child without id and with level mid accepted: extends not applied")
+	}
+}
+
+// TestConvertTSOptionalNull holds the rule of docs/format.md: an optional
+// property accepts null (review-code's initial state and code write null
+// on its optional fields), a required one only when its type says so, and
+// a null already in the type is not doubled.
+func TestConvertTSOptionalNull(t *testing.T) {
+	schema, _ := convert(t, `
+interface ReviewState {
+  framework?: string;
+  kind?: 'a' | 'b';
+  summary?: { total: number };
+  maybe?: (string | null);
+  tags?: string[];
+  name: string;
+  parent: string | null;
+}`)
+	s := compile(t, schema)
+	props := schema["properties"].(map[string]any)
+	if got := props["maybe"]; !reflect.DeepEqual(got, map[string]any{"type": []any{"string", "null"}}) {
+		t.Errorf("maybe?: (string | null) = %v, want one type list with one null", got)
+	}
+	for _, doc := range []string{
+		`{"name":"x","parent":null,"framework":null,"kind":null,"summary":null,"maybe":null,"tags":null}`,
+		`{"name":"x","parent":"p","framework":"React","kind":"b","summary":{"total":1},"maybe":"m","tags":["t"]}`,
+		`{"name":"x","parent":null}`,
+	} {
+		var v any
+		_ = json.Unmarshal([]byte(doc), &v)
+		if err := s.Validate(v); err != nil {
+			t.Errorf("%s refused: %v", doc, err)
+		}
+	}
+	for _, doc := range []string{`{"name":null,"parent":null}`, `{"name":"x","parent":null,"kind":"c"}`, `{"name":"x","parent":null,"framework":1}`} {
+		var v any
+		_ = json.Unmarshal([]byte(doc), &v)
+		if err := s.Validate(v); err == nil {
+			t.Errorf("%s accepted", doc)
+		}
 	}
 }
 

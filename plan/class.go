@@ -229,6 +229,19 @@ func (c *classifier) execution(a *Action, sc *scope) Class {
 		return Class{Kind: ClassAgent, Reason: reasonProse, Pos: e.Pos}
 	}
 	cl, _ := c.block(e.Code, sc)
+	if cl.Kind == ClassNative && c.mode == ExecutionAuto && !e.Code.Marked(ExecutionNative) && e.Code.Kind() == LangJS {
+		// skillkit calls execute(state, workDir): a parameter past
+		// those (review-code's currentDimension) is one only the
+		// skill's own orchestrator passes, and the code would run
+		// with it undefined.
+		if p, err := e.Code.parsed(); err == nil {
+			if params := p.Params("execute"); len(params) > 2 {
+				x := params[2]
+				return Class{Kind: ClassAgent, Pos: e.Code.At(x.Line, x.Col),
+					Reason: fmt.Sprintf("execute takes `%s`, which only the skill's own orchestrator passes (skillkit passes state and workDir)", x.Name)}
+			}
+		}
+	}
 	return cl
 }
 

@@ -91,6 +91,36 @@ func TestClassifyOrchestratorDeclarations(t *testing.T) {
 	}
 }
 
+// An execute with a parameter past (state, workDir) and no default, as
+// review-code's execute(state, workDir, currentDimension), waits for an
+// argument only the skill's own orchestrator passes: the action is the
+// agent's, at that parameter. A default, or a block marked native, keeps
+// it native.
+func TestClassifyOrchestratorArgument(t *testing.T) {
+	for _, tc := range []struct{ code, want string }{
+		{"async function execute(state, workDir, currentDimension) { return {} }",
+			"agent: execute takes `currentDimension`, which only the skill's own orchestrator passes (skillkit passes state and workDir) @ phases/01-x.md:9:40"},
+		{"const execute = (state, workDir, {dimension}) => ({})",
+			"agent: execute takes `{dimension}`, which only the skill's own orchestrator passes (skillkit passes state and workDir) @ phases/01-x.md:9:34"},
+		{"function execute(state, workDir, dimension = 'security') { return {} }", "native: JavaScript that parses and reads only defined names @ phases/01-x.md:8:1"},
+		{"function execute(state) { return {} }", "native: JavaScript that parses and reads only defined names @ phases/01-x.md:8:1"},
+	} {
+		s := &Skill{}
+		s.Actions = []*Action{{ID: "action-a", Execution: Execution{Kind: ExecJS, Code: block("js", tc.code, 8)}}}
+		classify(t, s)
+		c := s.Actions[0].Execution.Class
+		if got := string(c.Kind) + ": " + c.Reason + " @ " + c.Pos.String(); got != tc.want {
+			t.Errorf("%s:\n got %s\nwant %s", tc.code, got, tc.want)
+		}
+	}
+	s := &Skill{}
+	s.Actions = []*Action{{ID: "action-a", Execution: Execution{Kind: ExecJS, Code: block("js native", "function execute(state, workDir, d) { return {} }", 8)}}}
+	classify(t, s)
+	if c := s.Actions[0].Execution.Class; c.Kind != ClassNative {
+		t.Errorf("a block marked native: %+v", c)
+	}
+}
+
 func TestClassifyExecutionSetting(t *testing.T) {
 	step := func() *Step { return codeStep("1", block("js", "userInput", 10)) }
 	fm := func(v any) *FrontMatter {

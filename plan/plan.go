@@ -762,6 +762,18 @@ type Precondition struct {
 	AnyOf []*Precondition `json:"anyOf,omitempty"`
 }
 
+// Prose reports whether a precondition of ps, or of one of their "any
+// of" lists, is text that cannot be checked: only a model can tell when
+// it holds.
+func Prose(ps []*Precondition) bool {
+	for _, p := range ps {
+		if (!p.Checkable() && len(p.AnyOf) == 0) || Prose(p.AnyOf) {
+			return true
+		}
+	}
+	return false
+}
+
 // Hint is a "Next Actions" line: a label and the action it names.
 type Hint struct {
 	Label  string `json:"label"`

@@ -46,6 +46,8 @@ func (s *Skill) WriteSummary(w io.Writer) error {
 		how := "declarative selection from the catalog"
 		if o.Decision != nil {
 			how = "selectNextAction at " + o.Decision.Pos.String()
+		} else if s.selectsOnProse() {
+			how += "; with an agent, the agent selects: a precondition is prose"
 		}
 		p.line("orchestrator  %s (%s)", o.Doc.File, how)
 	}
@@ -137,4 +139,23 @@ func (s *Skill) unfiledNote(name string) string {
 		return ""
 	}
 	return "  (no file: the agent does it, from what the skill says of it)"
+}
+
+// selectsOnProse reports whether a catalog row or an action has a
+// precondition in prose: without Decision Logic, a run with an agent then
+// lets the agent select (docs/runtime.md, "The loop").
+func (s *Skill) selectsOnProse() bool {
+	if c := s.Catalog; c != nil {
+		for _, r := range c.Rows {
+			if Prose(r.Preconditions) {
+				return true
+			}
+		}
+	}
+	for _, a := range s.Actions {
+		if Prose(a.Preconditions) {
+			return true
+		}
+	}
+	return false
 }

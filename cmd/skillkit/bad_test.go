@@ -140,7 +140,14 @@ var resumeCases = map[string]func(t *testing.T, runDir string){
 		data, _ := os.ReadFile(filepath.Join(d, fsstore.EventsFile))
 		write(t, d, fsstore.EventsFile, string(data[:40]))
 	},
-	"claim-garbage":  func(t *testing.T, d string) { write(t, d, fsstore.ClaimFile, "\x00\x01 not a claim") },
+	"claim-garbage": func(t *testing.T, d string) { write(t, d, fsstore.ClaimFile, "\x00\x01 not a claim") },
+	// A holder on another host whose clock is an hour ahead, and whose
+	// heartbeat stands still: one resume watches it for its lease (1 s
+	// here) and takes the run over (F13: refused for good).
+	"claim-from-the-future": func(t *testing.T, d string) {
+		beat := time.Now().Add(time.Hour).UTC().Format(time.RFC3339Nano)
+		write(t, d, fsstore.ClaimFile, `{"pid": 1, "host": "elsewhere", "started": "`+beat+`", "heartbeat": "`+beat+`", "timeout_ms": 1000, "token": "ahead"}`)
+	},
 	"events-garbage": func(t *testing.T, d string) { write(t, d, fsstore.EventsFile, "garbage\n{\"to\":") },
 	"events-torn-last-line": func(t *testing.T, d string) {
 		f, err := os.OpenFile(filepath.Join(d, fsstore.EventsFile), os.O_APPEND|os.O_WRONLY, 0)
@@ -362,8 +369,9 @@ func TestDamagedRunDirs(t *testing.T) {
 		"progress-not-yaml": {1, `needs an agent`},
 		"progress-deleted":  {1, `needs an agent`},
 		// A truncated skill-state.yaml is a snapshot cut short: rebuilt.
-		"progress-truncated": {1, `needs an agent`},
-		"claim-garbage":      {1, `needs an agent`},
+		"progress-truncated":    {1, `needs an agent`},
+		"claim-garbage":         {1, `needs an agent`},
+		"claim-from-the-future": {1, `(?s)note: the claim of 1@elsewhere, its heartbeat [0-9hms]+ ahead of this clock, stood still for [0-9]s: taken over.*needs an agent`},
 		// The record itself: a torn last line is a killed writer's, and
 		// ignored with a note; damage before it stops, with its position.
 		"events-torn-last-line":    {1, `(?s)note: .*events.jsonl:\d+: the last line was cut short.*needs an agent`},

@@ -1,11 +1,12 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/signal"
 	"path/filepath"
+	"syscall"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -130,9 +131,13 @@ anything.`,
 			if !ok {
 				return usageErr(fmt.Errorf("MCP server %q is not configured; skillkit mcp list shows those that are", args[0]))
 			}
+			// Ctrl-C stops the server it started (in a process group of
+			// its own, which the terminal's signal does not reach).
+			ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
 			pool := mcp.NewPool(mcp.Options{Config: cfg, Log: c.ErrOrStderr()})
 			defer pool.Close()
-			tools, err := pool.Tools(context.Background(), s.Name)
+			tools, err := pool.Tools(ctx, s.Name)
 			if err != nil {
 				return err
 			}

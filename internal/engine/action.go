@@ -33,8 +33,9 @@ func (e *ActionError) Unwrap() error { return e.Err }
 // an action goes to the agent.
 //
 // failure, when not nil, is how the action's native code failed: the
-// agent takes the action over.
-func (r *Runner) AskAction(ctx context.Context, a *plan.Action, failure error) (string, error) {
+// agent takes the action over. waits, when not "", says what the loop's
+// selection waits for; it goes under [RETURN].
+func (r *Runner) AskAction(ctx context.Context, a *plan.Action, failure error, waits string) (string, error) {
 	if err := r.o.Run.Flush(); err != nil {
 		return "", err
 	}
@@ -48,6 +49,9 @@ func (r *Runner) AskAction(ctx context.Context, a *plan.Action, failure error) (
 	}
 	if failure != nil {
 		prompt.Note("ACTION", fmt.Sprintf("skillkit ran this action's code as written, and it failed: %v\nDo what the action means instead.", failure))
+	}
+	if waits != "" {
+		prompt.Note("RETURN", waits)
 	}
 	reply, err := r.o.Agent.Ask(ctx, prompt)
 	r.log(a.ID, "# agent\n"+reply)
@@ -80,10 +84,12 @@ func (r *Runner) AskSelect(ctx context.Context, choices []agent.Choice) (id stri
 	return agent.ParseSelect(reply)
 }
 
-// AsksForOutputs reports whether the agent is asked for a phase's outputs
-// that its steps did not leave: as for a native step that failed, only in
-// auto mode, with an agent, and not under --strict.
-func (r *Runner) AsksForOutputs() bool {
+// AgentJudges reports whether the agent may do what skillkit would
+// otherwise settle without it: take over native code that failed, leave
+// outputs a phase's steps did not, judge when an action whose
+// preconditions are prose is due. It needs an agent, auto mode, and no
+// --strict.
+func (r *Runner) AgentJudges() bool {
 	return r.o.Agent != nil && !r.o.Strict && r.o.Skill.Execution != plan.ExecutionNative
 }
 

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/skillkit/skillkit/internal/agent"
@@ -157,6 +158,10 @@ type Runner struct {
 	hasLogged bool
 	// scopes are the JS scopes of the phases, by phase id.
 	scopes map[string]*script.Scope
+	// taken is what the run had done when a scope was first needed.
+	taken *taken
+	// phases are the skill's phases by id.
+	phases map[string]*plan.Phase
 	// warned says a write to the run's history (metrics, logs) failed
 	// and was reported once.
 	warned bool
@@ -373,15 +378,15 @@ func (r *Runner) scope(unit string) *script.Scope {
 	}
 	if r.scopes == nil {
 		r.scopes = map[string]*script.Scope{}
+		r.taken = takenFrom(r.o.Run.Progress())
 	}
-	p := r.o.Run.Progress()
 	var values map[string]any
-	if p.ScopePhase == unit {
-		values = p.Scope
+	if r.taken.scopePhase == unit {
+		values = r.taken.scope
 	}
 	var done []*plan.CodeBlock
 	for i, st := range r.phase(unit).Steps {
-		if p.StepDone(StepID(unit, i)) && st.Kind() == plan.StepCode {
+		if r.taken.done[StepID(unit, i)] && st.Kind() == plan.StepCode {
 			done = append(done, st.Runnable()...)
 		}
 	}
@@ -390,11 +395,38 @@ func (r *Runner) scope(unit string) *script.Scope {
 	return sc
 }
 
-func (r *Runner) phase(unit string) *plan.Phase {
-	for _, ph := range r.o.Skill.Phases {
-		if ph.ID() == unit {
-			return ph
+// taken is what a phase's scope is restored from: the steps done and the
+// scope recorded when the first scope was needed, read once, since the
+// progress grows with the run (a copy of it per phase made a run of many
+// phases quadratic, F10). A step done since by this process ran in a
+// scope that is kept, or has no JavaScript to declare again.
+type taken struct {
+	done       map[string]bool
+	scopePhase string
+	scope      map[string]any
+}
+
+func takenFrom(p runstore.Progress) *taken {
+	t := &taken{done: map[string]bool{}, scopePhase: p.ScopePhase, scope: p.Scope}
+	for _, s := range p.CompletedSteps {
+		if s.Done() {
+			t.done[s.ID] = true
 		}
+	}
+	return t
+}
+
+// phase is the skill's phase unit, found by its id.
+func (r *Runner) phase(unit string) *plan.Phase {
+	if r.phases == nil {
+		r.phases = map[string]*plan.Phase{}
+		for _, ph := range slices.Backward(r.o.Skill.Phases) {
+			// The first of two phases of one id, as a look in order finds.
+			r.phases[ph.ID()] = ph
+		}
+	}
+	if ph, ok := r.phases[unit]; ok {
+		return ph
 	}
 	return &plan.Phase{Doc: &plan.Doc{File: unit + ".md"}}
 }

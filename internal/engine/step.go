@@ -427,8 +427,7 @@ func (r *Runner) takesOver(ctx context.Context, s *stepRun, err error) bool {
 // mayTakeOver is what a takeover needs whatever fails: an agent, auto
 // mode, and a failure of the code, not a timeout or a stop.
 func (r *Runner) mayTakeOver(ctx context.Context, err error) bool {
-	return r.o.Agent != nil && !r.o.Strict && r.o.Skill.Execution != plan.ExecutionNative &&
-		!interrupted(ctx, err) && !errors.As(err, new(errTimeout))
+	return r.AgentJudges() && !interrupted(ctx, err) && !errors.As(err, new(errTimeout))
 }
 
 // AgentReason is why a step goes to the agent, for messages: its class's

@@ -98,6 +98,9 @@ type Pool struct {
 	opts  Options
 	mu    sync.Mutex
 	conns map[string]*conn
+	// closed refuses new starts: a server started after Close would be
+	// stopped by nobody.
+	closed bool
 }
 
 // NewPool makes a pool; it starts nothing.
@@ -265,7 +268,7 @@ func (p *Pool) Tools(ctx context.Context, server string) ([]*sdk.Tool, error) {
 func (p *Pool) Close() {
 	p.mu.Lock()
 	conns := p.conns
-	p.conns = map[string]*conn{}
+	p.conns, p.closed = map[string]*conn{}, true
 	p.mu.Unlock()
 	for _, c := range conns {
 		<-c.ready
@@ -283,13 +286,21 @@ func (p *Pool) conn(ctx context.Context, server string) (*conn, error) {
 		return nil, fmt.Errorf("MCP server %q is not configured (%s, or mcp.servers in skillkit.yaml)", server, ProjectFile)
 	}
 	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil, fmt.Errorf("MCP server %q: %w: the run's servers were stopped", server, ErrTransport)
+	}
 	c, ok := p.conns[server]
 	if !ok {
 		c = &conn{ready: make(chan struct{}), stderr: &lockedTail{t: proc.NewTail(stderrTail)}}
 		p.conns[server] = c
+		// The start is every waiting caller's, not only the first's: it
+		// does not end with the first caller's context (its own timeout
+		// bounds it), and each caller stops waiting at its own.
+		start := context.WithoutCancel(ctx)
 		go func() {
 			defer close(c.ready)
-			c.err = p.start(ctx, s, c)
+			c.err = p.start(start, s, c)
 		}()
 	}
 	p.mu.Unlock()

@@ -64,7 +64,7 @@ type failure struct {
 }
 
 func newLoop(r *engine.Runner, s *plan.Skill, o Options) (*loop, error) {
-	sel := newSelector(s)
+	sel := newSelector(s, r.AgentJudges())
 	sel.ask = r.AskSelect
 	schema, err := compileSchema(s.StateSchema)
 	if err != nil {
@@ -202,8 +202,8 @@ func (l *loop) idle(a *plan.Action, before map[string]any) error {
 	if l.idleRuns < l.maxSame {
 		return nil
 	}
-	return fmt.Errorf("%s: %w: action %s completed %d times in a row without changing the state, and the selection keeps choosing it; make the action set what the selection waits for",
-		selectionPos(l.skill), ErrNoProgress, a.ID, l.idleRuns)
+	return fmt.Errorf("%s: %w: action %s completed %d times in a row without changing the state, and the selection keeps choosing it; make the action set what the selection waits for%s",
+		selectionPos(l.skill), ErrNoProgress, a.ID, l.idleRuns, l.unsetReads())
 }
 
 // bookkeeping are the state fields the runtime changes on every action.
@@ -273,6 +273,9 @@ func (l *loop) action(ctx context.Context, t *script.Turn, a *plan.Action) error
 		lp.CurrentAction = a.ID
 	})
 	var updates map[string]any
+	// native is set when the updates are the result of the action's code
+	// run as written.
+	var native bool
 	retries, backoff := l.retries, l.backoff
 	if oe := a.Attrs.OnError; oe != nil && oe.Policy == plan.OnErrorRetry {
 		// The action's own On error outweighs the run-wide --retries.
@@ -290,11 +293,21 @@ func (l *loop) action(ctx context.Context, t *script.Turn, a *plan.Action) error
 				ctx, cancel = context.WithTimeout(ctx, t.Duration)
 				defer cancel()
 			}
-			updates, err = l.execute(ctx, t, a)
+			updates, native, err = l.execute(ctx, t, a)
 			return err
 		},
-		Verify: func(context.Context) error {
-			if err := l.apply(a, updates); err != nil {
+		Verify: func(ctx context.Context) error {
+			err := l.apply(a, updates)
+			if se := new(SchemaError); errors.As(err, &se) && native && l.r.TakesOverAction(ctx, a, err) {
+				// Code written for a model can compute what its
+				// schema refuses (0/0 is NaN, which JSON writes as
+				// null): as for code that throws, the agent does what
+				// the action means, told what the schema refused.
+				if updates, err = l.ask(ctx, a, err); err == nil {
+					err = l.apply(a, updates)
+				}
+			}
+			if err != nil {
 				return err
 			}
 			l.progress(func(*runstore.Loop) {})
@@ -312,17 +325,20 @@ func (l *loop) action(ctx context.Context, t *script.Turn, a *plan.Action) error
 }
 
 // execute runs the action once, in its iteration's runtime t, and
-// returns its state updates.
-func (l *loop) execute(ctx context.Context, t *script.Turn, a *plan.Action) (map[string]any, error) {
+// returns its state updates; native reports whether they are what its
+// code returned, run as written, rather than the agent's.
+func (l *loop) execute(ctx context.Context, t *script.Turn, a *plan.Action) (updates map[string]any, native bool, err error) {
 	if a.Execution.ToAgent() {
-		return l.ask(ctx, a, nil)
+		updates, err = l.ask(ctx, a, nil)
+		return updates, false, err
 	}
-	updates, err := l.r.RunAction(ctx, t, a)
+	updates, err = l.r.RunAction(ctx, t, a)
 	if err != nil && l.r.TakesOverAction(ctx, a, err) {
 		// As for a step: native code that fails was guidance after all.
-		return l.ask(ctx, a, err)
+		updates, err = l.ask(ctx, a, err)
+		return updates, false, err
 	}
-	return updates, err
+	return updates, err == nil, err
 }
 
 // ask hands an action to the agent, whose reply must hold stateUpdates:
@@ -332,7 +348,15 @@ func (l *loop) ask(ctx context.Context, a *plan.Action, failure error) (map[stri
 	if !l.r.HasAgent() {
 		return nil, &engine.ActionError{Action: a.ID, Pos: a.Execution.Pos, Err: fmt.Errorf("the action goes to the agent (%s): %w", a.Execution.Class.Reason, agent.ErrNoAgent)}
 	}
-	reply, err := l.r.AskAction(ctx, a, failure)
+	waits := ""
+	if unset := l.unsetFields(); len(unset) > 0 {
+		// What the selection waits for is in the orchestrator, which
+		// the agent is not sent: without it, a model has no way to know
+		// which fields make the loop go on (ccw-loop's action-init).
+		waits = fmt.Sprintf("The loop selects the next action with selectNextAction (%s), from the state your stateUpdates leave. It reads %s, unset now: set them when this action has done what they stand for, or the loop may select it again.",
+			l.skill.Orchestrator.Decision.Pos, strings.Join(unset, ", "))
+	}
+	reply, err := l.r.AskAction(ctx, a, failure, waits)
 	if err != nil {
 		return nil, err
 	}
@@ -423,23 +447,34 @@ func (l *loop) noProgress() error {
 	return msg
 }
 
-// unsetReads names the state fields selectNextAction reads that are
-// still unset after the loop ran out of iterations, with where it reads
-// them: what it waits for and no action that ran sets (ccw-loop waits for
-// skill_state, which its action-init writes to a file, not the state).
-// "" when there is none.
+// unsetReads is what the no-progress errors add: the state fields the
+// selection waits for (unsetFields), which no action that ran set (ccw-loop
+// waits for skill_state, which its own loop keeps in a file, not the
+// state). "" when there is none.
 func (l *loop) unsetReads() string {
-	o := l.skill.Orchestrator
-	if o == nil || o.Decision == nil {
+	unset := l.unsetFields()
+	if len(unset) == 0 {
 		return ""
 	}
-	prog, err := jsstatic.Parse(o.Decision.Text)
+	return fmt.Sprintf("; it reads %s, still unset: no action that ran sets it in the state", strings.Join(unset, ", "))
+}
+
+// unsetFields names the state fields native Decision Logic reads that
+// are unset (absent or null) in the state now, each with where it reads
+// it: what the selection waits for. nil when there is none, or when the
+// selection is not code skillkit runs.
+func (l *loop) unsetFields() []string {
+	o := l.skill.Orchestrator
+	if o == nil || o.Decision == nil || l.sel.byAgent {
+		return nil
+	}
+	prog, err := o.Decision.JS()
 	if err != nil {
-		return ""
+		return nil
 	}
 	var unset []string
 	for _, r := range prog.StateReads(nil) {
-		var v any = l.r.State
+		var v any = l.r.State()
 		for _, f := range r.Fields {
 			m, _ := v.(map[string]any)
 			v = m[f]
@@ -449,10 +484,7 @@ func (l *loop) unsetReads() string {
 			unset = append(unset, fmt.Sprintf("%s (read at %s)", name, o.Decision.At(r.Line, r.Col)))
 		}
 	}
-	if len(unset) == 0 {
-		return ""
-	}
-	return fmt.Sprintf("; it reads %s, still unset: no action that ran sets it in the state", strings.Join(unset, ", "))
+	return unset
 }
 
 // skillFailed is the error of a run whose skill set status failed: it

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	lifecycle "github.com/skillkit/skillkit/internal/run"
 
@@ -217,17 +216,14 @@ return { stateUpdates: { done: true } };`
 func TestActionTimeout(t *testing.T) {
 	s := skillFiles{
 		decision: "function selectNextAction(state) { return state.done ? null : 'action-slow'; }",
-		acts:     map[string]string{"action-slow": "Bash('sleep 5');\nreturn { stateUpdates: { done: true } };"},
+		acts:     map[string]string{"action-slow": "Bash('sleep 60');\nreturn { stateUpdates: { done: true } };"},
 		attrs:    map[string]string{"action-slow": "- **Timeout**: 200ms"},
 		fields:   "  done?: boolean;",
 	}.write(t)
-	start := time.Now()
+	// Without its timeout the action would complete, in a minute.
 	res, err := run(t, options(t, s))
 	if res.State != runstore.RunFailed || err == nil {
 		t.Fatalf("run %s: %v", res.State, err)
-	}
-	if took := time.Since(start); took > 3*time.Second {
-		t.Errorf("the run took %v; the action's timeout is 200ms", took)
 	}
 	if msg := errorMessage(state(t, res.Dir), 0); !strings.Contains(msg, "action-slow.md:") {
 		t.Errorf("errors[0].message = %q", msg)

@@ -21,8 +21,9 @@ type selector struct {
 	// candidates are the actions of declarative selection, in the order
 	// they are tried, and the catalog the agent selects from.
 	candidates []candidate
-	// byAgent is set when the skill's Decision Logic is not code skillkit
-	// runs (its class is agent): ask then selects.
+	// byAgent is set when the agent selects (ask): the skill's Decision
+	// Logic is not code skillkit runs (its class is agent), or, in a run
+	// with an agent, a candidate is due on a precondition in prose.
 	byAgent bool
 	ask     func(ctx context.Context, choices []agent.Choice) (id string, ok bool, err error)
 }
@@ -44,7 +45,14 @@ type candidate struct {
 // the catalog's order), or every action by id when there is no catalog. A
 // catalog row naming no action file is a candidate too (an unfiled
 // action).
-func newSelector(s *plan.Skill) *selector {
+//
+// When the agent judges (engine.Runner.AgentJudges: an agent, auto mode,
+// no --strict), a declarative selection with a candidate whose
+// preconditions include prose ("needs debugging", "all done") is the
+// agent's: only a model can tell when such an action is due, and
+// counting the prose as true would select the first of them forever.
+// Otherwise prose counts as true (DESIGN §1.2).
+func newSelector(s *plan.Skill, agentJudges bool) *selector {
 	sel := &selector{skill: s}
 	if o := s.Orchestrator; o != nil && o.Decision != nil {
 		if o.Class.Kind != plan.ClassAgent {
@@ -54,7 +62,9 @@ func newSelector(s *plan.Skill) *selector {
 	}
 	if s.Catalog == nil || len(s.Catalog.Rows) == 0 {
 		for _, a := range s.Actions {
-			sel.candidates = append(sel.candidates, newCandidate(a, nil))
+			c := newCandidate(a, nil)
+			sel.candidates = append(sel.candidates, c)
+			sel.byAgent = sel.byAgent || agentJudges && plan.Prose(c.pre)
 		}
 		return sel
 	}
@@ -65,6 +75,7 @@ func newSelector(s *plan.Skill) *selector {
 			c := newCandidate(a, row.Preconditions)
 			c.purpose = row.Purpose
 			sel.candidates = append(sel.candidates, c)
+			sel.byAgent = sel.byAgent || agentJudges && plan.Prose(c.pre)
 		}
 	}
 	return sel
@@ -189,7 +200,7 @@ func (sel *selector) agentSelects(ctx context.Context, t *script.Turn) (*plan.Ac
 		}
 	}
 	return nil, fmt.Errorf("%s: the agent selected %q, which is not an action of the catalog (%s)",
-		sel.skill.Orchestrator.Decision.Pos, id, strings.Join(ids, ", "))
+		selectionPos(sel.skill), id, strings.Join(ids, ", "))
 }
 
 // decls are the blocks whose declarations preconditions have in scope:

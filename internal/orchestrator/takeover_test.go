@@ -82,6 +82,46 @@ func TestAgentSelects(t *testing.T) {
 	}
 }
 
+// A catalog without Decision Logic whose actions are due on prose (the
+// Codex ccw-loop's "needs debugging") is the agent's to select from, in a
+// run with an agent; without one, or under Strict, the runtime selects,
+// prose counting as true.
+func TestAgentSelectsOnProse(t *testing.T) {
+	s := skillFiles{
+		catalog: "| Action | Purpose | Preconditions |\n|---|---|---|\n| action-a | Collect | `!state.touched` |\n| action-b | Report | when a report is needed |\n",
+		acts:    map[string]string{"action-a": "return { stateUpdates: { touched: true } };", "action-b": "return {};"},
+		fields:  "  touched?: boolean;",
+	}.write(t)
+	var sum strings.Builder
+	if err := s.WriteSummary(&sum); err != nil || !strings.Contains(sum.String(), "(declarative selection from the catalog; with an agent, the agent selects: a precondition is prose)") {
+		t.Errorf("plan does not say the agent selects: %v\n%s", err, sum.String())
+	}
+	o := options(t, s)
+	o.Agent = scriptAgent(t, []string{`{"action": "action-b"}`, `{"action": null}`})
+	res, err := run(t, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := actions(state(t, res.Dir)); got != "action-b" {
+		t.Errorf("with an agent: completed actions %q, want the agent's action-b", got)
+	}
+	log := testfs.ReadFile(t, filepath.Join(res.Dir, "agent.log"))
+	if !strings.Contains(log, "[ACTIONS]\naction-a\tCollect\tyes\naction-b\tReport\tunknown") {
+		t.Errorf("select prompt:\n%s", log)
+	}
+	o = options(t, s)
+	o.Agent, o.Strict = scriptAgent(t, []string{`{"action": "action-b"}`}), true
+	for name, o := range map[string]lifecycle.Options{"without an agent": options(t, s), "under Strict": o} {
+		res, err = run(t, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := actions(state(t, res.Dir)); got != "action-a action-b" {
+			t.Errorf("%s: completed actions %q, want the catalog's order", name, got)
+		}
+	}
+}
+
 // A native action whose code fails is the agent's to do, told why; under
 // Strict it fails the run.
 func TestAgentTakesOverFailedAction(t *testing.T) {
@@ -117,7 +157,8 @@ func TestIdleActionStops(t *testing.T) {
 	}.write(t)
 	res, err := run(t, options(t, s))
 	if !errors.Is(err, orchestrator.ErrNoProgress) || !strings.Contains(err.Error(), "orchestrator.md:5:1: ") ||
-		!strings.Contains(err.Error(), "action action-wait completed 3 times in a row without changing the state") {
+		!strings.Contains(err.Error(), "action action-wait completed 3 times in a row without changing the state") ||
+		!strings.Contains(err.Error(), "it reads state.ready (read at phases/orchestrator.md:6:43), still unset: no action that ran sets it in the state") {
 		t.Fatalf("err = %v", err)
 	}
 	if got := len(completed(state(t, res.Dir))); got != 3 {
@@ -125,5 +166,55 @@ func TestIdleActionStops(t *testing.T) {
 	}
 	if !errors.As(err, new(*lifecycle.RunError)) {
 		t.Errorf("err %v, want a failed run", err)
+	}
+}
+
+// A native action whose result the state schema refuses (review-code's
+// quick scan of a project with no source files: 0/0 is NaN, which JSON
+// writes as null, for a number) is the agent's to do, told what the
+// schema refused, as code that throws is. Without an agent the refusal
+// fails the action.
+func TestAgentTakesOverRefusedUpdate(t *testing.T) {
+	s := skillFiles{
+		decision: "function selectNextAction(state) { return state.touched ? null : 'action-a'; }",
+		acts:     map[string]string{"action-a": "const files = []; return { stateUpdates: { scan: { score: files.length / files.length } } };"},
+		fields:   "  touched?: boolean;\n  scan?: { score: number };",
+	}.write(t)
+	o := options(t, s)
+	o.Agent = scriptAgent(t, nil)
+	res, err := run(t, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := testfs.ReadFile(t, filepath.Join(res.Dir, "agent.log"))
+	if !strings.Contains(log, "skillkit ran this action's code as written, and it failed:") || !strings.Contains(log, "scan.score: expected number, but got null") {
+		t.Errorf("the agent was not told of the refusal:\n%s", log)
+	}
+	if st := state(t, res.Dir); st["touched"] != true {
+		t.Errorf("the agent's update was not applied: %v", st)
+	}
+	_, err = run(t, options(t, s))
+	if err == nil || !strings.Contains(err.Error(), "scan.score: expected number, but got null") {
+		t.Errorf("without an agent: %v, want the refusal", err)
+	}
+}
+
+// An action the agent does is told what the loop's selection waits for:
+// the fields native Decision Logic reads that are unset, with where it
+// reads them (ccw-loop's selectNextAction waits for skill_state, which
+// nothing in the action says).
+func TestAgentToldWhatSelectionWaitsFor(t *testing.T) {
+	s := skillFiles{
+		decision: "function selectNextAction(state) { return state.ready ? null : 'action-wait'; }",
+		acts:     map[string]string{"action-wait": "return { stateUpdates: { ready: pollReady() } };"},
+		fields:   "  ready?: boolean;\n  touched?: boolean;",
+	}.write(t)
+	o := options(t, s)
+	o.Agent = scriptAgent(t, nil)
+	res, _ := run(t, o)
+	log := testfs.ReadFile(t, filepath.Join(res.Dir, "agent.log"))
+	want := "The loop selects the next action with selectNextAction (phases/orchestrator.md:5:1), from the state your stateUpdates leave. It reads state.ready (read at phases/orchestrator.md:6:43), unset now"
+	if !strings.Contains(log, want) {
+		t.Errorf("the action prompt does not say what the selection waits for:\n%s", log)
 	}
 }

@@ -22,7 +22,13 @@ func Holder(pid int, host string) string { return fmt.Sprintf("%d@%s", pid, host
 // this machine and its process is gone. A holder elsewhere is judged by
 // its heartbeat alone.
 func Gone(holder string) bool {
-	pid, host, ok := strings.Cut(holder, "@")
-	n, err := strconv.Atoi(pid)
-	return ok && err == nil && host == Hostname() && !proc.Alive(n)
+	pid, host, ok := cutHolder(holder)
+	return ok && host == Hostname() && !proc.Alive(pid)
+}
+
+// cutHolder splits pid@host.
+func cutHolder(holder string) (pid int, host string, ok bool) {
+	p, host, ok := strings.Cut(holder, "@")
+	pid, err := strconv.Atoi(p)
+	return pid, host, ok && err == nil
 }

@@ -122,6 +122,27 @@ func (s RunState) Retryable() bool { return s == RunFailed || s == RunAborted }
 type ClaimOptions struct {
 	Heartbeat time.Duration
 	Timeout   time.Duration
+	// Clock is the holder's clock, time.Now when nil, and Host the host
+	// its claim names, this machine's when empty: tests stand for a
+	// holder on another machine whose clock is ahead.
+	Clock func() time.Time
+	Host  string
+}
+
+// Now is the time by the holder's clock.
+func (c ClaimOptions) Now() time.Time {
+	if c.Clock != nil {
+		return c.Clock()
+	}
+	return time.Now()
+}
+
+// HostName is the holder's host as its claim names it.
+func (c ClaimOptions) HostName() string {
+	if c.Host != "" {
+		return c.Host
+	}
+	return Hostname()
 }
 
 // Default claim timing: the holder refreshes its heartbeat every
@@ -411,12 +432,21 @@ type ClaimedError struct {
 	Where  string
 	Holder string
 	// Started and Heartbeat are when the holder claimed the run and last
-	// said it is alive.
+	// said it is alive, by the holder's clock.
 	Started, Heartbeat time.Time
+	// Watch is how long the heartbeat must be seen to stand still
+	// before the claim is stale, when only its movement can tell: it
+	// lies in the future, by the clock of a holder on another host. It
+	// is 0 when the claim was judged by its age or its holder's
+	// liveness.
+	Watch time.Duration
 }
 
 func (e *ClaimedError) Error() string {
-	return fmt.Sprintf("run %s is claimed by %s (started %s, heartbeat %s ago)",
-		e.Where, e.Holder, e.Started.Format(time.RFC3339),
-		time.Since(e.Heartbeat).Round(time.Second))
+	beat := fmt.Sprintf("heartbeat %s ago", time.Since(e.Heartbeat).Round(time.Second))
+	if e.Watch > 0 {
+		beat = fmt.Sprintf("heartbeat %s ahead of this clock, and moving", time.Until(e.Heartbeat).Round(time.Second))
+	}
+	return fmt.Sprintf("run %s is claimed by %s (started %s, %s)",
+		e.Where, e.Holder, e.Started.Format(time.RFC3339), beat)
 }

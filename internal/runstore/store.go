@@ -3,6 +3,7 @@ package runstore
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -67,7 +68,7 @@ func (s *records) Resume(ref string, o ResumeOptions) (Run, error) {
 	if _, _, err := s.replay(ctx, key); err != nil {
 		return nil, err
 	}
-	c, err := s.b.Claim(ctx, key, co)
+	c, watched, err := s.claim(ctx, key, co)
 	if err != nil {
 		return nil, err
 	}
@@ -107,6 +108,9 @@ func (s *records) Resume(ref string, o ResumeOptions) (Run, error) {
 	}
 	r := open(ctx, s.files, c, p.RunID, s.b.Where(key), work, co.Heartbeat)
 	r.progress, r.state, r.logged, r.taken, r.notes = p, rep.State, rep.State, rep.Taken, log.Notes
+	if watched != "" {
+		r.notes = append(r.notes, watched)
+	}
 	r.stale = true
 	r.mu.Lock()
 	err = r.flush(true)
@@ -116,6 +120,37 @@ func (s *records) Resume(ref string, o ResumeOptions) (Run, error) {
 		return nil, err
 	}
 	return r, nil
+}
+
+// claim claims run key. A claim that only its heartbeat's movement can
+// judge (a holder on another host whose clock is ahead) is looked at
+// again until the heartbeat moves, and the holder lives (refused within a
+// heartbeat), or it has stood still for a lease (taken over): a one-shot
+// resume tells a dead holder from a live one without a second try.
+// watched says, for a person, that it was taken over so.
+func (s *records) claim(ctx context.Context, key string, co ClaimOptions) (c *Claimed, watched string, err error) {
+	c, err = s.b.Claim(ctx, key, co)
+	var first *ClaimedError
+	if !errors.As(err, &first) || first.Watch <= 0 {
+		return c, "", err
+	}
+	// The backend judges each look against its first sighting: past
+	// the lease it takes the claim over. The deadline only bounds the
+	// loop should a backend not.
+	start := time.Now()
+	deadline := start.Add(2 * first.Watch)
+	for {
+		time.Sleep(min(first.Watch/10, co.Heartbeat/4))
+		c, err = s.b.Claim(ctx, key, co)
+		var ce *ClaimedError
+		if !errors.As(err, &ce) || ce.Watch <= 0 || !ce.Heartbeat.Equal(first.Heartbeat) || time.Now().After(deadline) {
+			if err == nil {
+				watched = fmt.Sprintf("the claim of %s, its heartbeat %s ahead of this clock, stood still for %s: taken over",
+					first.Holder, time.Until(first.Heartbeat).Round(time.Second), time.Since(start).Round(time.Second))
+			}
+			return c, watched, err
+		}
+	}
 }
 
 // replay reads and replays the log of run key.

@@ -123,7 +123,7 @@ func TestRuntimeDocExamples(t *testing.T) {
 func claimExample(t *testing.T, doc string) {
 	started := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	info := fsstore.ClaimInfo{PID: 4242, Host: "build-7", Started: started, Heartbeat: started.Add(10 * time.Second),
-		TimeoutMS: runstore.DefaultClaimTimeout.Milliseconds(), Token: "5f1c0e2a9b7d3c48"}
+		TimeoutMS: runstore.DefaultClaimTimeout.Milliseconds(), Token: "8d3f0c1a-5f1c0e2a9b7d3c48"}
 	data, _ := json.MarshalIndent(info, "", "  ")
 	if want := docBlock(t, doc, "refreshes every 2 seconds."); string(data) != want {
 		t.Errorf("claim.json on the page:\n%s\nstore writes:\n%s", want, data)
@@ -132,5 +132,11 @@ func claimExample(t *testing.T, doc string) {
 	msg := (&runstore.ClaimedError{Where: ".skillkit/runs/greet/20260102-030405-a1b2c3", Holder: info.Holder(), Started: info.Started, Heartbeat: info.Heartbeat}).Error()
 	if want := docBlock(t, doc, "A second `--resume` of a claimed run is refused and names the holder:"); msg != want {
 		t.Errorf("refusal on the page:\n%s\nstore says:\n%s", want, msg)
+	}
+	// A holder elsewhere whose clock is ahead, and whose heartbeat moves.
+	ahead := &runstore.ClaimedError{Where: ".skillkit/runs/greet/20260102-030405-a1b2c3", Holder: info.Holder(), Started: started.Add(time.Hour),
+		Heartbeat: time.Now().Add(59*time.Minute + 58*time.Second + 400*time.Millisecond), Watch: runstore.DefaultClaimTimeout}
+	if want := docBlock(t, doc, "is refused within a heartbeat, naming the holder:"); ahead.Error() != want {
+		t.Errorf("refusal of a claim from the future on the page:\n%s\nstore says:\n%s", want, ahead.Error())
 	}
 }

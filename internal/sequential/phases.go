@@ -74,7 +74,7 @@ func phase(ctx context.Context, r *engine.Runner, i, n int, ph *plan.Phase, loop
 		Execute: execute,
 		Verify: func(ctx context.Context) error {
 			err := verifyOutputs(id, r.Record().WorkDir(), r.Skill().Dir, ph.Outputs)
-			if err == nil || !r.AsksForOutputs() {
+			if err == nil || !r.AgentJudges() {
 				return err
 			}
 			// The Output section of a real skill often describes what the

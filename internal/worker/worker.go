@@ -71,7 +71,11 @@ func Run(ctx context.Context, o Options) error {
 	if o.Outage <= 0 {
 		o.Outage = DefaultOutage
 	}
-	w := &worker{o: o}
+	w := &worker{o: o, held: map[string]bool{}}
+	// The runs' record writes ride out the same outage as the worker's
+	// own: a step that ended while the database restarts is recorded
+	// once it is back, not failed.
+	o.DB.RideOut(sqlstore.Outage{For: o.Outage, Say: w.printf})
 	var wg sync.WaitGroup
 	errs := make([]error, max(o.Concurrency, 1))
 	for i := range errs {
@@ -87,6 +91,44 @@ func Run(ctx context.Context, o Options) error {
 type worker struct {
 	o  Options
 	mu sync.Mutex
+	// held are the tasks its slots work.
+	held map[string]bool
+	// claiming serialises its slots' claims with the look for an orphan,
+	// so that a task one slot just claimed and holds not yet is not
+	// taken for one.
+	claiming sync.Mutex
+}
+
+// hold notes that a slot works task id, or no longer does.
+func (w *worker) hold(id string, on bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if on {
+		w.held[id] = true
+	} else {
+		delete(w.held, id)
+	}
+}
+
+// orphan is a task the database says this worker holds and no slot of
+// it works: claimed by a try whose answer the database lost. It is held
+// once found, so that one slot takes it.
+func (w *worker) orphan(ctx context.Context) (*sqlstore.Task, error) {
+	w.claiming.Lock()
+	defer w.claiming.Unlock()
+	tasks, err := w.o.DB.Tasks(ctx, sqlstore.Working)
+	if err != nil {
+		return nil, err
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, t := range tasks {
+		if t.Worker == w.o.Name && !w.held[t.ID] {
+			w.held[t.ID] = true
+			return t, nil
+		}
+	}
+	return nil, nil
 }
 
 func (w *worker) printf(format string, args ...any) {
@@ -100,8 +142,25 @@ func (w *worker) slot(ctx context.Context) error {
 	for ctx.Err() == nil {
 		var t *sqlstore.Task
 		var from sqlstore.TaskState
-		err := w.retry(ctx, "claiming a task", func() (err error) {
+		// A claim that failed may have gone through: a task this worker
+		// holds and no slot works is that one.
+		orphan := func() (bool, error) {
+			var err error
+			if t, err = w.orphan(ctx); t != nil {
+				from = sqlstore.Watching
+				if t.Message != "" {
+					from = sqlstore.FixProposed
+				}
+			}
+			return t != nil, err
+		}
+		err := w.o.DB.RetryWrite(ctx, "claiming a task", orphan, func() (err error) {
+			w.claiming.Lock()
+			defer w.claiming.Unlock()
 			t, from, err = w.o.DB.ClaimNext(ctx, w.o.Name)
+			if t != nil {
+				w.hold(t.ID, true)
+			}
 			return err
 		})
 		if err != nil {
@@ -121,6 +180,7 @@ func (w *worker) slot(ctx context.Context) error {
 		if err := w.work(ctx, t, from); err != nil && ctx.Err() == nil {
 			w.printf("%s: %v\n", t.ID, err)
 		}
+		w.hold(t.ID, false)
 	}
 	return nil
 }
@@ -165,7 +225,7 @@ func (w *worker) work(ctx context.Context, t *sqlstore.Task, from sqlstore.TaskS
 			return nil
 		}
 		var nt *sqlstore.Task
-		err = w.retry(ctx, "waiting for the conductor", func() (err error) {
+		err = w.o.DB.Retry(ctx, "waiting for the conductor", func() (err error) {
 			nt, err = w.o.DB.Wait(ctx, t.ID, w.o.Name, sqlstore.Error, w.o.Poll)
 			return err
 		})
@@ -380,10 +440,6 @@ func (k *task) tell(ctx context.Context, what, msg string) {
 	}
 }
 
-func (k *task) move(ctx context.Context, from, to sqlstore.TaskState, msg string) error {
-	return k.w.o.DB.Move(ctx, k.ID, k.w.o.Name, from, to, msg)
-}
-
 // reviewPoints are the ids of the steps marked "- **Review**: required".
 func reviewPoints(s *plan.Skill) map[string]bool {
 	out := map[string]bool{}
@@ -420,7 +476,8 @@ func (s *tracking) opened(r runstore.Run, err error) (runstore.Run, error) {
 		return nil, err
 	}
 	s.k.rec, s.k.RunID = r, r.ID()
-	if err := s.k.w.o.DB.SetRun(context.Background(), s.k.ID, r.ID()); err != nil {
+	ctx := context.Background()
+	if err := s.k.w.o.DB.Retry(ctx, "recording the run of task "+s.k.ID, func() error { return s.k.w.o.DB.SetRun(ctx, s.k.ID, r.ID()) }); err != nil {
 		r.Close()
 		return nil, err
 	}

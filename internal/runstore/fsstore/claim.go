@@ -1,8 +1,6 @@
 package fsstore
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -33,72 +31,20 @@ type ClaimInfo struct {
 	// says running (a write failed): the claim is free, and its absence
 	// would look like a claim.json deleted under a live holder.
 	Released bool `json:"released,omitempty"`
-
-	// modified is when the file was last written, by the file system's
-	// clock.
-	modified time.Time
 }
 
 // Holder names the holder as pid@host.
 func (c ClaimInfo) Holder() string { return runstore.Holder(c.PID, c.Host) }
 
-// Stale reports whether the claim may be taken over at now: its heartbeat
-// is older than its timeout, or its process is gone from this host. A
-// heartbeat from the future is clock skew, not a sign of life: on this host
-// the process's liveness decides alone; from another host, the age of the
-// file (by the file system's clock) stands for the heartbeat's.
-func (c ClaimInfo) Stale(now time.Time) bool {
-	if c.Released {
-		return true
-	}
-	timeout := time.Duration(c.TimeoutMS) * time.Millisecond
-	if timeout <= 0 {
-		timeout = runstore.DefaultClaimTimeout
-	}
-	if runstore.Gone(c.Holder()) {
-		return true
-	}
-	here := c.Host == runstore.Hostname()
-	beat := c.Heartbeat
-	if beat.After(now.Add(skew)) {
-		if here {
-			return false
-		}
-		beat = c.modified
-		if beat.After(now.Add(skew)) {
-			// The file's time is from the future too (its writer's
-			// clock, or the file server's, is ahead): whether the
-			// holder lives is whether its heartbeat moves within one
-			// lease, as this process watches it (F13).
-			return frozen(c, timeout, now)
-		}
-	}
-	return now.Sub(beat) > timeout
+// lease is what a claimant judges of the claim (runstore.Lease).
+func (c ClaimInfo) lease() runstore.Lease {
+	return runstore.Lease{Holder: c.Holder(), Token: c.Token, Heartbeat: c.Heartbeat,
+		Timeout: time.Duration(c.TimeoutMS) * time.Millisecond, Released: c.Released}
 }
 
-// sightings are the claims from the future this process has seen: the
-// heartbeat each had, and when it was first seen with it.
-var sightings sync.Map // token → sighting
-
-type sighting struct {
-	beat time.Time
-	at   time.Time
-}
-
-// frozen reports whether c's heartbeat has stayed the same for longer than
-// timeout since this process first saw it.
-func frozen(c ClaimInfo, timeout time.Duration, now time.Time) bool {
-	v, ok := sightings.Load(c.Token)
-	if s, _ := v.(sighting); ok && s.beat.Equal(c.Heartbeat) {
-		return now.Sub(s.at) > timeout
-	}
-	sightings.Store(c.Token, sighting{beat: c.Heartbeat, at: now})
-	return false
-}
-
-// skew is how far in the future a heartbeat may be before it counts as
-// clock skew: the clock readings of one host are closer than that.
-const skew = time.Second
+// Stale reports whether the claim may be taken over at now
+// (runstore.Lease.Stale).
+func (c ClaimInfo) Stale(now time.Time) bool { return c.lease().Stale(now) }
 
 // claim is a held claim on a run directory. A goroutine refreshes its
 // heartbeat until release.
@@ -114,6 +60,8 @@ type claim struct {
 	once sync.Once
 	// groups is GroupsFile, open once a command started.
 	groups *os.File
+	// now is the holder's clock (runstore.ClaimOptions.Now).
+	now func() time.Time
 }
 
 // acquire claims the run directory dir for this process. It fails with a
@@ -127,17 +75,15 @@ func acquire(files runstore.Files, dir string, opts runstore.ClaimOptions) (c *c
 	if opts.Timeout <= 0 {
 		opts.Timeout = runstore.DefaultClaimTimeout
 	}
-	var tok [8]byte
-	rand.Read(tok[:])
-	now := time.Now()
+	now := opts.Now()
 	info := ClaimInfo{
-		PID: os.Getpid(), Host: runstore.Hostname(), Started: now, Heartbeat: now,
-		TimeoutMS: opts.Timeout.Milliseconds(), Token: hex.EncodeToString(tok[:]),
+		PID: os.Getpid(), Host: opts.HostName(), Started: now, Heartbeat: now,
+		TimeoutMS: opts.Timeout.Milliseconds(), Token: runstore.NewToken(),
 	}
 	if fresh, err = create(dir, info); err != nil {
 		return nil, false, err
 	}
-	return &claim{dir: dir, files: files, info: info}, fresh, nil
+	return &claim{dir: dir, files: files, info: info, now: opts.Now}, fresh, nil
 }
 
 // create links a fully written claim file into place: the link fails when
@@ -235,15 +181,7 @@ const lockWait = 200 * time.Millisecond
 
 // readClaim reads claim.json of the run in dir.
 func readClaim(dir string) (*ClaimInfo, error) {
-	path := filepath.Join(dir, ClaimFile)
-	c, err := readJSON[ClaimInfo](path)
-	if err != nil {
-		return nil, err
-	}
-	if st, err := os.Stat(path); err == nil {
-		c.modified = st.ModTime()
-	}
-	return c, nil
+	return readJSON[ClaimInfo](filepath.Join(dir, ClaimFile))
 }
 
 // errLost is the error of a write refused because the claim is lost. It
@@ -284,7 +222,7 @@ func (c *claim) setLost() { c.lost.Store(true) }
 // its heartbeat before it releases the claim, so a released claim is not
 // written again.
 func (c *claim) refresh() error {
-	now := time.Now()
+	now := c.now()
 	unlock, ok := lockClaim(c.dir)
 	if !ok {
 		return errors.New("the claim lock is busy")
@@ -410,5 +348,5 @@ func (c *claim) release(running bool) error {
 
 // claimed is the error for a run this claim holds.
 func (c ClaimInfo) claimed(dir string) error {
-	return &runstore.ClaimedError{Where: dir, Holder: c.Holder(), Started: c.Started, Heartbeat: c.Heartbeat}
+	return c.lease().Claimed(dir, c.Started)
 }

@@ -7,8 +7,6 @@ package memstore
 import (
 	"cmp"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -51,6 +49,8 @@ type run struct {
 	token, holder string
 	heartbeat     time.Time
 	timeout       time.Duration
+	// now is the holder's clock (runstore.ClaimOptions.Now).
+	now func() time.Time
 	// groups are the process groups of the holder's commands, true while
 	// they run.
 	groups map[int]bool
@@ -81,16 +81,23 @@ func (b *Backend) Create(_ context.Context, n runstore.NewRun, co runstore.Claim
 
 // take claims r for a new handle; b.mu is held.
 func (b *Backend) take(r *run, co runstore.ClaimOptions) *handle {
-	var tok [8]byte
-	rand.Read(tok[:])
-	r.token, r.holder = hex.EncodeToString(tok[:]), runstore.Holder(os.Getpid(), "memory")
-	r.heartbeat, r.timeout = time.Now(), co.Timing().Timeout
+	host := co.Host
+	if host == "" {
+		host = "memory"
+	}
+	r.token, r.holder = runstore.NewToken(), runstore.Holder(os.Getpid(), host)
+	r.heartbeat, r.timeout, r.now = co.Now(), co.Timing().Timeout, co.Now
 	return &handle{b: b, r: r, token: r.token}
 }
 
-// live reports whether r's claim is held and fresh; b.mu is held.
+// lease is r's claim as a claimant judges it; b.mu is held.
+func (r *run) lease() runstore.Lease {
+	return runstore.Lease{Holder: r.holder, Token: r.token, Heartbeat: r.heartbeat, Timeout: r.timeout}
+}
+
+// live reports whether r's claim is held and not stale; b.mu is held.
 func (r *run) live() bool {
-	return r.token != "" && time.Since(r.heartbeat) <= r.timeout
+	return r.token != "" && !r.lease().Stale(time.Now())
 }
 
 // Claim claims run id: a stale claim is taken over, and the process
@@ -103,7 +110,7 @@ func (b *Backend) Claim(_ context.Context, id string, co runstore.ClaimOptions) 
 		return nil, err
 	}
 	if r.live() {
-		return nil, &runstore.ClaimedError{Where: id, Holder: r.holder, Started: r.started, Heartbeat: r.heartbeat}
+		return nil, r.lease().Claimed(id, r.started)
 	}
 	for pgid, on := range r.groups {
 		if on {
@@ -257,7 +264,7 @@ func (h *handle) Verify(context.Context) error { return h.held(func(*run) error 
 // Heartbeat implements runstore.Handle.
 func (h *handle) Heartbeat(context.Context) error {
 	return h.held(func(r *run) error {
-		r.heartbeat = time.Now()
+		r.heartbeat = r.now()
 		return nil
 	})
 }

@@ -3,9 +3,7 @@ package sqlstore
 import (
 	"cmp"
 	"context"
-	"crypto/rand"
 	dbsql "database/sql"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -54,20 +52,22 @@ func (b *Backend) Create(ctx context.Context, n runstore.NewRun, co runstore.Cla
 	}
 	dir = abs(dir)
 	c := newClaim(co)
-	now := time.Now()
-	err = b.db.tx(ctx, func(tx *dbsql.Tx) error {
-		var one int
-		err := tx.QueryRowContext(ctx, b.db.q(`SELECT 1 FROM runs WHERE id = ?`), start.RunID).Scan(&one)
-		if err == nil {
-			return fmt.Errorf("creating run %s: %w", start.RunID, runstore.ErrExists)
-		}
-		if !errors.Is(err, dbsql.ErrNoRows) {
-			return err
-		}
-		_, err = tx.ExecContext(ctx, b.db.q(`INSERT INTO runs (id, skill, started_at, work_dir, holder, token, claimed_at, heartbeat, timeout_ms)
+	now := c.now()
+	err = b.db.RetryWrite(ctx, "creating run "+start.RunID, func() (bool, error) { return b.db.holds(ctx, start.RunID, c.token) }, func() error {
+		return b.db.tx(ctx, func(tx *dbsql.Tx) error {
+			var one int
+			err := tx.QueryRowContext(ctx, b.db.q(`SELECT 1 FROM runs WHERE id = ?`), start.RunID).Scan(&one)
+			if err == nil {
+				return fmt.Errorf("creating run %s: %w", start.RunID, runstore.ErrExists)
+			}
+			if !errors.Is(err, dbsql.ErrNoRows) {
+				return err
+			}
+			_, err = tx.ExecContext(ctx, b.db.q(`INSERT INTO runs (id, skill, started_at, work_dir, holder, token, claimed_at, heartbeat, timeout_ms)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-			start.RunID, start.Skill, ms(start.StartedAt), dir, c.holder, c.token, ms(now), ms(now), c.timeout.Milliseconds())
-		return err
+				start.RunID, start.Skill, ms(start.StartedAt), dir, c.holder, c.token, ms(now), ms(now), c.timeout.Milliseconds())
+			return err
+		})
 	})
 	if err != nil {
 		if errors.Is(err, runstore.ErrExists) {
@@ -87,41 +87,58 @@ func (b *Backend) open(id string, c *claim) *handle {
 	return h
 }
 
-// Claim claims run id in one guarded statement: it matches when nobody
-// holds the run or the holder's heartbeat is older than its timeout, so
-// of two claimers exactly one wins. The process groups a stale holder
-// on this host left running are killed.
+// Claim claims run id: it reads the claim, judges it by this process's
+// clock (runstore.Lease), and takes it in one statement guarded by the
+// token and heartbeat it read, so that of two claimers exactly one wins
+// and a holder that beat meanwhile keeps its run. The process groups a
+// stale holder on this host left running are killed.
 func (b *Backend) Claim(ctx context.Context, id string, co runstore.ClaimOptions) (*runstore.Claimed, error) {
 	c := newClaim(co)
-	now := time.Now()
-	// A holder on this machine whose process is gone is stale whatever
-	// its heartbeat says: its token is taken over, if it is still the
-	// one read.
-	var gone, holder, token dbsql.NullString
-	if err := b.db.db.QueryRowContext(ctx, b.db.q(`SELECT holder, token FROM runs WHERE id = ?`), id).Scan(&holder, &token); err == nil &&
-		token.Valid && runstore.Gone(holder.String) {
-		gone = token
+	l, started, err := b.readLease(ctx, id)
+	if err != nil {
+		return nil, err
 	}
-	res, err := b.db.exec(ctx, `UPDATE runs SET holder = ?, token = ?, claimed_at = ?, heartbeat = ?, timeout_ms = ?
-		WHERE id = ? AND (token IS NULL OR heartbeat + timeout_ms < ? OR token = ?)`,
-		c.holder, c.token, ms(now), ms(now), c.timeout.Milliseconds(), id, ms(now), gone)
+	if l.Token != "" && !l.Stale(time.Now()) {
+		return nil, l.Claimed(b.Where(id), started)
+	}
+	guard, args := `token IS NULL`, []any{}
+	if l.Token != "" {
+		guard, args = `token = ? AND heartbeat = ?`, []any{l.Token, ms(l.Heartbeat)}
+	}
+	now := ms(c.now())
+	var n int64
+	err = b.db.RetryWrite(ctx, "claiming run "+id, func() (bool, error) {
+		ok, err := b.db.holds(ctx, id, c.token)
+		if ok {
+			n = 1
+		}
+		return ok, err
+	}, func() error {
+		res, err := b.db.exec(ctx, `UPDATE runs SET holder = ?, token = ?, claimed_at = ?, heartbeat = ?, timeout_ms = ? WHERE id = ? AND `+guard,
+			append([]any{c.holder, c.token, now, now, c.timeout.Milliseconds(), id}, args...)...)
+		if err == nil {
+			n, _ = res.RowsAffected()
+		}
+		return err
+	})
 	if err != nil {
 		return nil, &runstore.WriteError{Err: fmt.Errorf("claiming run %s: %v", id, oneLine(err))}
 	}
-	if n, _ := res.RowsAffected(); n != 1 {
-		var holder string
-		var claimed, beat int64
-		if err := b.db.db.QueryRowContext(ctx, b.db.q(`SELECT holder, claimed_at, heartbeat FROM runs WHERE id = ?`), id).Scan(&holder, &claimed, &beat); err != nil {
-			return nil, fmt.Errorf("claiming run %s: %v", id, oneLine(err))
+	if n != 1 {
+		// Another claimer won, or the holder beat: whoever holds it now
+		// is named.
+		l, started, err := b.readLease(ctx, id)
+		if err != nil {
+			return nil, err
 		}
-		return nil, &runstore.ClaimedError{Where: b.Where(id), Holder: holder, Started: fromMS(claimed), Heartbeat: fromMS(beat)}
+		return nil, l.Claimed(b.Where(id), started)
 	}
-	if err := b.killGroups(ctx, id); err != nil {
+	if err := b.db.Retry(ctx, "claiming run "+id, func() error { return b.killGroups(ctx, id) }); err != nil {
 		b.db.exec(ctx, `UPDATE runs SET holder = NULL, token = NULL WHERE id = ? AND token = ?`, id, c.token)
 		return nil, &runstore.WriteError{Err: fmt.Errorf("claiming run %s: %v", id, oneLine(err))}
 	}
 	h := b.open(id, c)
-	if err := h.numberOn(ctx); err != nil {
+	if err := b.db.Retry(ctx, "resuming run "+id, func() error { return h.numberOn(ctx) }); err != nil {
 		h.Release(ctx, false)
 		return nil, err
 	}
@@ -156,7 +173,15 @@ func (b *Backend) killGroups(ctx context.Context, id string) error {
 
 // Locate finds the run ref names: by its id, or by its work dir (the
 // newest run that worked there).
-func (b *Backend) Locate(ctx context.Context, ref string) (string, error) {
+func (b *Backend) Locate(ctx context.Context, ref string) (id string, err error) {
+	err = b.db.Retry(ctx, "finding run "+ref, func() (err error) {
+		id, err = b.locate(ctx, ref)
+		return err
+	})
+	return id, err
+}
+
+func (b *Backend) locate(ctx context.Context, ref string) (string, error) {
 	var id string
 	err := b.db.db.QueryRowContext(ctx, b.db.q(`SELECT id FROM runs WHERE id = ?`), ref).Scan(&id)
 	if errors.Is(err, dbsql.ErrNoRows) {
@@ -188,7 +213,15 @@ func (b *Backend) ReadMetrics(ctx context.Context, id string) ([]runstore.Metric
 }
 
 // readBodies decodes the JSON bodies of run id's rows of table, in order.
-func readBodies[T any](ctx context.Context, d *DB, table, id string) ([]T, error) {
+func readBodies[T any](ctx context.Context, d *DB, table, id string) (out []T, err error) {
+	err = d.Retry(ctx, "reading run "+id, func() (err error) {
+		out, err = readRows[T](ctx, d, table, id)
+		return err
+	})
+	return out, err
+}
+
+func readRows[T any](ctx context.Context, d *DB, table, id string) ([]T, error) {
 	rows, err := d.db.QueryContext(ctx, d.q(`SELECT seq, body FROM `+table+` WHERE run_id = ? ORDER BY seq`), id)
 	if err != nil {
 		return nil, fmt.Errorf("reading run %s: %v", id, oneLine(err))
@@ -213,21 +246,55 @@ func readBodies[T any](ctx context.Context, d *DB, table, id string) ([]T, error
 	return out, nil
 }
 
-// Holder is the holder of run id's claim while its heartbeat is fresh.
+// Holder is the holder of run id's claim while it is not stale.
 func (b *Backend) Holder(ctx context.Context, id string) (string, error) {
-	var holder dbsql.NullString
-	var beat, timeout dbsql.NullInt64
-	err := b.db.db.QueryRowContext(ctx, b.db.q(`SELECT holder, heartbeat, timeout_ms FROM runs WHERE id = ? AND token IS NOT NULL`), id).
-		Scan(&holder, &beat, &timeout)
+	l, _, err := b.readLease(ctx, id)
 	switch {
-	case errors.Is(err, dbsql.ErrNoRows):
+	case errors.Is(err, runstore.ErrNoRun):
 		return "", nil
 	case err != nil:
-		return "", fmt.Errorf("reading run %s: %v", id, oneLine(err))
-	case time.Since(fromMS(beat.Int64)) > time.Duration(timeout.Int64)*time.Millisecond, runstore.Gone(holder.String):
+		return "", err
+	case l.Token == "" || l.Stale(time.Now()):
 		return "", nil
 	}
-	return holder.String, nil
+	return l.Holder, nil
+}
+
+// readLease is lease, riding out an outage.
+func (b *Backend) readLease(ctx context.Context, id string) (l runstore.Lease, started time.Time, err error) {
+	err = b.db.Retry(ctx, "reading the claim of run "+id, func() (err error) {
+		l, started, err = b.lease(ctx, id)
+		return err
+	})
+	return l, started, err
+}
+
+// holds reports whether run id is claimed with token: a claim whose
+// answer was lost went through, and a holder still holds its run.
+func (d *DB) holds(ctx context.Context, id, token string) (bool, error) {
+	var one int
+	err := d.db.QueryRowContext(ctx, d.q(`SELECT 1 FROM runs WHERE id = ? AND token = ?`), id, token).Scan(&one)
+	if errors.Is(err, dbsql.ErrNoRows) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// lease reads the claim of run id, with when its holder claimed it; a
+// run nobody holds has no token.
+func (b *Backend) lease(ctx context.Context, id string) (runstore.Lease, time.Time, error) {
+	var holder, token dbsql.NullString
+	var claimed, beat, timeout dbsql.NullInt64
+	err := b.db.db.QueryRowContext(ctx, b.db.q(`SELECT holder, token, claimed_at, heartbeat, timeout_ms FROM runs WHERE id = ?`), id).
+		Scan(&holder, &token, &claimed, &beat, &timeout)
+	if errors.Is(err, dbsql.ErrNoRows) {
+		return runstore.Lease{}, time.Time{}, fmt.Errorf("claiming run %s: %w", id, runstore.ErrNoRun)
+	}
+	if err != nil {
+		return runstore.Lease{}, time.Time{}, fmt.Errorf("reading the claim of run %s: %v", id, oneLine(err))
+	}
+	return runstore.Lease{Holder: holder.String, Token: token.String, Heartbeat: fromMS(beat.Int64),
+		Timeout: time.Duration(timeout.Int64) * time.Millisecond}, fromMS(claimed.Int64), nil
 }
 
 // WorkDir is the recorded work dir where it exists (this machine made
@@ -278,12 +345,12 @@ func (b *Backend) Where(id string) string {
 type claim struct {
 	token, holder string
 	timeout       time.Duration
+	// now is the holder's clock (runstore.ClaimOptions.Now).
+	now func() time.Time
 }
 
 func newClaim(o runstore.ClaimOptions) *claim {
-	var tok [8]byte
-	rand.Read(tok[:])
-	return &claim{token: hex.EncodeToString(tok[:]), holder: runstore.Holder(os.Getpid(), runstore.Hostname()), timeout: o.Timing().Timeout}
+	return &claim{token: runstore.NewToken(), holder: runstore.Holder(os.Getpid(), o.HostName()), timeout: o.Timing().Timeout, now: o.Now}
 }
 
 func abs(dir string) string {

@@ -31,6 +31,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	// The drivers: registered by their import, chosen by the URL.
@@ -62,6 +63,9 @@ type DB struct {
 	// later write into an unlinked file, lost without a word (N11).
 	file     string
 	fileInfo os.FileInfo
+	// outage is how long its writes of runs ride out the database's
+	// absence (RideOut); the workers of one process share a DB.
+	outage atomic.Pointer[Outage]
 	// batch commits this process's SQLite writes together (group.go).
 	batch batcher
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/skillkit/skillkit/internal/runstore/sqlstore/sqltest"
 )
@@ -92,5 +93,95 @@ func TestVolatileConnectionGoesBackReset(t *testing.T) {
 	}
 	if setting != "on" {
 		t.Errorf("synchronous_commit = %s on the pooled connection, want on", setting)
+	}
+}
+
+// TestGroupedWriteCancelledMidStatement: a writer whose context ends in
+// the middle of its statement makes SQLite roll the whole transaction
+// back, the writes of its group released before it too; the others are
+// committed all the same (run again without it), and it alone fails.
+func TestGroupedWriteCancelledMidStatement(t *testing.T) {
+	ctx := context.Background()
+	d, err := Open(ctx, sqltest.SQLite(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if _, err := d.exec(ctx, `CREATE TABLE scratch (writer INTEGER, row INTEGER)`); err != nil {
+		t.Fatal(err)
+	}
+	queued := func(n int) {
+		for {
+			d.batch.mu.Lock()
+			q := len(d.batch.queue)
+			d.batch.mu.Unlock()
+			if q >= n {
+				return
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	insert := func(w int) func(*dbsql.Tx) error {
+		return func(tx *dbsql.Tx) error {
+			_, err := tx.ExecContext(ctx, `INSERT INTO scratch VALUES (?, 0)`, w)
+			return err
+		}
+	}
+	var wg sync.WaitGroup
+	// A slow first group, so that the rest queue behind it in one group.
+	wg.Go(func() {
+		d.tx(ctx, func(tx *dbsql.Tx) error {
+			time.Sleep(200 * time.Millisecond)
+			return insert(0)(tx)
+		})
+	})
+	for {
+		d.batch.mu.Lock()
+		leading := d.batch.leading
+		d.batch.mu.Unlock()
+		if leading {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	errs := make([]error, 9)
+	start := func(w int, f func(*dbsql.Tx) error) {
+		wg.Go(func() { errs[w] = d.tx(ctx, f) })
+	}
+	for w := 1; w <= 4; w++ {
+		start(w, insert(w))
+		queued(w)
+	}
+	// Writer 5 inserts, then runs a statement of seconds that its context
+	// ends after 50 ms.
+	stop, cancel := context.WithCancel(ctx)
+	defer cancel()
+	wg.Go(func() {
+		errs[5] = d.batch.do(stop, d.db, func(tx *dbsql.Tx) error {
+			if err := insert(5)(tx); err != nil {
+				return err
+			}
+			time.AfterFunc(50*time.Millisecond, cancel)
+			_, err := tx.ExecContext(stop, `INSERT INTO scratch WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 1000000000) SELECT 5, x FROM c`)
+			return err
+		})
+	})
+	queued(5)
+	for w := 6; w <= 8; w++ {
+		start(w, insert(w))
+		queued(w)
+	}
+	wg.Wait()
+	for w := 0; w <= 8; w++ {
+		var n int
+		if err := d.db.QueryRowContext(ctx, `SELECT count(*) FROM scratch WHERE writer = ?`, w).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case w == 5 && (n != 0 || !errors.Is(errs[5], context.Canceled)):
+			t.Errorf("the cancelled writer: %d rows, err %v; want none, context.Canceled", n, errs[5])
+		case w != 5 && (n != 1 || errs[w] != nil):
+			t.Errorf("writer %d: %d rows, err %v; want its row, no error", w, n, errs[w])
+		}
 	}
 }

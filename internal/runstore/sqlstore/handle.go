@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"time"
 
 	"github.com/skillkit/skillkit/internal/runstore"
 )
@@ -30,6 +29,10 @@ type handle struct {
 	// metrics and logs.
 	seq, metricSeq, logSeq int64
 	waiting                runstore.Batch
+	// unsure is the size of the last try of the waiting rows when it
+	// failed with the database away, maybe after it committed them: the
+	// next try looks first.
+	unsure *batchSize
 
 	// groups serialises the writes of process groups, which come from
 	// the goroutines that run commands, on groupConn.
@@ -65,25 +68,78 @@ func (h *handle) Append(ctx context.Context, b runstore.Batch, mode runstore.Mod
 }
 
 // write writes the waiting rows in one transaction, guarded by the claim:
-// a holder whose claim was taken over writes nothing more.
+// a holder whose claim was taken over writes nothing more. It rides out
+// an outage (DB.RideOut): a try whose commit's answer was lost is found
+// committed by the next, which then writes nothing twice.
 func (h *handle) write(ctx context.Context) error {
+	err := h.db.Retry(ctx, "writing run "+h.id, func() error {
+		if h.unsure != nil {
+			done, err := h.written(ctx, *h.unsure)
+			if err != nil {
+				return err
+			}
+			if done {
+				h.advance(*h.unsure)
+			}
+			h.unsure = nil
+			if h.waiting.Empty() {
+				return nil
+			}
+		}
+		n := sizes(&h.waiting)
+		err := h.try(ctx)
+		if err == nil {
+			h.advance(n)
+		} else if Transient(err) {
+			h.unsure = &n
+		}
+		return err
+	})
+	if errors.Is(err, errLost) {
+		return fmt.Errorf("writing run %s: %w", h.id, errLost)
+	}
+	if err != nil {
+		return &runstore.WriteError{Err: fmt.Errorf("writing run %s: %s", h.id, oneLine(err))}
+	}
+	return nil
+}
+
+// batchSize is how many rows of each kind a batch holds.
+type batchSize struct{ events, checkpoints, metrics, logs int }
+
+func sizes(b *runstore.Batch) batchSize {
+	return batchSize{len(b.Events), len(b.Checkpoints), len(b.Metrics), len(b.Logs)}
+}
+
+// advance takes the first n waiting rows as written: the rows number on
+// after them.
+func (h *handle) advance(n batchSize) {
+	w := &h.waiting
+	h.seq, h.metricSeq, h.logSeq = h.seq+int64(n.events), h.metricSeq+int64(n.metrics), h.logSeq+int64(n.logs)
+	w.Events, w.Checkpoints = w.Events[n.events:], w.Checkpoints[n.checkpoints:]
+	w.Metrics, w.Logs = w.Metrics[n.metrics:], w.Logs[n.logs:]
+	if w.Empty() {
+		*w = runstore.Batch{}
+	}
+}
+
+// try writes the waiting rows once, numbered on from the last written.
+func (h *handle) try(ctx context.Context) error {
 	d, w := h.db, &h.waiting
-	seq, mseq, lseq := h.seq, h.metricSeq, h.logSeq
-	err := d.tx(ctx, func(tx *dbsql.Tx) error {
-		res, err := tx.ExecContext(ctx, d.q(`UPDATE runs SET heartbeat = ? WHERE id = ? AND token = ?`), ms(time.Now()), h.id, h.claim.token)
+	return d.tx(ctx, func(tx *dbsql.Tx) error {
+		res, err := tx.ExecContext(ctx, d.q(`UPDATE runs SET heartbeat = ? WHERE id = ? AND token = ?`), ms(h.claim.now()), h.id, h.claim.token)
 		if err != nil {
 			return err
 		}
 		if n, _ := res.RowsAffected(); n != 1 {
 			return errLost
 		}
-		for _, e := range w.Events {
+		for i, e := range w.Events {
 			body, err := json.Marshal(e)
 			if err != nil {
 				return err
 			}
-			seq++
-			if _, err := tx.ExecContext(ctx, d.q(`INSERT INTO events (run_id, seq, body) VALUES (?, ?, ?)`), h.id, seq, string(body)); err != nil {
+			if _, err := tx.ExecContext(ctx, d.q(`INSERT INTO events (run_id, seq, body) VALUES (?, ?, ?)`), h.id, h.seq+1+int64(i), string(body)); err != nil {
 				return err
 			}
 		}
@@ -94,52 +150,75 @@ func (h *handle) write(ctx context.Context) error {
 				return err
 			}
 		}
-		for _, m := range w.Metrics {
+		for i, m := range w.Metrics {
 			body, _ := json.Marshal(m)
-			mseq++
-			if _, err := tx.ExecContext(ctx, d.q(`INSERT INTO metrics (run_id, seq, body) VALUES (?, ?, ?)`), h.id, mseq, string(body)); err != nil {
+			if _, err := tx.ExecContext(ctx, d.q(`INSERT INTO metrics (run_id, seq, body) VALUES (?, ?, ?)`), h.id, h.metricSeq+1+int64(i), string(body)); err != nil {
 				return err
 			}
 		}
-		for _, l := range w.Logs {
-			lseq++
-			if _, err := tx.ExecContext(ctx, d.q(`INSERT INTO logs (run_id, seq, name, text) VALUES (?, ?, ?, ?)`), h.id, lseq, l.Name, l.Text); err != nil {
+		for i, l := range w.Logs {
+			if _, err := tx.ExecContext(ctx, d.q(`INSERT INTO logs (run_id, seq, name, text) VALUES (?, ?, ?, ?)`), h.id, h.logSeq+1+int64(i), l.Name, l.Text); err != nil {
 				return err
 			}
 		}
 		return nil
 	})
-	if errors.Is(err, errLost) {
-		return fmt.Errorf("writing run %s: %w", h.id, errLost)
+}
+
+// written reports whether the first n waiting rows, a try's, are in the
+// database: a try commits all of them or none, so the first of them
+// tells, while the run is still this claim's (a holder that took it over
+// numbers its rows on from the same place).
+func (h *handle) written(ctx context.Context, n batchSize) (bool, error) {
+	if err := h.verify(ctx); err != nil {
+		return false, err
 	}
-	if err != nil {
-		return &runstore.WriteError{Err: fmt.Errorf("writing run %s: %s", h.id, oneLine(err))}
+	var query string
+	var key any
+	switch {
+	case n.events > 0:
+		query, key = `SELECT 1 FROM events WHERE run_id = ? AND seq = ?`, h.seq+1
+	case n.checkpoints > 0:
+		query, key = `SELECT 1 FROM checkpoints WHERE run_id = ? AND n = ?`, h.waiting.Checkpoints[0].N
+	case n.metrics > 0:
+		query, key = `SELECT 1 FROM metrics WHERE run_id = ? AND seq = ?`, h.metricSeq+1
+	default:
+		query, key = `SELECT 1 FROM logs WHERE run_id = ? AND seq = ?`, h.logSeq+1
 	}
-	h.seq, h.metricSeq, h.logSeq = seq, mseq, lseq
-	h.waiting = runstore.Batch{}
-	return nil
+	var one int
+	err := h.db.db.QueryRowContext(ctx, h.db.q(query), h.id, key).Scan(&one)
+	if errors.Is(err, dbsql.ErrNoRows) {
+		return false, nil
+	}
+	return err == nil, err
 }
 
 // Snapshot has nothing to do: the database derives nothing from the log.
 func (h *handle) Snapshot(context.Context, *runstore.Progress) error { return nil }
 
-// Verify reads whether the run's row still holds this claim.
+// Verify reads whether the run's row still holds this claim, riding out
+// an outage (DB.RideOut).
 func (h *handle) Verify(ctx context.Context) error {
-	var one int
-	err := h.db.db.QueryRowContext(ctx, h.db.q(`SELECT 1 FROM runs WHERE id = ? AND token = ?`), h.id, h.claim.token).Scan(&one)
-	switch {
-	case errors.Is(err, dbsql.ErrNoRows):
-		return fmt.Errorf("run %s: %w", h.id, errLost)
-	case err != nil:
+	err := h.db.Retry(ctx, "reading the claim of run "+h.id, func() error { return h.verify(ctx) })
+	if err != nil && !errors.Is(err, errLost) {
 		return &runstore.WriteError{Err: fmt.Errorf("reading run %s: %s", h.id, oneLine(err))}
 	}
-	return nil
+	return err
+}
+
+// verify reads once whether the run's row still holds this claim.
+func (h *handle) verify(ctx context.Context) error {
+	ok, err := h.db.holds(ctx, h.id, h.claim.token)
+	if err == nil && !ok {
+		return fmt.Errorf("run %s: %w", h.id, errLost)
+	}
+	return err
 }
 
 // Heartbeat refreshes the claim's heartbeat; one that matches no row
 // means the claim was taken over.
 func (h *handle) Heartbeat(ctx context.Context) error {
-	res, err := h.db.exec(ctx, `UPDATE runs SET heartbeat = ? WHERE id = ? AND token = ?`, ms(time.Now()), h.id, h.claim.token)
+	res, err := h.db.exec(ctx, `UPDATE runs SET heartbeat = ? WHERE id = ? AND token = ?`, ms(h.claim.now()), h.id, h.claim.token)
 	if err != nil {
 		return err
 	}
@@ -193,7 +272,11 @@ func (h *handle) Release(ctx context.Context, _ bool) error {
 		h.groupConn = nil
 	}
 	h.groups.Unlock()
-	if _, err := h.db.exec(ctx, `UPDATE runs SET holder = NULL, token = NULL WHERE id = ? AND token = ?`, h.id, h.claim.token); err != nil {
+	err := h.db.Retry(ctx, "releasing run "+h.id, func() error {
+		_, err := h.db.exec(ctx, `UPDATE runs SET holder = NULL, token = NULL WHERE id = ? AND token = ?`, h.id, h.claim.token)
+		return err
+	})
+	if err != nil {
 		return fmt.Errorf("releasing run %s: %v", h.id, oneLine(err))
 	}
 	return nil

@@ -73,6 +73,7 @@ func Run(t *testing.T, b Backend) {
 		{"Interrupted", testInterrupted},
 		{"Claims", testClaims},
 		{"Takeover", testTakeover},
+		{"ClaimFromTheFuture", testClaimFromTheFuture},
 		{"ProcessGroups", testProcessGroups},
 		{"CrashPoints", testCrashPoints},
 		{"Readers", testReaders},
@@ -334,6 +335,37 @@ func testTakeover(t *testing.T, place func(runstore.Files) runstore.Backend) {
 	}
 	if sum, err := s.Status("r1"); err != nil || sum.Holder == "" || sum.StepsDone != 2 {
 		t.Errorf("status after the takeover: %+v, %v", sum, err)
+	}
+}
+
+// A claim whose heartbeat lies in the future, by the clock of a holder on
+// another host, is judged by whether the heartbeat moves: a one-shot
+// resume is refused while it moves, and takes the run over once it has
+// stood still for a lease (F13: a dead holder's claim was refused for
+// good).
+func testClaimFromTheFuture(t *testing.T, place func(runstore.Files) runstore.Backend) {
+	s := open(place, nil)
+	ahead := func() time.Time { return time.Now().Add(time.Hour) }
+	// Its lease is long, so that a heartbeat starved by a busy machine
+	// is not taken for a stopped one; the watch ends at its first move.
+	live := create(t, s, "live", time.Now(), runstore.ClaimOptions{Heartbeat: 20 * time.Millisecond, Timeout: 5 * time.Second, Clock: ahead, Host: "elsewhere"})
+	defer live.Close()
+	var ce *runstore.ClaimedError
+	if _, err := s.Resume("live", runstore.ResumeOptions{}); !errors.As(err, &ce) || ce.Watch <= 0 {
+		t.Errorf("resuming a run whose holder beats an hour ahead: %v, want refused by its moving heartbeat", err)
+	}
+	dead := create(t, s, "dead", time.Now(), runstore.ClaimOptions{Heartbeat: time.Hour, Timeout: 300 * time.Millisecond, Clock: ahead, Host: "elsewhere"})
+	defer dead.Close()
+	r, err := s.Resume("dead", runstore.ResumeOptions{})
+	if err != nil {
+		t.Fatalf("one resume of a run whose holder beat an hour ahead, then stopped: %v, want it taken over after a lease", err)
+	}
+	defer r.Close()
+	if err := run(r, 1, 1); err != nil {
+		t.Errorf("the resumed run's step: %v", err)
+	}
+	if err := dead.Commit(runstore.Event{Phase: "01-a", Step: "01-a#2", From: "pending", To: "executing"}); !errors.Is(err, runstore.ErrClaimLost) {
+		t.Errorf("the old holder's write: %v, want ErrClaimLost", err)
 	}
 }
 
