@@ -560,7 +560,8 @@ sk1=$(mean skillkit-1); sk20=$(mean skillkit-20)
     for n in $growth; do
       g=$(mean "grow$n"); fg=$(mean "floor-grow$n")
       pi=$(per "$g" "$n")
-      [ -n "$first" ] || first=$pi
+      [ -n "$first" ] || { first=$pi; firstrss=$(val "grow$n.rss"); }
+      lastrss=$(val "grow$n.rss")
       marg=""
       if [ -n "$prevn" ]; then
         marg=$(awk -v a="$g" -v b="$prevg" -v n="$n" -v m="$prevn" 'BEGIN { if (a == "n/a" || b == "n/a") print "n/a"; else printf "%.3f", (a-b)*1000/(n-m) }')
@@ -571,7 +572,7 @@ sk1=$(mean skillkit-1); sk20=$(mean skillkit-20)
       last=$pi prevn=$n prevg=$g
     done
     echo
-    echo "Per iteration at the largest size / at the smallest: $(ratio "$last" "$first")x; marginal, last / first: $(ratio "${lastmarg:-n/a}" "${firstmarg:-n/a}")x."
+    echo "Per iteration at the largest size / at the smallest: $(ratio "$last" "$first")x; marginal, last / first: $(ratio "${lastmarg:-n/a}" "${firstmarg:-n/a}")x; peak RSS, largest / smallest: $(ratio "$lastrss" "$firstrss")x (goals, issue 26: at most 1.2x each, per iteration at most 2.5x the floor, at most 1 KB written per iteration)."
     echo
   fi
 } >"$out"

@@ -36,6 +36,9 @@ type Script interface {
 	// actions (prose, or code that is an instruction for a model) go to
 	// the engine's agent instead.
 	RunAction(ctx context.Context, a *plan.Action, state map[string]any) (map[string]any, error)
+	// Turn starts the JS runtime of one loop iteration over state, in
+	// which its selection and its action run.
+	Turn(ctx context.Context, state map[string]any) (*script.Turn, error)
 }
 
 // Agent is the agent command; *agent.Agent is one.
@@ -150,6 +153,9 @@ type Runner struct {
 	// when moved.
 	loop  *runstore.Loop
 	moved bool
+	// logged is the loop's record as the log has it, when it has one.
+	logged    runstore.Loop
+	hasLogged bool
 	// scopes are the JS scopes of the phases, by phase id.
 	scopes map[string]*script.Scope
 	// taken is what the run had done when a scope was first needed.
@@ -192,10 +198,16 @@ func (r *Runner) Record() runstore.Run { return r.o.Run }
 // Skill is the skill the run runs.
 func (r *Runner) Skill() *plan.Skill { return r.o.Skill }
 
-// RunAction runs the Execution of a JS or bash action on the state and
-// returns its updates.
-func (r *Runner) RunAction(ctx context.Context, a *plan.Action) (map[string]any, error) {
-	return r.o.Script.RunAction(ctx, a, r.State())
+// Turn starts the JS runtime of a loop iteration over the state as it
+// stands.
+func (r *Runner) Turn(ctx context.Context) (*script.Turn, error) {
+	return r.o.Script.Turn(ctx, r.State())
+}
+
+// RunAction runs the Execution of a JS or bash action on the state, in
+// its iteration's runtime t, and returns its updates.
+func (r *Runner) RunAction(ctx context.Context, t *script.Turn, a *plan.Action) (map[string]any, error) {
+	return t.RunAction(ctx, a, r.State())
 }
 
 // Event records one transition, not waiting for the disk: the kernel
@@ -211,9 +223,14 @@ func (r *Runner) record(e runstore.Event, commit bool) error {
 	if e.Time.IsZero() {
 		e.Time = time.Now()
 	}
-	if r.moved {
+	if r.loop != nil {
+		// Left out when it moved as the event says (Loop.Moves); written
+		// when it did not move so.
 		l := *r.loop
-		e.Loop = &l
+		moves, ok := r.logged.Moves(&e)
+		if (r.moved || ok) && !(ok && r.hasLogged && moves == l) {
+			e.Loop = &l
+		}
 	}
 	e.Agent = r.conv
 	var err error
@@ -226,13 +243,22 @@ func (r *Runner) record(e runstore.Event, commit bool) error {
 		return err
 	}
 	r.moved, r.conv = false, nil
-	if r.o.Observe != nil {
-		if e.Run == "" {
-			e.Run = r.o.Run.ID()
-		}
-		r.o.Observe(e)
+	if r.loop != nil {
+		r.logged, r.hasLogged = *r.loop, true
 	}
+	r.observe(e)
 	return nil
+}
+
+// observe hands e to the run's observer, if any.
+func (r *Runner) observe(e runstore.Event) {
+	if r.o.Observe == nil {
+		return
+	}
+	if e.Run == "" {
+		e.Run = r.o.Run.ID()
+	}
+	r.o.Observe(e)
 }
 
 // RunEvent records a transition of the run itself (DESIGN §3.1: pending →
@@ -247,6 +273,7 @@ func (r *Runner) SetLoop(fn func(l *runstore.Loop)) {
 		r.loop = &runstore.Loop{}
 		if p := r.o.Run.Progress(); p.Loop != nil {
 			*r.loop = *p.Loop
+			r.logged, r.hasLogged = *p.Loop, true
 		}
 	}
 	fn(r.loop)

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skillkit/skillkit/internal/agent"
 	"github.com/skillkit/skillkit/internal/runstore"
 	"github.com/skillkit/skillkit/internal/runstore/fsstore"
 	"github.com/skillkit/skillkit/internal/script"
@@ -212,4 +213,45 @@ func readStateJSON(t *testing.T, dir string) map[string]any {
 		t.Fatal(err)
 	}
 	return st
+}
+
+// An action writes its loading line and its outcome; its passing states
+// reach the observer only, unless an agent call was made in one, whose
+// count is written at once.
+func TestActionPassingStates(t *testing.T) {
+	r := newRunner(t)
+	var seen []string
+	r.o.Observe = func(e runstore.Event) { seen = append(seen, string(e.To)) }
+	for _, call := range []bool{false, true} {
+		err := r.RunUnit(context.Background(), UnitSpec{Kind: runstore.KindAction, ID: "action-a", Title: "A", Position: 1,
+			Execute: func(context.Context) error {
+				if call {
+					r.AgentCalled(agent.Call{N: 1, Begun: 1, Thread: "t1"})
+				}
+				return nil
+			}})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	events, err := fsstore.New(fsstore.Options{}).Events(r.Record().WorkDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range events[1:] {
+		line := string(e.From) + " > " + string(e.To)
+		if e.Agent != nil {
+			line += " (agent " + e.Agent.Thread + ")"
+		}
+		got = append(got, line)
+	}
+	want := "idle > loading, loading > completed, idle > loading, loading > verifying (agent t1), verifying > completed"
+	if strings.Join(got, ", ") != want {
+		t.Errorf("log: %s\nwant: %s", strings.Join(got, ", "), want)
+	}
+	all := "loading planning executing verifying post_hook completed"
+	if strings.Join(seen, " ") != all+" "+all {
+		t.Errorf("observed: %s", strings.Join(seen, " "))
+	}
 }

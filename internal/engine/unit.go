@@ -74,7 +74,28 @@ type unit struct {
 	state UnitState
 }
 
+// passing reports whether an action's transition into state goes
+// unwritten: planning, executing, verifying and post_hook carry nothing
+// that a reader of the log needs, and a loop runs one action per
+// iteration, where four lines of them were most of what it wrote. The
+// next line written goes from the last one's state, passing through them
+// (loading → completed); the state an action changed and the loop's
+// position ride on it. An agent conversation is written at once, so that
+// a kill does not lose the calls' count.
+func (u *unit) passing(state UnitState) bool {
+	switch state {
+	case UnitPlanning, UnitExecuting, UnitVerifying, UnitPostHook:
+		return u.spec.Kind == runstore.KindAction && u.r.conv == nil
+	}
+	return false
+}
+
 func (u *unit) to(state UnitState, detail string) error {
+	if u.passing(state) {
+		// The run's observer (the terminal's live line) still sees it.
+		u.r.observe(runstore.Event{Time: time.Now(), Action: u.spec.ID, From: runstore.State(u.state), To: runstore.State(state), Detail: detail})
+		return nil
+	}
 	e := runstore.Event{From: runstore.State(u.state), To: runstore.State(state), Detail: detail}
 	if u.spec.Kind == runstore.KindAction {
 		e.Action = u.spec.ID

@@ -149,32 +149,37 @@ func (l *loop) loop(ctx context.Context) error {
 		case "failed":
 			return l.skillFailed()
 		}
-		a, err := l.sel.next(ctx, l.r.State(), l.r.Inputs())
-		if err != nil {
-			return err
-		}
-		if a == nil {
-			return nil
-		}
-		before := l.r.State()
-		err = l.action(ctx, a)
-		if err == nil {
-			delete(l.failures, a.ID)
-			if err := l.idle(a, before); err != nil {
-				return err
-			}
-			continue
-		}
-		if ctx.Err() != nil || errors.Is(err, agent.ErrNoAgent) || errors.Is(err, agent.ErrBudget) || errors.Is(err, runstore.ErrWrite) || errors.Is(err, mcp.ErrTransport) || errors.Is(err, ErrNoProgress) || !l.handles {
-			return err
-		}
-		// The skill handles failures: the error is in errors[] and
-		// error_count, and the selection decides what comes next, unless
-		// it keeps choosing an action that keeps failing the same way.
-		if err := l.again(a, err); err != nil {
+		if done, err := l.iteration(ctx); done || err != nil {
 			return err
 		}
 	}
+}
+
+// iteration selects the next action and runs it, in one JS runtime. done
+// is set when the selection ended the loop.
+func (l *loop) iteration(ctx context.Context) (done bool, err error) {
+	t, err := l.r.Turn(ctx)
+	if err != nil {
+		return false, err
+	}
+	defer t.Close()
+	a, err := l.sel.next(ctx, t, l.r.State())
+	if err != nil || a == nil {
+		return true, err
+	}
+	before := l.r.State()
+	err = l.action(ctx, t, a)
+	if err == nil {
+		delete(l.failures, a.ID)
+		return false, l.idle(a, before)
+	}
+	if ctx.Err() != nil || errors.Is(err, agent.ErrNoAgent) || errors.Is(err, agent.ErrBudget) || errors.Is(err, runstore.ErrWrite) || errors.Is(err, mcp.ErrTransport) || errors.Is(err, ErrNoProgress) || !l.handles {
+		return false, err
+	}
+	// The skill handles failures: the error is in errors[] and
+	// error_count, and the selection decides what comes next, unless
+	// it keeps choosing an action that keeps failing the same way.
+	return false, l.again(a, err)
 }
 
 // idle fails the run when action a completed maxSame times in a row and
@@ -250,7 +255,7 @@ func sameness(err error) string {
 // metrics), and its completed transition records its state updates with
 // it in completed_actions, in one durable write. A kill before that write
 // makes a resume run the action again; after it, never.
-func (l *loop) action(ctx context.Context, a *plan.Action) error {
+func (l *loop) action(ctx context.Context, t *script.Turn, a *plan.Action) error {
 	// A run that stopped in this action (interrupted, crashed, or failed
 	// and retried) left it current in the state: the resume finishes that
 	// iteration, in the same place of the run, rather than start another.
@@ -288,7 +293,7 @@ func (l *loop) action(ctx context.Context, a *plan.Action) error {
 				ctx, cancel = context.WithTimeout(ctx, t.Duration)
 				defer cancel()
 			}
-			updates, native, err = l.execute(ctx, a)
+			updates, native, err = l.execute(ctx, t, a)
 			return err
 		},
 		Verify: func(ctx context.Context) error {
@@ -319,15 +324,15 @@ func (l *loop) action(ctx context.Context, a *plan.Action) error {
 	return nil
 }
 
-// execute runs the action once and returns its state updates; native
-// reports whether they are what its code returned, run as written, rather
-// than the agent's.
-func (l *loop) execute(ctx context.Context, a *plan.Action) (updates map[string]any, native bool, err error) {
+// execute runs the action once, in its iteration's runtime t, and
+// returns its state updates; native reports whether they are what its
+// code returned, run as written, rather than the agent's.
+func (l *loop) execute(ctx context.Context, t *script.Turn, a *plan.Action) (updates map[string]any, native bool, err error) {
 	if a.Execution.ToAgent() {
 		updates, err = l.ask(ctx, a, nil)
 		return updates, false, err
 	}
-	updates, err = l.r.RunAction(ctx, a)
+	updates, err = l.r.RunAction(ctx, t, a)
 	if err != nil && l.r.TakesOverAction(ctx, a, err) {
 		// As for a step: native code that fails was guidance after all.
 		updates, err = l.ask(ctx, a, err)

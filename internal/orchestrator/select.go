@@ -126,22 +126,20 @@ func checkable(ps []*plan.Precondition) bool {
 	return false
 }
 
-// next returns the action to run, or nil when the selection ends.
-func (sel *selector) next(ctx context.Context, state map[string]any, inputs map[string]string) (*plan.Action, error) {
+// next returns the action to run, or nil when the selection ends. It
+// selects over the state of t, in t's runtime.
+func (sel *selector) next(ctx context.Context, t *script.Turn, state map[string]any) (*plan.Action, error) {
 	if sel.byAgent {
-		return sel.agentSelects(ctx, state, inputs)
+		return sel.agentSelects(ctx, t)
 	}
 	if o := sel.skill.Orchestrator; o != nil && o.Decision != nil {
-		id, ok, err := script.SelectNextAction(ctx, o, state)
+		id, ok, err := t.SelectNextAction(ctx, o)
 		if err != nil || !ok {
 			return nil, err
 		}
 		return resolve(sel.skill, id, o.Decision.Pos)
 	}
-	env := script.PureEnv{State: state, Inputs: inputs}
-	if o := sel.skill.Orchestrator; o != nil {
-		env.Decls = o.Declarations
-	}
+	decls := sel.decls()
 	done := completed(state)
 	// A precondition that throws (a typo, a field not there yet) does not
 	// hold; the errors matter only when nothing can be selected.
@@ -153,7 +151,7 @@ func (sel *selector) next(ctx context.Context, state map[string]any, inputs map[
 			}
 			continue
 		}
-		ok, err := script.Preconditions(ctx, c.pre, env)
+		ok, err := t.Preconditions(ctx, c.pre, decls)
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
@@ -174,18 +172,15 @@ func (sel *selector) next(ctx context.Context, state map[string]any, inputs map[
 // agentSelects asks the agent which catalog action runs next, telling it
 // whether each one's checkable preconditions hold. The answer must be an
 // action of the catalog, or null.
-func (sel *selector) agentSelects(ctx context.Context, state map[string]any, inputs map[string]string) (*plan.Action, error) {
-	env := script.PureEnv{State: state, Inputs: inputs}
-	if o := sel.skill.Orchestrator; o != nil {
-		env.Decls = o.Declarations
-	}
+func (sel *selector) agentSelects(ctx context.Context, t *script.Turn) (*plan.Action, error) {
+	decls := sel.decls()
 	choices := make([]agent.Choice, 0, len(sel.candidates))
 	ids := make([]string, 0, len(sel.candidates))
 	for _, c := range sel.candidates {
 		ch := agent.Choice{ID: c.action.ID, Purpose: cmp.Or(c.purpose, c.action.Purpose, c.action.Title)}
 		if !c.once {
 			// A precondition that throws is not known to hold or fail.
-			if ok, err := script.Preconditions(ctx, c.pre, env); err == nil {
+			if ok, err := t.Preconditions(ctx, c.pre, decls); err == nil {
 				ch.Ready = &ok
 			} else if ctx.Err() != nil {
 				return nil, ctx.Err()
@@ -206,6 +201,15 @@ func (sel *selector) agentSelects(ctx context.Context, state map[string]any, inp
 	}
 	return nil, fmt.Errorf("%s: the agent selected %q, which is not an action of the catalog (%s)",
 		selectionPos(sel.skill), id, strings.Join(ids, ", "))
+}
+
+// decls are the blocks whose declarations preconditions have in scope:
+// the orchestrator's.
+func (sel *selector) decls() []*plan.CodeBlock {
+	if o := sel.skill.Orchestrator; o != nil {
+		return o.Declarations
+	}
+	return nil
 }
 
 // completed is the state's completed_actions.

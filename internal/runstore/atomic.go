@@ -2,6 +2,7 @@ package runstore
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -24,13 +25,22 @@ func IsTemp(name string) bool {
 // path. With durable set the temporary file is fsynced before the rename and
 // the folder after it, so the new content also survives a power loss.
 func WriteFile(files Files, path string, data []byte, durable bool) error {
-	if err := replace(files, path, data, durable); err != nil {
+	return WriteFileFrom(files, path, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	}, durable)
+}
+
+// WriteFileFrom is WriteFile with the content written by write as it
+// goes, not held whole first.
+func WriteFileFrom(files Files, path string, write func(io.Writer) error, durable bool) error {
+	if err := replace(files, path, write, durable); err != nil {
 		return &WriteError{Err: err}
 	}
 	return nil
 }
 
-func replace(files Files, path string, data []byte, durable bool) error {
+func replace(files Files, path string, write func(io.Writer) error, durable bool) error {
 	dir := filepath.Dir(path)
 	f, err := files.CreateTemp(path)
 	if err != nil {
@@ -42,7 +52,7 @@ func replace(files Files, path string, data []byte, durable bool) error {
 		os.Remove(tmp)
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
-	if _, err := f.Write(data); err != nil {
+	if err := write(f); err != nil {
 		return fail(err)
 	}
 	if durable {

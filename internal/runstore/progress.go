@@ -285,6 +285,30 @@ type Loop struct {
 	ErrorCount int `yaml:"errorCount" json:"errorCount"`
 }
 
+// Moves is the loop's record after e when e carries none: an action's
+// first loading (from idle) starts an iteration with it current, and its
+// completion straight from loading counts it done and last. ok is false
+// for any other event, which leaves the record as it is. A writer leaves
+// out the record that Moves gives: a loop's two lines per iteration
+// carried it whole, and it was a fifth of what they wrote. Logs written
+// before carry it on those lines, and complete an action from post_hook.
+func (l Loop) Moves(e *Event) (Loop, bool) {
+	if e.Level() != LevelAction {
+		return l, false
+	}
+	switch {
+	case e.From == Idle && e.To == "loading":
+		l.Iteration++
+		l.CurrentAction = e.Action
+	case e.From == "loading" && e.To == "completed":
+		l.Completed++
+		l.LastAction = e.Action
+	default:
+		return l, false
+	}
+	return l, true
+}
+
 // StepDone reports whether the step has a record in completedSteps.
 func (p Progress) StepDone(step string) bool {
 	return slices.ContainsFunc(p.CompletedSteps, func(s StepRecord) bool { return s.ID == step && s.Done() })
@@ -329,6 +353,10 @@ func (p *Progress) Apply(e *Event) {
 	if e.Loop != nil {
 		l := *e.Loop
 		p.Loop = &l
+	} else if p.Loop != nil {
+		if l, ok := p.Loop.Moves(e); ok {
+			p.Loop = &l
+		}
 	}
 	if e.Scope != nil {
 		p.Scope, p.ScopePhase = e.Scope, e.Phase

@@ -96,3 +96,42 @@ func TestEventBytesUnchanged(t *testing.T) {
 		t.Error("a run state does not convert back")
 	}
 }
+
+// An action's lines leave out the loop's record when it moved as they
+// say: the first loading starts an iteration, a completion straight from
+// loading counts it. Any other line leaves it as it is, so a log written
+// before (whose completion comes from post_hook, after a line that
+// carried the record) is not counted twice.
+func TestLoopMovesWithItsActions(t *testing.T) {
+	start := Loop{Iteration: 4, MaxIterations: 10, CurrentAction: "a", LastAction: "a", Completed: 4}
+	events := []Event{
+		{Action: "b", From: Idle, To: "loading"},
+		{Action: "b", From: "loading", To: "completed"},
+		{Action: "c", From: Idle, To: "loading"},
+		{Action: "c", From: "loading", To: "error"},
+		{Action: "c", From: "error", To: "retrying"},
+		{Action: "c", From: "retrying", To: "loading"},
+		{Action: "c", From: "post_hook", To: "completed"},
+		{Phase: "orchestrator", From: "loading", To: "completed"},
+	}
+	p := Progress{Loop: &start, Phases: 1, ChecklistStatus: map[string]string{}}
+	for i := range events {
+		p.Apply(&events[i])
+	}
+	want := Loop{Iteration: 6, MaxIterations: 10, CurrentAction: "c", LastAction: "b", Completed: 5}
+	if *p.Loop != want {
+		t.Errorf("loop = %+v, want %+v", *p.Loop, want)
+	}
+	// A line that carries one sets it whatever it says.
+	set := Loop{Iteration: 1}
+	p.Apply(&Event{Action: "d", From: Idle, To: "loading", Loop: &set})
+	if *p.Loop != set {
+		t.Errorf("loop = %+v, want %+v", *p.Loop, set)
+	}
+	// Without a loop's record, nothing moves.
+	var none Progress
+	none.Apply(&events[0])
+	if none.Loop != nil {
+		t.Errorf("a record appeared: %+v", none.Loop)
+	}
+}

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 )
@@ -19,10 +21,12 @@ import (
 // its state grow) and cost a file replacement per step; paced by the
 // share, a snapshot of n steps spreads over n/SnapshotShare commits, so
 // the bytes written per step stay flat, at about SnapshotShare steps'
-// worth of snapshot.
+// worth of snapshot. A half: the snapshots double in size from one to
+// the next, and their sum is twice the last; a quarter made it four
+// times, most of what a no-op loop wrote per iteration.
 const (
 	SnapshotEvery   = 200 * time.Millisecond
-	SnapshotShare   = 4
+	SnapshotShare   = 2
 	SnapshotLongest = 10 * time.Second
 )
 
@@ -62,10 +66,16 @@ type Record struct {
 	// checkpoints, so that they number on.
 	mark  *Mark
 	taken int
+	// marked is the worker of the last mark written: the next one, of
+	// the same worker, is written implied (Mark.implies).
+	marked Worker
 	// snapped is when the backend's snapshots were last brought up to
 	// date, commits how many durable commits were made since.
 	snapped time.Time
 	commits int
+	// behind is set when events were recorded since the last snapshot,
+	// and until the first (a run resumed after a kill may lack some).
+	behind bool
 
 	lost       chan struct{}
 	loseOnce   sync.Once
@@ -77,7 +87,7 @@ var _ Run = (*Record)(nil)
 
 // open makes the record of a claimed run and starts its heartbeat.
 func open(ctx context.Context, files Files, c *Claimed, id, where, work string, every time.Duration) *Record {
-	r := &Record{ctx: ctx, h: c.Handle, files: files, id: id, where: where, work: work,
+	r := &Record{ctx: ctx, h: c.Handle, files: files, id: id, where: where, work: work, behind: true,
 		lost: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{})}
 	go r.beat(every)
 	return r
@@ -163,6 +173,11 @@ func (r *Record) record(e Event, mode Mode) error {
 	var held *Checkpoint
 	if m := r.mark; m != nil {
 		e.Checkpoint = m
+		if m.implies(&e, r.marked) {
+			im := *m
+			im.implied = true
+			e.Checkpoint = &im
+		}
 		c := Checkpoint{N: r.taken + 1, Time: e.Time, Hook: m.Hook, Worker: m.Worker}
 		if e.Paced() {
 			// One per action of a loop: encoding the state for each
@@ -189,7 +204,16 @@ func (r *Record) record(e Event, mode Mode) error {
 			r.noteLost(err)
 			return err
 		}
-		p := r.progress.Clone()
+		// Not Clone when e changes no step: the steps' list of a long
+		// loop is megabytes, and Apply only appends to the lists then
+		// (capped, the append copies).
+		p := r.progress
+		p.CompletedSteps = slices.Clip(p.CompletedSteps)
+		p.CompletedPhases = slices.Clip(p.CompletedPhases)
+		p.ChecklistStatus = maps.Clone(p.ChecklistStatus)
+		if e.Record != nil || len(e.Inputs) > 0 {
+			p = r.progress.Clone()
+		}
 		p.Apply(&e)
 		if err := r.snapshot(&p); err != nil {
 			return err
@@ -199,12 +223,14 @@ func (r *Record) record(e Event, mode Mode) error {
 	if err := r.append(b, mode); err != nil {
 		return err
 	}
+	// The snapshot of a finished run was written as it is now.
+	r.behind = !(e.Level() == LevelRun && RunState(e.To).Terminal())
 	if r.pending {
 		r.logged, r.pending = r.state, false
 	}
 	if r.mark != nil {
 		r.taken++
-		r.mark = nil
+		r.marked, r.mark = r.mark.Worker, nil
 	}
 	if held != nil {
 		r.held, r.heldState = held, r.state
@@ -230,6 +256,11 @@ func (r *Record) record(e Event, mode Mode) error {
 // while a skill of a few phases, whose phases each hold more than a
 // share of its steps, still gets one at every phase's end.
 func (r *Record) due(e *Event) bool {
+	if e.Level() == LevelPhase && e.To == "completed" && r.progress.Phases > 0 && len(r.progress.CompletedPhases) >= r.progress.Phases {
+		// The run's last phase: the run ends next, and its snapshot,
+		// written then, is the whole run's.
+		return false
+	}
 	share := r.commits*SnapshotShare >= len(r.progress.CompletedSteps)
 	since := time.Since(r.snapped)
 	if e.Level() == LevelPhase && (e.To == "completed" || e.To == "failed") {
@@ -327,7 +358,7 @@ func (r *Record) snapshot(p *Progress) error {
 	if err := r.flush(false); err != nil {
 		return err
 	}
-	r.snapped, r.commits = time.Now(), 0
+	r.snapped, r.commits, r.behind = time.Now(), 0, false
 	if c := r.held; c != nil {
 		st, err := json.Marshal(r.heldState)
 		if err != nil {
@@ -375,7 +406,9 @@ func (r *Record) Close() error {
 		defer r.mu.Unlock()
 		var errs []error
 		if verr := r.h.Verify(r.ctx); verr == nil {
-			errs = append(errs, r.append(Batch{}, Visible), r.flush(true))
+			// Snapshots already up to date (a finished run's) are not
+			// written again.
+			errs = append(errs, r.append(Batch{}, Visible), r.flush(r.behind || r.held != nil))
 		} else {
 			r.noteLost(verr)
 		}

@@ -46,6 +46,7 @@ func Replay(where string, events []Event, keepAfter int) (*Replayed, error) {
 	}
 	rep := &Replayed{}
 	var fold StateFold
+	var marked Worker
 	for i := range events {
 		e := &events[i]
 		if e.Start != nil {
@@ -55,7 +56,9 @@ func Replay(where string, events []Event, keepAfter int) (*Replayed, error) {
 		if _, err := fold.Apply(e); err != nil {
 			return nil, fmt.Errorf("%s: %w: event %d: %v", where, ErrCorrupt, i+1, err)
 		}
-		if c := e.Checkpoint; c != nil {
+		if e.Checkpoint != nil {
+			c := impliedMark(*e.Checkpoint, e, marked)
+			marked = c.Worker
 			rep.Taken++
 			if rep.Taken > keepAfter && (!e.Paced() || i == lastPaced) {
 				st, err := json.Marshal(fold.State())

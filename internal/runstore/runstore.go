@@ -20,6 +20,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/skillkit/skillkit/plan"
 )
 
 // Store keeps the records of runs. NewStore makes one over a Backend.
@@ -214,14 +216,17 @@ type Conversation struct {
 // action or a step from one lifecycle state to the next (DESIGN §3.1), with
 // what the transition changed in the record.
 type Event struct {
-	Time   time.Time `json:"time"`
-	Run    string    `json:"run"`
-	Phase  string    `json:"phase,omitempty"`
-	Action string    `json:"action,omitempty"`
-	Step   string    `json:"step,omitempty"`
-	From   State     `json:"from"`
-	To     State     `json:"to"`
-	Detail string    `json:"detail,omitempty"`
+	Time time.Time `json:"time"`
+	// Run is the run's id; a store that keeps a run's events apart (the
+	// filesystem's events.jsonl) writes it on the first line only and
+	// stamps every event with it as it reads them.
+	Run    string `json:"run,omitempty"`
+	Phase  string `json:"phase,omitempty"`
+	Action string `json:"action,omitempty"`
+	Step   string `json:"step,omitempty"`
+	From   State  `json:"from"`
+	To     State  `json:"to"`
+	Detail string `json:"detail,omitempty"`
 
 	// Start is the run's identity, on its first event only.
 	Start *Start `json:"start,omitempty"`
@@ -266,17 +271,63 @@ type State string
 type Mark struct {
 	Hook   string `json:"hook"`
 	Worker Worker `json:"worker"`
+	// implied is set when the event it rides on says the rest: a loop
+	// action's auto_checkpoint (Event.Paced) of the worker of the mark
+	// before, completed without error. Only its times are written then,
+	// and Replay fills in the rest (impliedMark).
+	implied bool
+}
+
+// MarshalJSON writes only the times of an implied mark: a loop writes one
+// per action, and its hook, worker, skill, unit and state were a third of
+// the line.
+func (m Mark) MarshalJSON() ([]byte, error) {
+	if m.implied {
+		return json.Marshal(impliedJSON{Worker: workerTimes{m.Worker.StartedAt, m.Worker.CompletedAt}})
+	}
+	type plain Mark
+	return json.Marshal(plain(m))
+}
+
+// impliedJSON is an implied mark as the log has it.
+type impliedJSON struct {
+	Worker workerTimes `json:"worker"`
+}
+
+type workerTimes struct {
+	StartedAt   time.Time  `json:"started_at"`
+	CompletedAt *time.Time `json:"completed_at"`
+}
+
+// implies reports whether m, riding on e after a mark of worker last,
+// can be written implied.
+func (m *Mark) implies(e *Event, last Worker) bool {
+	w := m.Worker
+	return e.Paced() && m.Hook == plan.HookAutoCheckpoint && w.Unit == e.Action && w.State == "completed" && w.Error == nil &&
+		w.ID == last.ID && w.Skill == last.Skill && w.ID != ""
+}
+
+// impliedMark fills in what an implied mark on e leaves out, from last,
+// the worker of the mark before it. A mark written whole is as it was.
+func impliedMark(m Mark, e *Event, last Worker) Mark {
+	if m.Hook != "" {
+		return m
+	}
+	m.Hook = plan.HookAutoCheckpoint
+	m.Worker.ID, m.Worker.Skill, m.Worker.Unit, m.Worker.State = last.ID, last.Skill, e.Action, "completed"
+	return m
 }
 
 // Metric is one line of metrics.jsonl: a phase, action or step that
 // finished, however it finished.
 type Metric struct {
-	Time   time.Time `json:"time"`
-	Run    string    `json:"run"`
-	Kind   Kind      `json:"kind"`
-	Phase  string    `json:"phase,omitempty"`
-	Action string    `json:"action,omitempty"`
-	Step   string    `json:"step,omitempty"`
+	Time time.Time `json:"time"`
+	// Run is the run's id, stamped as Event.Run is.
+	Run    string `json:"run,omitempty"`
+	Kind   Kind   `json:"kind"`
+	Phase  string `json:"phase,omitempty"`
+	Action string `json:"action,omitempty"`
+	Step   string `json:"step,omitempty"`
 	// DurationMS is the wall time in milliseconds, retries and backoff
 	// included.
 	DurationMS float64 `json:"duration_ms"`

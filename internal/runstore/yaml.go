@@ -1,8 +1,10 @@
 package runstore
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
+	"io"
 	"slices"
 	"strconv"
 	"time"
@@ -19,7 +21,16 @@ import (
 // specification's examples write them as strings (shared/seeds/002), and
 // a plain scalar would reach a YAML loader as a timestamp instead.
 func EncodeProgress(p *Progress) []byte {
-	var b bytes.Buffer
+	var out bytes.Buffer
+	_ = WriteProgress(&out, p)
+	return out.Bytes()
+}
+
+// WriteProgress writes EncodeProgress's content to w as it goes: a long
+// loop's file is megabytes, which a buffer of it whole (and its growth)
+// made the peak of the run's memory.
+func WriteProgress(w io.Writer, p *Progress) error {
+	b := bufio.NewWriterSize(w, 64<<10)
 	str := func(key, v string) { b.WriteString(key + ": " + quote(v) + "\n") }
 	num := func(key string, n int) { b.WriteString(key + ": " + strconv.Itoa(n) + "\n") }
 	str("skillVersion", p.SkillVersion)
@@ -58,10 +69,10 @@ func EncodeProgress(p *Progress) []byte {
 		num("  step", e.Step)
 		str("  message", e.Message)
 		b.WriteString("  diagnostics:\n")
-		list(&b, "    console", e.Diagnostics.Console)
+		list(b, "    console", e.Diagnostics.Console)
 		str("    stderr", e.Diagnostics.Stderr)
 		str("    stdout", e.Diagnostics.Stdout)
-		list(&b, "    files", e.Diagnostics.Files)
+		list(b, "    files", e.Diagnostics.Files)
 		if e.Diagnostics.Screenshot != "" {
 			str("    screenshot", e.Diagnostics.Screenshot)
 		}
@@ -90,7 +101,7 @@ func EncodeProgress(p *Progress) []byte {
 			b.WriteString("  " + quote(k) + ": " + quote(p.Inputs[k]) + "\n")
 		}
 	}
-	list(&b, "completedPhases", p.CompletedPhases)
+	list(b, "completedPhases", p.CompletedPhases)
 	if l := p.Loop; l != nil {
 		b.WriteString("loop:\n")
 		num("  iteration", l.Iteration)
@@ -105,15 +116,15 @@ func EncodeProgress(p *Progress) []byte {
 		num("  errorCount", l.ErrorCount)
 	}
 	if len(p.Args) > 0 {
-		list(&b, "args", p.Args)
+		list(b, "args", p.Args)
 	}
 	if p.SessionID != "" {
 		str("sessionId", p.SessionID)
 	}
-	return b.Bytes()
+	return b.Flush()
 }
 
-func list(b *bytes.Buffer, key string, items []string) {
+func list(b *bufio.Writer, key string, items []string) {
 	if len(items) == 0 {
 		b.WriteString(key + ": []\n")
 		return

@@ -73,7 +73,8 @@ const DefaultParallel = 4
 
 // Host runs effectful skill code (steps, action Execution, State Updates)
 // with the host API of DESIGN §3.3. A Host is safe for sequential use;
-// every call gets a fresh JS runtime.
+// every call gets a fresh JS runtime, but for a loop iteration's Turn,
+// whose selection and action share one.
 type Host struct {
 	opts  Options
 	roots *roots
@@ -204,16 +205,30 @@ type evaluation struct {
 func (h *Host) start(ctx context.Context, state map[string]any) (*evaluation, error) {
 	vm := goja.New()
 	ctx, stop := deadline(ctx, vm, h.opts.Timeout, h.opts.JSMemory)
-	ev := &evaluation{h: h, ctx: ctx, vm: vm, stop: stop, ended: make(chan func() error)}
+	ev := h.evaluation(ctx, vm, stop)
 	st, err := toJS(vm, state)
 	if err != nil {
 		ev.stop()
 		return nil, err
 	}
-	inputs, err := toJS(vm, inputsValue(h.opts.Inputs))
-	if err != nil {
+	if err := ev.enter(st); err != nil {
 		ev.stop()
 		return nil, err
+	}
+	return ev, nil
+}
+
+func (h *Host) evaluation(ctx context.Context, vm *goja.Runtime, stop func()) *evaluation {
+	return &evaluation{h: h, ctx: ctx, vm: vm, stop: stop, ended: make(chan func() error)}
+}
+
+// enter gives the runtime what effectful code sees: the state st, the
+// run's inputs, arguments and folders, and the host API.
+func (ev *evaluation) enter(st goja.Value) error {
+	h, vm := ev.h, ev.vm
+	inputs, err := toJS(vm, inputsValue(h.opts.Inputs))
+	if err != nil {
+		return err
 	}
 	args := h.opts.Args
 	if args == nil {
@@ -227,7 +242,7 @@ func (h *Host) start(ctx context.Context, state map[string]any) (*evaluation, er
 		_ = vm.Set(name, v)
 	}
 	ev.install()
-	return ev, nil
+	return nil
 }
 
 func anySlice(ss []string) []any {
@@ -353,6 +368,12 @@ func (h *Host) RunStep(ctx context.Context, block *plan.CodeBlock, state map[str
 // When Execution returned nothing, the State Updates block is evaluated
 // instead (with the state, in a runtime with the host API).
 func (h *Host) RunAction(ctx context.Context, a *plan.Action, state map[string]any) (map[string]any, error) {
+	return h.runAction(ctx, a, state, nil)
+}
+
+// runAction is RunAction, with the Execution of a JS action run in ev
+// when it is set (a Turn's runtime), else in a runtime of its own.
+func (h *Host) runAction(ctx context.Context, a *plan.Action, state map[string]any, ev *evaluation) (map[string]any, error) {
 	what := "action " + a.ID
 	var result any
 	switch a.Execution.Kind {
@@ -360,11 +381,14 @@ func (h *Host) RunAction(ctx context.Context, a *plan.Action, state map[string]a
 		if a.Execution.Code == nil {
 			return nil, fmt.Errorf("%s: %s has a JS execution without a code block", a.Execution.Pos, what)
 		}
-		ev, err := h.start(ctx, state)
-		if err != nil {
-			return nil, err
+		if ev == nil {
+			var err error
+			if ev, err = h.start(ctx, state); err != nil {
+				return nil, err
+			}
+			defer ev.stop()
 		}
-		defer ev.stop()
+		var err error
 		if result, err = ev.run(a.Execution.Code); err != nil {
 			return nil, err
 		}
@@ -391,12 +415,13 @@ func (h *Host) RunAction(ctx context.Context, a *plan.Action, state map[string]a
 	if result != nil || a.StateUpdates == nil {
 		return updates, nil
 	}
-	ev, err := h.start(ctx, state)
+	// In a runtime of its own: the Execution's may have changed its state.
+	su, err := h.start(ctx, state)
 	if err != nil {
 		return nil, err
 	}
-	defer ev.stop()
-	if result, err = ev.run(a.StateUpdates); err != nil {
+	defer su.stop()
+	if result, err = su.run(a.StateUpdates); err != nil {
 		return nil, fmt.Errorf("%s returned nothing, and its State Updates block failed: %w", what, err)
 	}
 	if updates, err = updatesOf(result, what+"'s State Updates"); err != nil {

@@ -150,6 +150,11 @@ func Preconditions(ctx context.Context, ps []*plan.Precondition, env PureEnv) (b
 		return false, err
 	}
 	defer p.stop()
+	return p.preconditions(ps)
+}
+
+// preconditions reports whether every line of ps holds.
+func (p *pureVM) preconditions(ps []*plan.Precondition) (bool, error) {
 	for _, pc := range ps {
 		if ok, err := p.holds(pc); err != nil || !ok {
 			return false, err
@@ -176,23 +181,40 @@ func SelectNextAction(ctx context.Context, o *plan.Orchestrator, state map[strin
 }
 
 func selectNext(ctx context.Context, o *plan.Orchestrator, env PureEnv) (string, bool, error) {
-	if o == nil || o.Decision == nil {
-		return "", false, errors.New("selecting the next action: the orchestrator has no Decision Logic block")
-	}
-	// The decision block's own syntax errors are the caller's concern;
-	// other blocks' are only documentation gone wrong.
-	if _, err := declarations(o.Decision); err != nil {
+	decls, err := selectionBlocks(o)
+	if err != nil {
 		return "", false, err
 	}
-	env.Decls = o.Declarations
-	if !containsBlock(env.Decls, o.Decision) {
-		env.Decls = append(env.Decls[:len(env.Decls):len(env.Decls)], o.Decision)
-	}
+	env.Decls = decls
 	p, err := newPure(ctx, env)
 	if err != nil {
 		return "", false, err
 	}
 	defer p.stop()
+	return p.selectNext(o)
+}
+
+// selectionBlocks are the blocks whose declarations selectNextAction has
+// in scope: the orchestrator's, its Decision Logic included.
+func selectionBlocks(o *plan.Orchestrator) ([]*plan.CodeBlock, error) {
+	if o == nil || o.Decision == nil {
+		return nil, errors.New("selecting the next action: the orchestrator has no Decision Logic block")
+	}
+	// The decision block's own syntax errors are the caller's concern;
+	// other blocks' are only documentation gone wrong.
+	if _, err := declarations(o.Decision); err != nil {
+		return nil, err
+	}
+	decls := o.Declarations
+	if !containsBlock(decls, o.Decision) {
+		decls = append(decls[:len(decls):len(decls)], o.Decision)
+	}
+	return decls, nil
+}
+
+// selectNext calls selectNextAction(state) in p, where the orchestrator's
+// declarations are.
+func (p *pureVM) selectNext(o *plan.Orchestrator) (string, bool, error) {
 	sel, err := global(p.vm, "selectNextAction")
 	if err != nil {
 		return "", false, &Error{Pos: o.Decision.Body, Msg: "reading selectNextAction: " + err.Error(), Err: err}

@@ -148,7 +148,19 @@ func (b *Backend) ReadEvents(_ context.Context, key string) (*runstore.Log, erro
 
 // ReadMetrics implements runstore.Backend.
 func (b *Backend) ReadMetrics(_ context.Context, key string) ([]runstore.Metric, error) {
-	return readLines[runstore.Metric](filepath.Join(key, layoutOf(key).metrics))
+	ms, err := readLines[runstore.Metric](filepath.Join(key, layoutOf(key).metrics))
+	if err != nil || len(ms) == 0 {
+		return ms, err
+	}
+	// Their run is the folder's, written on the first line of its log
+	// only (Append).
+	id := firstRun(key)
+	for i := range ms {
+		if ms[i].Run == "" {
+			ms[i].Run = id
+		}
+	}
+	return ms, nil
 }
 
 // Holder implements runstore.Backend: claim.json's holder, if it is live.

@@ -18,6 +18,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -98,12 +99,18 @@ func (h *handle) Append(_ context.Context, b runstore.Batch, mode runstore.Mode)
 		}
 	}
 	for _, e := range b.Events {
+		// The folder is the run's: its id is on the first line, which
+		// starts it, and readers stamp the others (readLog).
+		if e.Start == nil {
+			e.Run = ""
+		}
 		if err := h.appendLine(&h.events, EventsFile, e); err != nil {
 			return err
 		}
 	}
 	h.threads = append(h.threads, b.Checkpoints...)
 	for _, m := range b.Metrics {
+		m.Run = ""
 		if err := h.appendLine(&h.metrics, h.layout.metrics, m); err != nil {
 			return err
 		}
@@ -152,7 +159,8 @@ func (h *handle) log(l runstore.LogLine) error {
 // Snapshot writes skill-state.yaml and the checkpoints not yet in
 // threads/.
 func (h *handle) Snapshot(_ context.Context, p *runstore.Progress) error {
-	if err := runstore.WriteFile(h.files, filepath.Join(h.dir, ProgressFile), runstore.EncodeProgress(p), false); err != nil {
+	write := func(w io.Writer) error { return runstore.WriteProgress(w, p) }
+	if err := runstore.WriteFileFrom(h.files, filepath.Join(h.dir, ProgressFile), write, false); err != nil {
 		return err
 	}
 	return h.writeThreads()

@@ -1,7 +1,9 @@
 package fsstore
 
 import (
+	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -49,6 +51,14 @@ func readLog(dir string) (*runstore.Log, error) {
 		if len(log.Events) == 0 && e.Start == nil {
 			return nil, fmt.Errorf("%s:%d: %w: the first event does not start a run (a run of an older skillkit cannot be resumed)", path, n+1, runstore.ErrCorrupt)
 		}
+		if e.Run == "" {
+			// Written on the first line only (older logs have it on each).
+			first := &e
+			if len(log.Events) > 0 {
+				first = &log.Events[0]
+			}
+			e.Run = cmp.Or(first.Run, first.Start.RunID)
+		}
 		log.Events = append(log.Events, e)
 	}
 	if len(log.Events) == 0 {
@@ -62,6 +72,22 @@ func readLog(dir string) (*runstore.Log, error) {
 		log.Notes = append(log.Notes, fmt.Sprintf("%s:%d: the last line was cut short (the run was killed while writing it); it is ignored", path, tornAt))
 	}
 	return log, nil
+}
+
+// firstRun is the run id on the first line of the log in dir, "" when it
+// cannot be read.
+func firstRun(dir string) string {
+	f, err := os.Open(filepath.Join(dir, EventsFile))
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	line, _ := bufio.NewReader(f).ReadBytes('\n')
+	var e runstore.Event
+	if json.Unmarshal(line, &e) != nil || e.Start == nil {
+		return ""
+	}
+	return cmp.Or(e.Run, e.Start.RunID)
 }
 
 // corruptLine is the error for a log line that does not parse, at the

@@ -664,7 +664,8 @@ func TestActionCheckpointsPaced(t *testing.T) {
 			t.Errorf("%s: threads/ holds %v, want the phase's (1) and the newest action's (6)", when, names)
 		}
 		data, _ := os.ReadFile(filepath.Join(dir, ThreadsDir, "6.json"))
-		if !strings.Contains(string(data), `"state":{"n":5}`) || !strings.Contains(string(data), `"unit":"action-5"`) {
+		if !strings.Contains(string(data), `"state":{"n":5}`) || !strings.Contains(string(data), `"worker":{"id":"w","skill":"demo","unit":"action-5","state":"completed"`) ||
+			!strings.Contains(string(data), `"hook":"auto_checkpoint"`) {
 			t.Errorf("%s: threads/6.json = %s", when, data)
 		}
 	}
@@ -681,6 +682,12 @@ func TestActionCheckpointsPaced(t *testing.T) {
 	}
 	if marks != 6 {
 		t.Errorf("the log holds %d checkpoints, want 6", marks)
+	}
+	// After a mark of the worker, an action's is written implied: its
+	// times only, the rest is the event's and the mark's before.
+	raw, _ := os.ReadFile(filepath.Join(dir, EventsFile))
+	if n := strings.Count(string(raw), `"hook":`); n != 1 {
+		t.Errorf("%d marks written whole, want 1 (the phase's):\n%s", n, raw)
 	}
 	os.RemoveAll(filepath.Join(dir, ThreadsDir))
 	back, err := s.Resume("r1", runstore.ResumeOptions{})

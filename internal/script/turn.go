@@ -1,0 +1,224 @@
+package script
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/dop251/goja"
+
+	"github.com/skillkit/skillkit/plan"
+)
+
+// Turn is one iteration of a loop in one JS runtime: the selection
+// (selectNextAction or the preconditions) runs in it first, with what pure
+// code sees and nothing more, then the action's Execution, once the host
+// API is installed, reading the JavaScript values of the state the
+// selection read. Making a runtime (its builtins, the allocation guards,
+// the heap watchdog) and converting the state were most of a no-op
+// iteration's cost when the selection and the action had one each.
+//
+// Each evaluation gets a state object of its own, so that what one sets
+// at the top of the state is not seen by the next; the values under it
+// are shared: a selection that changes state.ctx.x in place changes what
+// its iteration's action reads there (never the run's state, which only
+// an action's updates change). The orchestrator's declarations, declared
+// for the selection, are in scope for the action too.
+//
+// A Turn is for one goroutine; Close it when the iteration is over.
+type Turn struct {
+	h  *Host
+	ev *evaluation
+	// base is the context of the runtime's deadline: it ends after the
+	// host's timeout or when the heap passes its budget.
+	base context.Context
+	// state is the state the turn started from, values its fields as JS
+	// values, built once.
+	state  map[string]any
+	values map[string]goja.Value
+	// declared are the blocks whose declarations the runtime holds.
+	declared map[*plan.CodeBlock]bool
+	// acted is set once an action ran: a retry gets a runtime of its own.
+	acted bool
+}
+
+// Turn starts the runtime of one loop iteration over state. Its timeout
+// (Options.Timeout) counts from now; each evaluation in it is bounded
+// too, a selection by DefaultPureTimeout.
+func (h *Host) Turn(ctx context.Context, state map[string]any) (*Turn, error) {
+	vm := goja.New()
+	base, stop := deadline(ctx, vm, h.opts.Timeout, h.opts.JSMemory)
+	t := &Turn{h: h, ev: h.evaluation(base, vm, stop), base: base, state: state,
+		values: make(map[string]goja.Value, len(state)), declared: map[*plan.CodeBlock]bool{}}
+	for k, v := range state {
+		jv, err := toJS(vm, v)
+		if err != nil {
+			stop()
+			return nil, err
+		}
+		t.values[k] = jv
+	}
+	inputs, err := toJS(vm, inputsValue(h.opts.Inputs))
+	if err != nil {
+		stop()
+		return nil, err
+	}
+	_ = vm.Set("inputs", inputs)
+	return t, nil
+}
+
+// Close ends the turn's runtime and its deadline.
+func (t *Turn) Close() { t.ev.stop() }
+
+// SelectNextAction is the package's SelectNextAction over the turn's
+// state, in the turn's runtime.
+func (t *Turn) SelectNextAction(ctx context.Context, o *plan.Orchestrator) (id string, ok bool, err error) {
+	decls, err := selectionBlocks(o)
+	if err != nil {
+		return "", false, err
+	}
+	p, done, err := t.pure(ctx, decls)
+	if err != nil {
+		return "", false, err
+	}
+	defer done()
+	return p.selectNext(o)
+}
+
+// Preconditions is the package's Preconditions over the turn's state, in
+// the turn's runtime, with decls in scope.
+func (t *Turn) Preconditions(ctx context.Context, ps []*plan.Precondition, decls []*plan.CodeBlock) (bool, error) {
+	if !anyCheckable(ps) {
+		return true, nil
+	}
+	p, done, err := t.pure(ctx, decls)
+	if err != nil {
+		return false, err
+	}
+	defer done()
+	return p.preconditions(ps)
+}
+
+// pure prepares an evaluation of pure code: a state object of its own,
+// decls declared (once per turn), under DefaultPureTimeout.
+func (t *Turn) pure(ctx context.Context, decls []*plan.CodeBlock) (*pureVM, func(), error) {
+	if t.acted {
+		return nil, nil, fmt.Errorf("selecting in a turn whose action ran")
+	}
+	st, err := t.object(t.state)
+	if err != nil {
+		return nil, nil, err
+	}
+	_, done := t.stage(ctx, DefaultPureTimeout)
+	p := &pureVM{vm: t.ev.vm, state: st, stop: done}
+	_ = t.ev.vm.Set("state", st)
+	for _, b := range decls {
+		if t.declared[b] {
+			continue
+		}
+		t.declared[b] = true
+		if err := p.declare(b); err != nil {
+			done()
+			return nil, nil, err
+		}
+	}
+	return p, done, nil
+}
+
+// RunAction is Host.RunAction with a JS Execution run in the turn's
+// runtime, over state: the state the action starts from, whose fields
+// that are the turn's own keep their JS values. A second action in the
+// same turn (a retry) gets a runtime of its own, as does every other
+// kind of action.
+func (t *Turn) RunAction(ctx context.Context, a *plan.Action, state map[string]any) (map[string]any, error) {
+	if t.acted || a.Execution.Kind != plan.ExecJS || a.Execution.Code == nil {
+		return t.h.RunAction(ctx, a, state)
+	}
+	t.acted = true
+	st, err := t.object(state)
+	if err != nil {
+		return nil, err
+	}
+	sctx, done := t.stage(ctx, t.h.opts.Timeout)
+	defer done()
+	t.ev.ctx = sctx
+	if err := t.ev.enter(st); err != nil {
+		return nil, err
+	}
+	return t.h.runAction(sctx, a, state, t.ev)
+}
+
+// object is a new JS object of state's fields, each the turn's JS value
+// of it when it is the same Go value as the turn's state holds.
+func (t *Turn) object(state map[string]any) (goja.Value, error) {
+	vm := t.ev.vm
+	o := vm.NewObject()
+	// In sorted order, as toJS has them.
+	for _, k := range slices.Sorted(maps.Keys(state)) {
+		v := state[k]
+		jv, ok := t.values[k]
+		if !ok || !same(v, t.state[k]) {
+			var err error
+			if jv, err = toJS(vm, v); err != nil {
+				return nil, err
+			}
+		}
+		_ = o.Set(k, jv)
+	}
+	return o, nil
+}
+
+// same reports whether a and b are the same Go value: equal scalars, or
+// the same map or slice (a state is replaced, never changed in place, so
+// the same map holds the same fields).
+func same(a, b any) bool {
+	switch x := a.(type) {
+	case nil, string, float64, bool, int, int64:
+		return a == b
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		return ok && reflect.ValueOf(x).UnsafePointer() == reflect.ValueOf(y).UnsafePointer()
+	case []any:
+		y, ok := b.([]any)
+		return ok && len(x) == len(y) && (len(x) == 0 || &x[0] == &y[0])
+	}
+	return false
+}
+
+// stage bounds one evaluation in the turn: it ends with ctx, after
+// timeout, or with the turn's deadline, interrupting the code that runs
+// then. The returned function ends it; an interrupt that came after the
+// code's last instruction is cleared then, so that it does not stop the
+// next evaluation.
+func (t *Turn) stage(ctx context.Context, timeout time.Duration) (context.Context, func()) {
+	vm := t.ev.vm
+	ctx, cancel := context.WithTimeoutCause(ctx, timeout, fmt.Errorf("%w after %v", ErrTimeout, timeout))
+	ctx, end := context.WithCancelCause(ctx)
+	unlink := context.AfterFunc(t.base, func() { end(context.Cause(t.base)) })
+	var mu sync.Mutex
+	running, fired := true, false
+	stop := context.AfterFunc(ctx, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if running {
+			fired = true
+			vm.Interrupt(context.Cause(ctx))
+		}
+	})
+	return ctx, func() {
+		mu.Lock()
+		running = false
+		mu.Unlock()
+		stop()
+		unlink()
+		end(nil)
+		cancel()
+		if fired {
+			vm.ClearInterrupt()
+		}
+	}
+}

@@ -1,0 +1,106 @@
+package script
+
+import (
+	"context"
+	"errors"
+	"maps"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/skillkit/skillkit/plan"
+)
+
+// turnAction is a JS action whose Execution is src.
+func turnAction(src string) *plan.Action {
+	return &plan.Action{ID: "action-x", Execution: plan.Execution{Kind: plan.ExecJS, Code: block("phases/actions/action-x.md", src)}}
+}
+
+func TestTurnSelectsAndActsInOneRuntime(t *testing.T) {
+	h := newFixture(t).host(t, nil)
+	state := map[string]any{"n": 1.0, "ctx": map[string]any{"seen": false}, "current_action": nil}
+	turn, err := h.Turn(context.Background(), state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer turn.Close()
+	// The selection sees no host API; what it sets at the top of the state
+	// stays its own, what it changes under it is the same value the action
+	// reads, in the same runtime.
+	o := &plan.Orchestrator{Decision: block("phases/orchestrator.md", `function selectNextAction(state) {
+  state.n = 99;
+  state.ctx.seen = true;
+  globalThis.picked = inputs.target;
+  return typeof Bash === 'undefined' ? 'action-x' : 'action-bad';
+}`)}
+	id, ok, err := turn.SelectNextAction(context.Background(), o)
+	if err != nil || !ok || id != "action-x" {
+		t.Fatalf("selection: %q %v %v", id, ok, err)
+	}
+	acting := maps.Clone(state)
+	acting["current_action"] = "action-x"
+	a := turnAction(`return {stateUpdates: {n: state.n, seen: state.ctx.seen, picked, current: state.current_action, bash: typeof Bash}};`)
+	got, err := turn.RunAction(context.Background(), a, acting)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"n": 1.0, "seen": true, "picked": "src", "current": "action-x", "bash": "function"}
+	if !maps.Equal(got, want) {
+		t.Errorf("the action read %v, want %v", got, want)
+	}
+	if state["ctx"].(map[string]any)["seen"] != false {
+		t.Error("the selection changed the Go state")
+	}
+}
+
+func TestTurnRetryGetsARuntimeOfItsOwn(t *testing.T) {
+	h := newFixture(t).host(t, nil)
+	turn, err := h.Turn(context.Background(), map[string]any{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer turn.Close()
+	a := turnAction(`globalThis.tries = (globalThis.tries || 0) + 1; return {stateUpdates: {tries}};`)
+	for i := range 2 {
+		got, err := turn.RunAction(context.Background(), a, map[string]any{})
+		if err != nil || got["tries"] != 1.0 {
+			t.Errorf("attempt %d: %v, %v; want tries 1", i+1, got, err)
+		}
+	}
+}
+
+func TestTurnEvaluationsAreBounded(t *testing.T) {
+	h := newFixture(t).host(t, nil)
+	turn, err := h.Turn(context.Background(), map[string]any{"n": 2.0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer turn.Close()
+	// A selection that never returns ends with its context, at its line.
+	o := &plan.Orchestrator{Decision: block("phases/orchestrator.md", "function selectNextAction(state) {\n  for (;;) {}\n}")}
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, _, err = turn.SelectNextAction(ctx, o)
+	if !errors.Is(err, context.DeadlineExceeded) || !strings.HasPrefix(err.Error(), "phases/orchestrator.md:1") {
+		t.Fatalf("err = %v, want the deadline in the Decision Logic block", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("took %v", d)
+	}
+	// The interrupt that ended it does not stop the next evaluation.
+	pcs := []*plan.Precondition{{Expr: *expr("state.n === 2")}}
+	if ok, err := turn.Preconditions(context.Background(), pcs, nil); err != nil || !ok {
+		t.Errorf("after a timeout: %v, %v; want true", ok, err)
+	}
+	done, stop := context.WithCancel(context.Background())
+	stop()
+	loops := []*plan.Precondition{{Expr: *expr("(() => { for (;;) {} })()")}}
+	if _, err := turn.Preconditions(done, loops, nil); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: err = %v", err)
+	}
+	got, err := turn.RunAction(context.Background(), turnAction(`return {stateUpdates: {n: state.n + 1}};`), map[string]any{"n": 2.0})
+	if err != nil || got["n"] != 3.0 {
+		t.Errorf("the action after a cancelled selection: %v, %v", got, err)
+	}
+}
