@@ -132,5 +132,16 @@ func frozen(l Lease, now time.Time) bool {
 		return now.Sub(s.at) > l.timeout()
 	}
 	sightings.Store(l.Token, sighting{beat: l.Heartbeat, at: now})
+	sightings.Range(func(k, v any) bool {
+		if now.Sub(v.(sighting).at) > sightingKept {
+			sightings.Delete(k)
+		}
+		return true
+	})
 	return false
 }
+
+// sightingKept is how long a sighting is kept: a lease is far shorter,
+// and a claim watched that long was stale long before (its watch only
+// starts again); a process that lives for days keeps the last hour's.
+const sightingKept = time.Hour

@@ -41,3 +41,23 @@ func TestClaimOfAnEarlierBoot(t *testing.T) {
 		}
 	}
 }
+
+// TestSightingsForgotten: the claims from the future a process has
+// watched are forgotten an hour after they were seen, so that a worker
+// that lives for days does not keep every token it met.
+func TestSightingsForgotten(t *testing.T) {
+	now := time.Now()
+	sightings.Store("old-token", sighting{beat: now.Add(time.Hour), at: now.Add(-2 * sightingKept)})
+	defer sightings.Delete("old-token")
+	l := Lease{Holder: "1@elsewhere", Token: "new-token", Heartbeat: now.Add(time.Hour), Timeout: time.Minute}
+	defer sightings.Delete("new-token")
+	if frozen(l, now) {
+		t.Fatal("a claim first seen now is frozen")
+	}
+	if _, ok := sightings.Load("old-token"); ok {
+		t.Error("a sighting of two hours ago is kept")
+	}
+	if _, ok := sightings.Load("new-token"); !ok {
+		t.Error("the new sighting is not kept")
+	}
+}
