@@ -83,8 +83,8 @@ func newLoop(r *engine.Runner, s *plan.Skill, o Options) (*loop, error) {
 
 // selectionReads returns the state's top-level fields the skill's
 // selection reads: its Decision Logic, the orchestrator's declarations,
-// and the preconditions of the catalog and of the actions. The reads are
-// jsstatic's, as lint finds them: a field named in a comment or a string
+// and the preconditions that are code (plan.Skill.Preconditions). The
+// reads are jsstatic's, as lint finds them: a field named in a comment or a string
 // is no read, and code that does not parse reads nothing. The loop leaves
 // failed actions to a skill that reads error_count or errors (the common
 // `if (state.error_count >= 3) return 'action-abort'`), and counts
@@ -106,22 +106,14 @@ func selectionReads(s *plan.Skill) map[string]bool {
 			}
 		}
 	}
-	var pre func(ps []*plan.Precondition)
-	pre = func(ps []*plan.Precondition) {
-		for _, pc := range ps {
-			if p, _, err := jsstatic.ParseExpression(pc.JS); err == nil {
-				add(p)
-			}
-			pre(pc.AnyOf)
+	for _, pc := range s.Preconditions() {
+		// A precondition in prose is not evaluated: it reads nothing.
+		if !pc.Checkable() {
+			continue
 		}
-	}
-	if s.Catalog != nil {
-		for _, row := range s.Catalog.Rows {
-			pre(row.Preconditions)
+		if p, _, err := jsstatic.ParseExpression(pc.JS); err == nil {
+			add(p)
 		}
-	}
-	for _, a := range s.Actions {
-		pre(a.Preconditions)
 	}
 	return out
 }
