@@ -7,6 +7,7 @@
 package plan
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -186,6 +187,50 @@ func (s *Skill) Preconditions() []*Precondition {
 		}
 	}
 	return out
+}
+
+// Candidate is an action a declarative selection weighs, with what gates
+// it: its catalog row's preconditions, then its own.
+type Candidate struct {
+	Action *Action
+	// Row is its catalog row, nil without a catalog.
+	Row *CatalogRow
+	Pre []*Precondition
+}
+
+// Candidates returns what a declarative selection weighs, in its order:
+// with catalog rows, each row that names an action (an unfiled one, with
+// no file, included), highest priority first, rows of a priority in
+// their order; without, every action. A row whose Action cell is prose
+// names no action.
+func (s *Skill) Candidates() []Candidate {
+	if s.Catalog == nil || len(s.Catalog.Rows) == 0 {
+		out := make([]Candidate, 0, len(s.Actions))
+		for _, a := range s.Actions {
+			out = append(out, Candidate{Action: a, Pre: slices.Clone(a.Preconditions)})
+		}
+		return out
+	}
+	rows := slices.Clone(s.Catalog.Rows)
+	slices.SortStableFunc(rows, func(a, b *CatalogRow) int { return cmp.Compare(b.priority(), a.priority()) })
+	var out []Candidate
+	for _, row := range rows {
+		a := s.ResolveRow(row)
+		if a == nil {
+			a = s.UnfiledAction(row.Action, row.Pos)
+		}
+		if a != nil {
+			out = append(out, Candidate{Action: a, Row: row, Pre: append(slices.Clone(row.Preconditions), a.Preconditions...)})
+		}
+	}
+	return out
+}
+
+func (r *CatalogRow) priority() int {
+	if r.Priority == nil {
+		return 0
+	}
+	return *r.Priority
 }
 
 // Exprs returns the skill's expressions: its preconditions

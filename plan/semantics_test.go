@@ -105,3 +105,31 @@ func TestStepKindLabel(t *testing.T) {
 		}
 	}
 }
+
+// TestCandidatesOfTheCatalog: with catalog rows, the selection weighs
+// the actions the rows name and no other, so an action outside the
+// catalog whose precondition is prose does not make plan say the agent
+// selects (the selector would not let it).
+func TestCandidatesOfTheCatalog(t *testing.T) {
+	code := func(js string) *Precondition { return &Precondition{Expr: Expr{Text: js, JS: js}} }
+	prose := &Precondition{Expr: Expr{Text: "when a report is needed"}}
+	s := &Skill{
+		Orchestrator: &Orchestrator{},
+		Catalog:      &Catalog{Rows: []*CatalogRow{{Action: "action-a", Preconditions: []*Precondition{code("!state.done")}}}},
+		Actions: []*Action{
+			{ID: "action-a"},
+			{ID: "action-b", Preconditions: []*Precondition{prose}},
+		},
+	}
+	cs := s.Candidates()
+	if len(cs) != 1 || cs[0].Action.ID != "action-a" || len(cs[0].Pre) != 1 {
+		t.Fatalf("candidates %+v, want action-a alone with its row's precondition", cs)
+	}
+	if s.selectsOnProse() {
+		t.Error("an action outside the catalog makes plan say the agent selects")
+	}
+	s.Catalog = nil
+	if !s.selectsOnProse() {
+		t.Error("without a catalog, action-b's prose precondition is weighed: plan must say the agent selects")
+	}
+}

@@ -141,19 +141,12 @@ func (s *Skill) unfiledNote(name string) string {
 	return "  (no file: the agent does it, from what the skill says of it)"
 }
 
-// selectsOnProse reports whether a catalog row or an action has a
-// precondition in prose: without Decision Logic, a run with an agent then
-// lets the agent select (docs/runtime.md, "The loop").
+// selectsOnProse reports whether a precondition the declarative
+// selection weighs (Candidates) is prose: without Decision Logic, a run
+// with an agent then lets the agent select (docs/runtime.md, "The loop").
 func (s *Skill) selectsOnProse() bool {
-	if c := s.Catalog; c != nil {
-		for _, r := range c.Rows {
-			if Prose(r.Preconditions) {
-				return true
-			}
-		}
-	}
-	for _, a := range s.Actions {
-		if Prose(a.Preconditions) {
+	for _, c := range s.Candidates() {
+		if Prose(c.Pre) {
 			return true
 		}
 	}

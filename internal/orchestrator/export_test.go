@@ -2,7 +2,4 @@ package orchestrator
 
 // The runtime's own name resolution, for the external tests that check it
 // agrees with lint.
-var (
-	RowAction = rowAction
-	Resolve   = resolve
-)
+var Resolve = resolve

@@ -40,11 +40,10 @@ type candidate struct {
 	purpose string
 }
 
-// newSelector prepares selection. Declarative candidates are the actions
-// the catalog's rows resolve to (plan.Skill.ResolveRow), highest Priority first (a row without one counts as 0, ties keep
-// the catalog's order), or every action by id when there is no catalog. A
-// catalog row naming no action file is a candidate too (an unfiled
-// action).
+// newSelector prepares selection. Declarative candidates are
+// plan.Skill.Candidates: the actions the catalog's rows resolve to
+// (an unfiled action too), highest Priority first, or every action when
+// there is no catalog.
 //
 // When the agent judges (engine.Runner.AgentJudges: an agent, auto mode,
 // no --strict), a declarative selection with a candidate whose
@@ -60,36 +59,15 @@ func newSelector(s *plan.Skill, agentJudges bool) *selector {
 		}
 		sel.byAgent = true
 	}
-	if s.Catalog == nil || len(s.Catalog.Rows) == 0 {
-		for _, a := range s.Actions {
-			c := newCandidate(a, nil)
-			sel.candidates = append(sel.candidates, c)
-			sel.byAgent = sel.byAgent || agentJudges && plan.Prose(c.pre)
+	for _, pc := range s.Candidates() {
+		c := candidate{action: pc.Action, pre: pc.Pre, once: !checkable(pc.Pre)}
+		if pc.Row != nil {
+			c.purpose = pc.Row.Purpose
 		}
-		return sel
-	}
-	rows := slices.Clone(s.Catalog.Rows)
-	slices.SortStableFunc(rows, func(a, b *plan.CatalogRow) int { return cmp.Compare(priority(b), priority(a)) })
-	for _, row := range rows {
-		if a := rowAction(s, row); a != nil {
-			c := newCandidate(a, row.Preconditions)
-			c.purpose = row.Purpose
-			sel.candidates = append(sel.candidates, c)
-			sel.byAgent = sel.byAgent || agentJudges && plan.Prose(c.pre)
-		}
+		sel.candidates = append(sel.candidates, c)
+		sel.byAgent = sel.byAgent || agentJudges && plan.Prose(c.pre)
 	}
 	return sel
-}
-
-// rowAction is the action a catalog row names; nil for a row whose
-// Action cell is prose, which names no action (lint asks for no file
-// either). A name with no file is an unfiled action: selected, it goes to
-// the agent with what the skill says of it.
-func rowAction(s *plan.Skill, row *plan.CatalogRow) *plan.Action {
-	if a := s.ResolveRow(row); a != nil {
-		return a
-	}
-	return s.UnfiledAction(row.Action, row.Pos)
 }
 
 // resolve is the action a name selectNextAction (at pos) returned refers
@@ -103,18 +81,6 @@ func resolve(s *plan.Skill, id string, pos plan.Pos) (*plan.Action, error) {
 		return a, nil
 	}
 	return nil, fmt.Errorf("%s: selectNextAction returned %q, which is no action of the skill", pos, id)
-}
-
-func newCandidate(a *plan.Action, row []*plan.Precondition) candidate {
-	pre := append(slices.Clone(row), a.Preconditions...)
-	return candidate{action: a, pre: pre, once: !checkable(pre)}
-}
-
-func priority(r *plan.CatalogRow) int {
-	if r.Priority == nil {
-		return 0
-	}
-	return *r.Priority
 }
 
 func checkable(ps []*plan.Precondition) bool {

@@ -27,8 +27,8 @@ type selectable struct {
 // selectableNames lists every action name of a skill that selection can
 // meet: catalog Action cells, string literals selectNextAction returns,
 // mermaid graph nodes written as action ids, and Next Actions hints. Each
-// goes through the runtime's own resolution (rowAction for catalog rows,
-// resolve for the rest), not through plan directly.
+// goes through the runtime's own resolution (the selection's candidates,
+// plan.Skill.Candidates, for catalog rows; resolve for the rest).
 func selectableNames(s *plan.Skill) []selectable {
 	var out []selectable
 	add := func(name, where string, a *plan.Action) {
@@ -38,14 +38,13 @@ func selectableNames(s *plan.Skill) []selectable {
 		a, _ := orchestrator.Resolve(s, name, plan.Pos{File: where})
 		add(name, where, a)
 	}
-	if c := s.Catalog; c != nil {
-		for _, r := range c.Rows {
-			a := orchestrator.RowAction(s, r)
-			if a == nil {
-				continue // prose: names no action
-			}
-			add(r.Action, "catalog", a)
+	// A row whose Action cell is prose names no action: no candidate.
+	for _, c := range s.Candidates() {
+		if c.Row != nil {
+			add(c.Row.Action, "catalog", c.Action)
 		}
+	}
+	if c := s.Catalog; c != nil {
 		for _, e := range c.Edges {
 			for _, n := range []plan.GraphNode{e.From, e.To} {
 				if name := n.Action(); name != "" {
