@@ -20,11 +20,7 @@ import (
 func TestGroupedWritesFailAlone(t *testing.T) {
 	ctx := context.Background()
 	file := filepath.Join(t.TempDir(), "skillkit.db")
-	d, err := Open(ctx, "sqlite:"+file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
+	d := openDB(t, "sqlite:"+file)
 	if _, err := d.exec(ctx, `CREATE TABLE scratch (writer INTEGER, row INTEGER)`); err != nil {
 		t.Fatal(err)
 	}
@@ -49,11 +45,7 @@ func TestGroupedWritesFailAlone(t *testing.T) {
 	}
 	wg.Wait()
 	// A fresh connection: what it reads was committed.
-	other, err := Open(ctx, "sqlite:"+file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close()
+	other := openDB(t, "sqlite:"+file)
 	for w := range writers {
 		var n int
 		if err := other.db.QueryRowContext(ctx, `SELECT count(*) FROM scratch WHERE writer = ?`, w).Scan(&n); err != nil {
@@ -75,11 +67,7 @@ func TestGroupedWritesFailAlone(t *testing.T) {
 // commits on it did not wait for the disk. Discarded, it is closed.
 func TestGroupsConnectionNeverPooled(t *testing.T) {
 	ctx := context.Background()
-	d, err := Open(ctx, sqltest.Postgres(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
+	d := openDB(t, sqltest.Postgres(t))
 	d.groupWrite(`DELETE FROM process_groups WHERE run_id = ? AND pgid = ? AND host = ?`, "r", 1, "h")
 	if d.groupsConn == nil {
 		t.Fatal("no connection kept for process groups")
@@ -105,11 +93,7 @@ func TestGroupsConnectionNeverPooled(t *testing.T) {
 // committed all the same (run again without it), and it alone fails.
 func TestGroupedWriteCancelledMidStatement(t *testing.T) {
 	ctx := context.Background()
-	d, err := Open(ctx, sqltest.SQLite(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
+	d := openDB(t, sqltest.SQLite(t))
 	if _, err := d.exec(ctx, `CREATE TABLE scratch (writer INTEGER, row INTEGER)`); err != nil {
 		t.Fatal(err)
 	}

@@ -18,17 +18,8 @@ import (
 func TestWriteAfterALostAnswer(t *testing.T) {
 	sqltest.Each(t, func(t *testing.T, url string) {
 		ctx := context.Background()
-		d, err := Open(ctx, url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer d.Close()
-		c, err := d.Backend(t.TempDir()).Create(ctx, runstore.NewRun{Start: runstore.Start{RunID: "r1", Skill: "demo", StartedAt: time.Now()}}, runstore.ClaimOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		h := c.Handle.(*handle)
-		defer h.Release(ctx, false)
+		d := openDB(t, url)
+		h := createRun(t, d)
 		ev := func(step string) runstore.Event {
 			return runstore.Event{Run: "r1", Phase: "01-a", Step: step, From: "executing", To: "completed"}
 		}
@@ -121,17 +112,8 @@ func TestRetryWriteAppliedOnce(t *testing.T) {
 func TestHoldsAfterALostClaim(t *testing.T) {
 	sqltest.Each(t, func(t *testing.T, url string) {
 		ctx := context.Background()
-		d, err := Open(ctx, url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer d.Close()
-		c, err := d.Backend(t.TempDir()).Create(ctx, runstore.NewRun{Start: runstore.Start{RunID: "r1", Skill: "demo", StartedAt: time.Now()}}, runstore.ClaimOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		h := c.Handle.(*handle)
-		defer h.Release(ctx, false)
+		d := openDB(t, url)
+		h := createRun(t, d)
 		if ok, err := d.holds(ctx, "r1", h.claim.token); !ok || err != nil {
 			t.Errorf("holds with the claim's token = %v, %v", ok, err)
 		}

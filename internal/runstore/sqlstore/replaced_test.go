@@ -17,11 +17,7 @@ func TestSQLiteFileDeletedOrReplaced(t *testing.T) {
 	for _, how := range []string{"deleted", "replaced"} {
 		t.Run(how, func(t *testing.T) {
 			file := filepath.Join(t.TempDir(), "skillkit.db")
-			d, err := Open(ctx, "sqlite:"+file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer d.Close()
+			d := openDB(t, "sqlite:"+file)
 			if _, err := d.AddTask(ctx, "skill", nil, nil, ReviewNone); err != nil {
 				t.Fatal(err)
 			}

@@ -15,11 +15,7 @@ import (
 func TestTaskTransitions(t *testing.T) {
 	sqltest.Each(t, func(t *testing.T, url string) {
 		ctx := context.Background()
-		d, err := Open(ctx, url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer d.Close()
+		d := openDB(t, url)
 		task, err := d.AddTask(ctx, "skills/demo", map[string]string{"k": "v"}, []string{"a"}, ReviewNone)
 		if err != nil {
 			t.Fatal(err)
@@ -83,11 +79,7 @@ func TestTaskTransitions(t *testing.T) {
 func TestRecover(t *testing.T) {
 	sqltest.Each(t, func(t *testing.T, url string) {
 		ctx := context.Background()
-		d, err := Open(ctx, url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer d.Close()
+		d := openDB(t, url)
 		a, _ := d.AddTask(ctx, "s", nil, nil, ReviewNone)
 		d.ClaimNext(ctx, "dead")
 		time.Sleep(50 * time.Millisecond)
@@ -123,11 +115,7 @@ func TestRecover(t *testing.T) {
 func TestFinalRows(t *testing.T) {
 	sqltest.Each(t, func(t *testing.T, url string) {
 		ctx := context.Background()
-		d, err := Open(ctx, url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer d.Close()
+		d := openDB(t, url)
 		final := map[TaskState]string{}
 		for _, end := range []TaskState{Complete, Exited} {
 			task, _ := d.AddTask(ctx, "s", nil, nil, ReviewNone)
@@ -185,11 +173,7 @@ func TestFinalRows(t *testing.T) {
 func TestApproveCheckpointOfCompletionTask(t *testing.T) {
 	sqltest.Each(t, func(t *testing.T, url string) {
 		ctx := context.Background()
-		d, err := Open(ctx, url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer d.Close()
+		d := openDB(t, url)
 		task, _ := d.AddTask(ctx, "s", nil, nil, ReviewCompletion)
 		if got, _ := d.Task(ctx, task.ID); got.Review != ReviewCompletion {
 			t.Fatalf("review mode not kept: %+v", got)
