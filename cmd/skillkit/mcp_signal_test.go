@@ -1,7 +1,8 @@
+//go:build unix
+
 package main
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -33,20 +34,7 @@ func TestMCPServerEndsWithTheRunner(t *testing.T) {
 			pidFile := filepath.Join(dir, "server.pid")
 			cmd := skillkitCmd(t, "run", filepath.Join(dir, "skill"), "--workdir", work)
 			cmd.Dir, cmd.Env = dir, append(os.Environ(), "STANDIN_PIDFILE="+pidFile)
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-				if _, err := os.Stat(filepath.Join(work, "started")); err == nil {
-					break
-				}
-				if time.Now().After(deadline) {
-					cmd.Process.Kill()
-					t.Fatalf("the step never started: %s", &stderr)
-				}
-			}
+			stderr := startUntil(t, cmd, filepath.Join(work, "started"), 30*time.Second)
 			data, _ := os.ReadFile(pidFile)
 			pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
 			if err != nil || !proc.Alive(pid) {
@@ -60,7 +48,7 @@ func TestMCPServerEndsWithTheRunner(t *testing.T) {
 				}
 			}
 			if sig == syscall.SIGTERM && !strings.Contains(stderr.String(), "--resume") {
-				t.Errorf("no resume hint: %s", &stderr)
+				t.Errorf("no resume hint: %s", stderr)
 			}
 		})
 	}

@@ -45,32 +45,19 @@ func TestSignalsInterruptTheRun(t *testing.T) {
 			work := filepath.Join(dir, "work")
 			cmd := skillkitCmd(t, "run", filepath.Join(dir, "skill"), "--workdir", work)
 			cmd.Dir = dir
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-				if _, err := os.Stat(filepath.Join(work, "started")); err == nil {
-					break
-				}
-				if time.Now().After(deadline) {
-					cmd.Process.Kill()
-					t.Fatalf("the step never started: %s", &stderr)
-				}
-			}
+			stderr := startUntil(t, cmd, filepath.Join(work, "started"), 20*time.Second)
 			cmd.Process.Signal(sig)
 			err := cmd.Wait()
 			var exitErr *exec.ExitError
 			if !errors.As(err, &exitErr) || exitErr.ExitCode() != ExitInterrupted {
-				t.Fatalf("exit %v, want %d: %s", err, ExitInterrupted, &stderr)
+				t.Fatalf("exit %v, want %d: %s", err, ExitInterrupted, stderr)
 			}
 			sum, err := fsstore.New(fsstore.Options{Base: dir}).Status(work)
 			if err != nil || sum.State != runstore.RunInterrupted {
 				t.Fatalf("status %+v, %v: want interrupted", sum, err)
 			}
 			if !bytes.Contains(stderr.Bytes(), []byte("--resume")) {
-				t.Errorf("no resume hint: %s", &stderr)
+				t.Errorf("no resume hint: %s", stderr)
 			}
 			data, _ := os.ReadFile(filepath.Join(work, "bg.pid"))
 			pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
@@ -133,5 +120,26 @@ func TestTwoRunsInOneWorkDir(t *testing.T) {
 	data, _ := os.ReadFile(filepath.Join(work, "ran.log"))
 	if starts != 1 || len(strings.Fields(string(data))) != 1 {
 		t.Errorf("the work dir holds %d run starts and %d step runs, want 1 and 1", starts, len(strings.Fields(string(data))))
+	}
+}
+
+// startUntil starts cmd, its stderr kept, and waits until the step it
+// runs writes the file started (killing it after limit); it returns the
+// stderr.
+func startUntil(t *testing.T, cmd *exec.Cmd, started string, limit time.Duration) *bytes.Buffer {
+	t.Helper()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(limit); ; time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(started); err == nil {
+			return &stderr
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("the step never started: %s", &stderr)
+		}
 	}
 }
