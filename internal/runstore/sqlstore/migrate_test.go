@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -59,7 +60,7 @@ func TestMigrateTaskReviewKeepsTasks(t *testing.T) {
 		ctx := context.Background()
 		all := migrations
 		defer func() { migrations = all }()
-		migrations = all[:len(all)-1]
+		migrations = all[:slices.IndexFunc(all, func(m migration) bool { return m.name == "task_review" })]
 		d, err := Open(ctx, url)
 		if err != nil {
 			t.Fatal(err)

@@ -3,9 +3,11 @@ package sqlstore
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/skillkit/skillkit/internal/runstore/sqlstore/sqltest"
 )
 
@@ -187,4 +189,52 @@ func TestApproveCheckpointOfCompletionTask(t *testing.T) {
 			t.Fatalf("checkpoint approved to %s", got.State)
 		}
 	})
+}
+
+// On PostgreSQL only a task leaving a state a worker waits in (a
+// conductor's answer) notifies: a notifying commit waits for every other
+// one, so the queue's claims and a worker's moves must not.
+func TestNotifiesOnlyWaits(t *testing.T) {
+	ctx := context.Background()
+	d := openDB(t, sqltest.Postgres(t))
+	conn, err := d.db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer discard(conn)
+	var heard []string
+	listen := func(f func()) {
+		t.Helper()
+		f()
+		err := conn.Raw(func(dc any) error {
+			pc := dc.(*stdlib.Conn).Conn()
+			for {
+				wctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+				n, err := pc.WaitForNotification(wctx)
+				cancel()
+				if err != nil {
+					return nil
+				}
+				heard = append(heard, n.Payload)
+			}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := conn.ExecContext(ctx, "LISTEN skillkit_tasks"); err != nil {
+		t.Fatal(err)
+	}
+	a, _ := d.AddTask(ctx, "s", nil, nil, ReviewNone)
+	listen(func() {
+		d.ClaimNext(ctx, "w")
+		d.Move(ctx, a.ID, "w", Working, NeedsReview, "")
+	})
+	if len(heard) != 0 {
+		t.Fatalf("a worker's claim and move notified: %q", heard)
+	}
+	listen(func() { d.Review(ctx, a.ID, ReviewFailed, "no") })
+	if want := []string{a.ID + " review_failed"}; !slices.Equal(heard, want) {
+		t.Fatalf("the conductor's answer: heard %q, want %q", heard, want)
+	}
 }

@@ -72,7 +72,8 @@ BEGIN SELECT RAISE(ABORT, 'skillkit: a task starts in watching'); END;
 `
 
 // taskTriggerPostgres is the same rule, and it notifies the channel
-// skillkit_tasks of every change of state: a waiting worker LISTENs
+// skillkit_tasks of every change of state (taskNotifyPostgres narrows
+// that to the changes a worker waits for): a waiting worker LISTENs
 // rather than polls. The notification goes out when the transaction
 // commits, never for one rolled back.
 const taskTriggerPostgres = `
@@ -133,4 +134,29 @@ BEGIN
 END $$;
 CREATE TRIGGER tasks_final BEFORE UPDATE OR DELETE ON tasks
 	FOR EACH ROW EXECUTE FUNCTION skillkit_task_final();
+`
+
+// taskNotifyPostgres narrows the trigger's notifications to the changes a
+// worker waits for: a task leaving needs_review or error, which only the
+// conductor moves it out of (Wait). PostgreSQL serialises the commits of
+// every transaction that notifies, behind one lock of the whole cluster
+// held through the commit's flush, so a notification at each claim and
+// each move of a worker made the queue's commits one at a time: eight
+// claimers claimed no faster than one.
+const taskNotifyPostgres = `
+CREATE OR REPLACE FUNCTION skillkit_task_transition() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+	IF TG_OP = 'INSERT' THEN
+		IF NEW.state NOT IN ('watching', 'exited') THEN
+			RAISE EXCEPTION 'skillkit: a task starts in watching' USING ERRCODE = 'check_violation';
+		END IF;
+	ELSIF NEW.state <> OLD.state AND NOT EXISTS (
+		SELECT 1 FROM task_transitions WHERE from_state = OLD.state AND to_state = NEW.state) THEN
+		RAISE EXCEPTION 'skillkit: task state transition not allowed' USING ERRCODE = 'check_violation';
+	END IF;
+	IF TG_OP = 'UPDATE' AND NEW.state <> OLD.state AND OLD.state IN ('needs_review', 'error') THEN
+		PERFORM pg_notify('skillkit_tasks', NEW.id || ' ' || NEW.state);
+	END IF;
+	RETURN NEW;
+END $$;
 `
