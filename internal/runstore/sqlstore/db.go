@@ -159,6 +159,14 @@ func open(rawURL string) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w %q: %v", ErrURL, rawURL, err)
 	}
+	// database/sql keeps two idle connections by default: the eight
+	// workers of a process (or one with --concurrency 8) then closed a
+	// connection at nearly every statement and dialed the next, a
+	// backend's fork and login on PostgreSQL, and drained fewer tasks
+	// than one worker alone could. A connection idle for a minute is let
+	// go, so that a quiet worker holds none.
+	db.SetMaxIdleConns(maxIdleConns)
+	db.SetConnMaxIdleTime(time.Minute)
 	d.db = db
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -168,6 +176,10 @@ func open(rawURL string) (*DB, error) {
 	}
 	return d, nil
 }
+
+// maxIdleConns is how many connections a process keeps open between
+// its statements: more than the workers of a busy process use at once.
+const maxIdleConns = 32
 
 // groupWriteTimeout bounds a write of process groups: it is made on a
 // command's way in and out, which must not wait for a database that is
@@ -270,6 +282,15 @@ func (d *DB) exec(ctx context.Context, query string, args ...any) (dbsql.Result,
 		return res, err
 	}
 	return d.db.ExecContext(ctx, d.q(query), args...)
+}
+
+// queryRow runs one statement that returns a row (a write's RETURNING)
+// and scans it, as exec runs one that does not.
+func (d *DB) queryRow(ctx context.Context, scan func(*dbsql.Row) error, query string, args ...any) error {
+	if d.dialect == sqlite {
+		return d.tx(ctx, func(tx *dbsql.Tx) error { return scan(tx.QueryRowContext(ctx, query, args...)) })
+	}
+	return scan(d.db.QueryRowContext(ctx, d.q(query), args...))
 }
 
 // tx runs f in a transaction and commits it; an error of f rolls it back.
