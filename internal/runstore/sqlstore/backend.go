@@ -54,20 +54,19 @@ func (b *Backend) Create(ctx context.Context, n runstore.NewRun, co runstore.Cla
 	c := newClaim(co)
 	now := c.now()
 	err = b.db.RetryWrite(ctx, "creating run "+start.RunID, func() (bool, error) { return b.db.holds(ctx, start.RunID, c.token) }, func() error {
-		return b.db.tx(ctx, func(tx *dbsql.Tx) error {
-			var one int
-			err := tx.QueryRowContext(ctx, b.db.q(`SELECT 1 FROM runs WHERE id = ?`), start.RunID).Scan(&one)
-			if err == nil {
-				return fmt.Errorf("creating run %s: %w", start.RunID, runstore.ErrExists)
-			}
-			if !errors.Is(err, dbsql.ErrNoRows) {
-				return err
-			}
-			_, err = tx.ExecContext(ctx, b.db.q(`INSERT INTO runs (id, skill, started_at, work_dir, holder, token, claimed_at, heartbeat, timeout_ms)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-				start.RunID, start.Skill, ms(start.StartedAt), dir, c.holder, c.token, ms(now), ms(now), c.timeout.Milliseconds())
+		// One statement: a run id already taken inserts nothing, where a
+		// read of it and the insert took a transaction of four round trips
+		// on PostgreSQL.
+		res, err := b.db.exec(ctx, `INSERT INTO runs (id, skill, started_at, work_dir, holder, token, claimed_at, heartbeat, timeout_ms)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+			start.RunID, start.Skill, ms(start.StartedAt), dir, c.holder, c.token, ms(now), ms(now), c.timeout.Milliseconds())
+		if err != nil {
 			return err
-		})
+		}
+		if n, _ := res.RowsAffected(); n != 1 {
+			return fmt.Errorf("creating run %s: %w", start.RunID, runstore.ErrExists)
+		}
+		return nil
 	})
 	if err != nil {
 		if errors.Is(err, runstore.ErrExists) {

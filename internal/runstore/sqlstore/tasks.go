@@ -283,12 +283,21 @@ func (d *DB) Move(ctx context.Context, id, worker string, from, to TaskState, me
 
 // Heartbeat says the worker is alive and returns the task's state; the
 // heartbeat is only written while the worker holds the task, and never on
-// a final one, which the database keeps as it ended.
+// a final one, which the database keeps as it ended. The write returns
+// the task, one round trip; a task it did not write is read as it is.
 func (d *DB) Heartbeat(ctx context.Context, id, worker string) (*Task, error) {
-	if _, err := d.exec(ctx, `UPDATE tasks SET heartbeat = ? WHERE id = ? AND worker = ? AND state NOT IN ('complete', 'exited')`, ms(time.Now()), id, worker); err != nil {
+	var t *Task
+	err := d.queryRow(ctx, func(row *dbsql.Row) (err error) {
+		t, err = scanTask(row)
+		return err
+	}, `UPDATE tasks SET heartbeat = ? WHERE id = ? AND worker = ? AND state NOT IN ('complete', 'exited') RETURNING `+taskColumns, ms(time.Now()), id, worker)
+	if errors.Is(err, dbsql.ErrNoRows) {
+		return d.Task(ctx, id)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("heartbeat of task %s: %s", id, oneLine(err))
 	}
-	return d.Task(ctx, id)
+	return t, nil
 }
 
 // SetRun records the run of a task, so that whoever takes the task over
