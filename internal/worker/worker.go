@@ -329,14 +329,24 @@ func (k *task) finish(ctx context.Context) error {
 var errLeft = errors.New("the task left this worker")
 
 // observe heartbeats at every step boundary and stops at checkpoints.
+// A boundary within the run's heartbeat interval of the task's last beat
+// (its claim, say) keeps that one: it is as fresh as the run's own claim
+// is ever kept, and nobody moves a working task but the recovery of a
+// stale one. A task of short steps wrote two beats per step, each a round
+// trip and a commit.
 func (k *task) observe(ctx context.Context, stop context.CancelCauseFunc, reviews map[string]bool, e runstore.Event) {
 	if e.Step == "" || (e.From != "" && e.Record == nil) {
 		return
 	}
-	t, err := k.w.o.DB.Heartbeat(ctx, k.ID, k.w.o.Name)
-	if err == nil && (t.State != sqlstore.Working || t.Worker != k.w.o.Name) {
-		stop(errLeft)
-		return
+	if time.Since(k.Heartbeat) >= k.w.o.Run.Claim.Timing().Heartbeat {
+		t, err := k.w.o.DB.Heartbeat(ctx, k.ID, k.w.o.Name)
+		if err == nil && (t.State != sqlstore.Working || t.Worker != k.w.o.Name) {
+			stop(errLeft)
+			return
+		}
+		if err == nil {
+			k.Heartbeat = t.Heartbeat
+		}
 	}
 	if e.Record != nil && e.Record.Done() && reviews[e.Step] {
 		if err := k.submit(ctx, "step "+e.Step+" "+e.Record.Title); err != nil {
