@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/skillkit/skillkit/internal/runstore"
 )
@@ -191,38 +192,50 @@ func (h *handle) rows() (tableRows, error) {
 	return r, nil
 }
 
-// writePostgres is a write of the record on PostgreSQL in one statement,
-// so one round trip and one commit: the claim's guard, then every row,
-// each table's rows as arrays. Where the guard matches no row (the run
+// tryPostgres writes the waiting rows on PostgreSQL in one statement, so
+// one round trip and one commit: the claim's guard, then the rows of each
+// table that has some, as arrays. Where the guard matches no row (the run
 // was taken over) the inserts have nothing to insert from. A transaction
-// of an UPDATE and an INSERT per row took a round trip each, and a task
-// of one step writes its record about six times.
-const writePostgres = `WITH held AS (
-	UPDATE runs SET heartbeat = $1 WHERE id = $2 AND token = $3 RETURNING id),
-events AS (INSERT INTO events (run_id, seq, body)
-	SELECT held.id, $4 + u.n, u.body FROM held, unnest($5::text[]) WITH ORDINALITY AS u(body, n)),
-checkpoints AS (INSERT INTO checkpoints (run_id, n, time, hook, state, worker)
-	SELECT held.id, u.n, u.time, u.hook, u.state, u.worker FROM held, unnest($6::bigint[], $7::bigint[], $8::text[], $9::text[], $10::text[]) AS u(n, time, hook, state, worker)),
-metrics AS (INSERT INTO metrics (run_id, seq, body)
-	SELECT held.id, $11 + u.n, u.body FROM held, unnest($12::text[]) WITH ORDINALITY AS u(body, n)),
-logs AS (INSERT INTO logs (run_id, seq, name, text)
-	SELECT held.id, $13 + u.n, u.name, u.text FROM held, unnest($14::text[], $15::text[]) WITH ORDINALITY AS u(name, text, n))
-SELECT count(*) FROM held`
-
+// of an UPDATE and an INSERT per row took a round trip each, and a task of
+// one step writes its record about six times; a table with nothing to
+// write is left out, as its insert cost the server as much as one that
+// writes.
 func (h *handle) tryPostgres(ctx context.Context, r tableRows) error {
-	var ns []int64
-	var hooks, states []string
-	for _, c := range r.checkpoints {
-		ns, hooks, states = append(ns, int64(c.N)), append(hooks, c.Hook), append(states, string(c.State))
+	var q strings.Builder
+	q.WriteString(`WITH held AS (UPDATE runs SET heartbeat = ? WHERE id = ? AND token = ? RETURNING id)`)
+	args := []any{ms(h.claim.now()), h.id, h.claim.token}
+	if len(r.events) > 0 {
+		q.WriteString(`, events AS (INSERT INTO events (run_id, seq, body)
+	SELECT held.id, ? + u.n, u.body FROM held, unnest(?::text[]) WITH ORDINALITY AS u(body, n))`)
+		args = append(args, h.seq, r.events)
 	}
-	var names, texts []string
-	for _, l := range h.waiting.Logs {
-		names, texts = append(names, l.Name), append(texts, l.Text)
+	if len(r.checkpoints) > 0 {
+		var ns []int64
+		var hooks, states []string
+		for _, c := range r.checkpoints {
+			ns, hooks, states = append(ns, int64(c.N)), append(hooks, c.Hook), append(states, string(c.State))
+		}
+		q.WriteString(`, checkpoints AS (INSERT INTO checkpoints (run_id, n, time, hook, state, worker)
+	SELECT held.id, u.n, u.time, u.hook, u.state, u.worker FROM held, unnest(?::bigint[], ?::bigint[], ?::text[], ?::text[], ?::text[]) AS u(n, time, hook, state, worker))`)
+		args = append(args, ns, r.times, hooks, states, r.workers)
 	}
+	if len(r.metrics) > 0 {
+		q.WriteString(`, metrics AS (INSERT INTO metrics (run_id, seq, body)
+	SELECT held.id, ? + u.n, u.body FROM held, unnest(?::text[]) WITH ORDINALITY AS u(body, n))`)
+		args = append(args, h.metricSeq, r.metrics)
+	}
+	if logs := h.waiting.Logs; len(logs) > 0 {
+		var names, texts []string
+		for _, l := range logs {
+			names, texts = append(names, l.Name), append(texts, l.Text)
+		}
+		q.WriteString(`, logs AS (INSERT INTO logs (run_id, seq, name, text)
+	SELECT held.id, ? + u.n, u.name, u.text FROM held, unnest(?::text[], ?::text[]) WITH ORDINALITY AS u(name, text, n))`)
+		args = append(args, h.logSeq, names, texts)
+	}
+	q.WriteString(` SELECT count(*) FROM held`)
 	var held int
-	err := h.db.db.QueryRowContext(ctx, writePostgres, ms(h.claim.now()), h.id, h.claim.token,
-		h.seq, r.events, ns, r.times, hooks, states, r.workers,
-		h.metricSeq, r.metrics, h.logSeq, names, texts).Scan(&held)
+	err := h.db.db.QueryRowContext(ctx, h.db.q(q.String()), args...).Scan(&held)
 	if err == nil && held != 1 {
 		return errLost
 	}
