@@ -250,7 +250,7 @@ func (k *task) run(ctx context.Context) (sqlstore.TaskState, string, error) {
 	}
 	o := k.w.o.Run
 	o.Skill, o.Inputs, o.Args = s, k.Inputs, k.Args
-	o.Store = &tracking{Store: k.w.o.DB.Store(k.w.o.WorkBase), k: k}
+	o.Store = &tracking{Store: k.w.o.DB.TaskStore(k.w.o.WorkBase, k.ID), k: k}
 	if k.RunID != "" {
 		o.Resume, o.Inputs, o.Args = k.RunID, nil, nil
 		sum, err := o.Store.Status(k.RunID)
@@ -463,9 +463,9 @@ func reviewPoints(s *plan.Skill) map[string]bool {
 	return out
 }
 
-// tracking is the SQL store as the task's run uses it: the run it opens
-// is recorded on the task at once, so that whoever takes the task over
-// resumes that run.
+// tracking is the SQL store as the task's run uses it: the task's store
+// records the run it creates on the task (DB.TaskStore), and the task
+// keeps the run it opened for the messages it hands the agent.
 type tracking struct {
 	runstore.Store
 	k *task
@@ -486,10 +486,5 @@ func (s *tracking) opened(r runstore.Run, err error) (runstore.Run, error) {
 		return nil, err
 	}
 	s.k.rec, s.k.RunID = r, r.ID()
-	ctx := context.Background()
-	if err := s.k.w.o.DB.Retry(ctx, "recording the run of task "+s.k.ID, func() error { return s.k.w.o.DB.SetRun(ctx, s.k.ID, r.ID()) }); err != nil {
-		r.Close()
-		return nil, err
-	}
 	return r, nil
 }

@@ -25,6 +25,9 @@ type Backend struct {
 	db *DB
 	// base is where work dirs are made.
 	base string
+	// task is the task whose runs these are, if any: a run created is
+	// recorded on it (TaskStore).
+	task string
 }
 
 var _ runstore.Backend = (*Backend)(nil)
@@ -33,6 +36,15 @@ var _ runstore.Backend = (*Backend)(nil)
 // workBase (DefaultWorkBase when empty).
 func (d *DB) Store(workBase string) runstore.Store {
 	return runstore.NewStore(d.Backend(workBase), runstore.Options{})
+}
+
+// TaskStore is Store for the runs of task id: the run it creates is
+// recorded on the task in the same transaction, so that whoever takes the
+// task over resumes that run.
+func (d *DB) TaskStore(workBase, id string) runstore.Store {
+	b := d.Backend(workBase)
+	b.task = id
+	return runstore.NewStore(b, runstore.Options{})
 }
 
 // Backend returns the backend of the store of runs of the database.
@@ -54,19 +66,7 @@ func (b *Backend) Create(ctx context.Context, n runstore.NewRun, co runstore.Cla
 	c := newClaim(co)
 	now := c.now()
 	err = b.db.RetryWrite(ctx, "creating run "+start.RunID, func() (bool, error) { return b.db.holds(ctx, start.RunID, c.token) }, func() error {
-		// One statement: a run id already taken inserts nothing, where a
-		// read of it and the insert took a transaction of four round trips
-		// on PostgreSQL.
-		res, err := b.db.exec(ctx, `INSERT INTO runs (id, skill, started_at, work_dir, holder, token, claimed_at, heartbeat, timeout_ms)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
-			start.RunID, start.Skill, ms(start.StartedAt), dir, c.holder, c.token, ms(now), ms(now), c.timeout.Milliseconds())
-		if err != nil {
-			return err
-		}
-		if n, _ := res.RowsAffected(); n != 1 {
-			return fmt.Errorf("creating run %s: %w", start.RunID, runstore.ErrExists)
-		}
-		return nil
+		return b.insert(ctx, []any{start.RunID, start.Skill, ms(start.StartedAt), dir, c.holder, c.token, ms(now), ms(now), c.timeout.Milliseconds()})
 	})
 	if err != nil {
 		if errors.Is(err, runstore.ErrExists) {
@@ -75,6 +75,46 @@ func (b *Backend) Create(ctx context.Context, n runstore.NewRun, co runstore.Cla
 		return nil, &runstore.WriteError{Err: fmt.Errorf("creating run %s: %v", start.RunID, oneLine(err))}
 	}
 	return &runstore.Claimed{Handle: b.open(start.RunID, c), Key: start.RunID, WorkDir: dir}, nil
+}
+
+// insertRun inserts a run's row (placeholders: id, skill, started_at,
+// work_dir, holder, token, claimed_at, heartbeat, timeout_ms); a run id
+// already taken inserts nothing.
+const insertRun = `INSERT INTO runs (id, skill, started_at, work_dir, holder, token, claimed_at, heartbeat, timeout_ms)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`
+
+// setTaskRun records the run of a task (placeholders: run id, task id).
+const setTaskRun = `UPDATE tasks SET run_id = ? WHERE id = ?`
+
+// insert writes a new run's row, and the run on the backend's task, in one
+// transaction: a task never names a run that is not there, nor loses the
+// run it started. On PostgreSQL it is one statement, one round trip, where
+// a read of the id, the insert and then the task's update took six.
+func (b *Backend) insert(ctx context.Context, run []any) error {
+	exists := fmt.Errorf("creating run %s: %w", run[0], runstore.ErrExists)
+	if b.db.dialect == postgres {
+		var n int
+		err := b.db.db.QueryRowContext(ctx, b.db.q(`WITH run AS (`+insertRun+` RETURNING id),
+			task AS (UPDATE tasks SET run_id = run.id FROM run WHERE tasks.id = ?)
+			SELECT count(*) FROM run`), append(run, b.task)...).Scan(&n)
+		if err == nil && n != 1 {
+			return exists
+		}
+		return err
+	}
+	return b.db.tx(ctx, func(tx *dbsql.Tx) error {
+		res, err := tx.ExecContext(ctx, insertRun, run...)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n != 1 {
+			return exists
+		}
+		if b.task != "" {
+			_, err = tx.ExecContext(ctx, setTaskRun, run[0], b.task)
+		}
+		return err
+	})
 }
 
 func (b *Backend) open(id string, c *claim) *handle {

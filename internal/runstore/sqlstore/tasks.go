@@ -300,15 +300,6 @@ func (d *DB) Heartbeat(ctx context.Context, id, worker string) (*Task, error) {
 	return t, nil
 }
 
-// SetRun records the run of a task, so that whoever takes the task over
-// resumes that run.
-func (d *DB) SetRun(ctx context.Context, id, runID string) error {
-	if _, err := d.exec(ctx, `UPDATE tasks SET run_id = ? WHERE id = ?`, runID, id); err != nil {
-		return fmt.Errorf("task %s: recording its run: %s", id, oneLine(err))
-	}
-	return nil
-}
-
 // Review is the conductor's transition of a task to to, with its message:
 // only from the states the conductor may move it from (task_transitions,
 // who = conductor). Approving a completion review (a ReviewCompletion

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/skillkit/skillkit/internal/runstore"
 	"github.com/skillkit/skillkit/internal/runstore/sqlstore/sqltest"
 )
 
@@ -237,4 +238,35 @@ func TestNotifiesOnlyWaits(t *testing.T) {
 	if want := []string{a.ID + " review_failed"}; !slices.Equal(heard, want) {
 		t.Fatalf("the conductor's answer: heard %q, want %q", heard, want)
 	}
+}
+
+// A task's store records the run it creates on the task, in the same
+// transaction; a run id already taken creates nothing and leaves the
+// task's run as it was.
+func TestTaskStoreRecordsItsRun(t *testing.T) {
+	sqltest.Each(t, func(t *testing.T, url string) {
+		ctx := context.Background()
+		d := openDB(t, url)
+		task, _ := d.AddTask(ctx, "s", nil, nil, ReviewNone)
+		d.ClaimNext(ctx, "w")
+		b := d.Backend(t.TempDir())
+		b.task = task.ID
+		n := runstore.NewRun{Start: runstore.Start{RunID: "r1", Skill: "demo", StartedAt: time.Now()}}
+		c, err := b.Create(ctx, n, runstore.ClaimOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Handle.Release(ctx, false)
+		if got, _ := d.Task(ctx, task.ID); got.RunID != "r1" {
+			t.Fatalf("task's run %q, want r1", got.RunID)
+		}
+		other, _ := d.AddTask(ctx, "s", nil, nil, ReviewNone)
+		b.task = other.ID
+		if _, err := b.Create(ctx, n, runstore.ClaimOptions{}); !errors.Is(err, runstore.ErrExists) {
+			t.Fatalf("second create of r1: %v", err)
+		}
+		if got, _ := d.Task(ctx, other.ID); got.RunID != "" {
+			t.Fatalf("a run not created was recorded on task %s: %q", other.ID, got.RunID)
+		}
+	})
 }
