@@ -103,7 +103,7 @@ func (b *Backend) insert(ctx context.Context, run []any) error {
 		return err
 	}
 	return b.db.tx(ctx, func(tx *dbsql.Tx) error {
-		res, err := tx.ExecContext(ctx, insertRun, run...)
+		res, err := b.db.txExec(ctx, tx, insertRun, run...)
 		if err != nil {
 			return err
 		}
@@ -111,7 +111,7 @@ func (b *Backend) insert(ctx context.Context, run []any) error {
 			return exists
 		}
 		if b.task != "" {
-			_, err = tx.ExecContext(ctx, setTaskRun, run[0], b.task)
+			_, err = b.db.txExec(ctx, tx, setTaskRun, run[0], b.task)
 		}
 		return err
 	})

@@ -129,7 +129,7 @@ func (h *handle) try(ctx context.Context) error {
 	}
 	d := h.db
 	return d.tx(ctx, func(tx *dbsql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE runs SET heartbeat = ? WHERE id = ? AND token = ?`, ms(h.claim.now()), h.id, h.claim.token)
+		res, err := d.txExec(ctx, tx, `UPDATE runs SET heartbeat = ? WHERE id = ? AND token = ?`, ms(h.claim.now()), h.id, h.claim.token)
 		if err != nil {
 			return err
 		}
@@ -137,23 +137,23 @@ func (h *handle) try(ctx context.Context) error {
 			return errLost
 		}
 		for i, body := range r.events {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO events (run_id, seq, body) VALUES (?, ?, ?)`, h.id, h.seq+1+int64(i), body); err != nil {
+			if _, err := d.txExec(ctx, tx, `INSERT INTO events (run_id, seq, body) VALUES (?, ?, ?)`, h.id, h.seq+1+int64(i), body); err != nil {
 				return err
 			}
 		}
 		for i, c := range r.checkpoints {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO checkpoints (run_id, n, time, hook, state, worker) VALUES (?, ?, ?, ?, ?, ?)`,
+			if _, err := d.txExec(ctx, tx, `INSERT INTO checkpoints (run_id, n, time, hook, state, worker) VALUES (?, ?, ?, ?, ?, ?)`,
 				h.id, c.N, r.times[i], c.Hook, string(c.State), r.workers[i]); err != nil {
 				return err
 			}
 		}
 		for i, body := range r.metrics {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO metrics (run_id, seq, body) VALUES (?, ?, ?)`, h.id, h.metricSeq+1+int64(i), body); err != nil {
+			if _, err := d.txExec(ctx, tx, `INSERT INTO metrics (run_id, seq, body) VALUES (?, ?, ?)`, h.id, h.metricSeq+1+int64(i), body); err != nil {
 				return err
 			}
 		}
 		for i, l := range h.waiting.Logs {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO logs (run_id, seq, name, text) VALUES (?, ?, ?, ?)`, h.id, h.logSeq+1+int64(i), l.Name, l.Text); err != nil {
+			if _, err := d.txExec(ctx, tx, `INSERT INTO logs (run_id, seq, name, text) VALUES (?, ?, ?, ?)`, h.id, h.logSeq+1+int64(i), l.Name, l.Text); err != nil {
 				return err
 			}
 		}

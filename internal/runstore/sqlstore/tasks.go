@@ -109,7 +109,7 @@ const taskColumns = `id, skill, inputs, args, state, review, worker, run_id, mes
 // taskByID reads one task.
 const taskByID = `SELECT ` + taskColumns + ` FROM tasks WHERE id = ?`
 
-func scanTask(row interface{ Scan(...any) error }) (*Task, error) {
+func scanTask(row rowScanner) (*Task, error) {
 	var t Task
 	var inputs, args string
 	var worker, runID, msg dbsql.NullString
@@ -179,14 +179,14 @@ func (d *DB) ClaimNext(ctx context.Context, worker string) (*Task, TaskState, er
 	// whose read failed after it would be retried as another claim,
 	// and the first task left working with nobody on it.
 	err := d.tx(ctx, func(tx *dbsql.Tx) error {
-		if err := tx.QueryRowContext(ctx, pick).Scan(&id, &from); err != nil {
+		if err := d.txQueryRow(ctx, tx, pick).Scan(&id, &from); err != nil {
 			return err
 		}
 		if err := d.claim(ctx, tx, id, worker); err != nil {
 			return err
 		}
 		var err error
-		t, err = scanTask(tx.QueryRowContext(ctx, d.q(taskByID), id))
+		t, err = scanTask(d.txQueryRow(ctx, tx, taskByID, id))
 		return err
 	})
 	if errors.Is(err, dbsql.ErrNoRows) {
@@ -253,7 +253,7 @@ func (d *DB) Claim(ctx context.Context, id, worker, session string) error {
 // claim is the guarded UPDATE of the claim.
 func (d *DB) claim(ctx context.Context, tx *dbsql.Tx, id, worker string) error {
 	now := ms(time.Now())
-	res, err := tx.ExecContext(ctx, d.q(`UPDATE tasks SET `+claimSet+` WHERE id = ? AND `+claimable), worker, now, now, id)
+	res, err := d.txExec(ctx, tx, `UPDATE tasks SET `+claimSet+` WHERE id = ? AND `+claimable, worker, now, now, id)
 	if err != nil {
 		return err
 	}
@@ -287,7 +287,7 @@ func (d *DB) Move(ctx context.Context, id, worker string, from, to TaskState, me
 // the task, one round trip; a task it did not write is read as it is.
 func (d *DB) Heartbeat(ctx context.Context, id, worker string) (*Task, error) {
 	var t *Task
-	err := d.queryRow(ctx, func(row *dbsql.Row) (err error) {
+	err := d.queryRow(ctx, func(row rowScanner) (err error) {
 		t, err = scanTask(row)
 		return err
 	}, `UPDATE tasks SET heartbeat = ? WHERE id = ? AND worker = ? AND state NOT IN ('complete', 'exited') RETURNING `+taskColumns, ms(time.Now()), id, worker)
