@@ -178,15 +178,11 @@ func (d *DB) ClaimNext(ctx context.Context, worker string) (*Task, TaskState, er
 	// The task is read in the claim's transaction: a claim committed
 	// whose read failed after it would be retried as another claim,
 	// and the first task left working with nobody on it.
-	err := d.tx(ctx, func(tx *dbsql.Tx) error {
+	err := d.tx(ctx, func(tx *dbsql.Tx) (err error) {
 		if err := d.txQueryRow(ctx, tx, pick).Scan(&id, &from); err != nil {
 			return err
 		}
-		if err := d.claim(ctx, tx, id, worker); err != nil {
-			return err
-		}
-		var err error
-		t, err = scanTask(d.txQueryRow(ctx, tx, taskByID, id))
+		t, err = d.claim(ctx, tx, id, worker)
 		return err
 	})
 	if errors.Is(err, dbsql.ErrNoRows) {
@@ -237,7 +233,10 @@ func (s scanAfter) Scan(dest ...any) error { return s.row.Scan(append([]any{s.fi
 // row, fallback-<session> in exited, so that the session can end cleanly,
 // and returns ErrClaimBlocked.
 func (d *DB) Claim(ctx context.Context, id, worker, session string) error {
-	err := d.tx(ctx, func(tx *dbsql.Tx) error { return d.claim(ctx, tx, id, worker) })
+	err := d.tx(ctx, func(tx *dbsql.Tx) error {
+		_, err := d.claim(ctx, tx, id, worker)
+		return err
+	})
 	if !errors.Is(err, ErrClaimBlocked) {
 		return d.taskErr("claiming task "+id, err)
 	}
@@ -250,17 +249,15 @@ func (d *DB) Claim(ctx context.Context, id, worker, session string) error {
 	return err
 }
 
-// claim is the guarded UPDATE of the claim.
-func (d *DB) claim(ctx context.Context, tx *dbsql.Tx, id, worker string) error {
+// claim is the guarded UPDATE of the claim; it returns the task as
+// claimed.
+func (d *DB) claim(ctx context.Context, tx *dbsql.Tx, id, worker string) (*Task, error) {
 	now := ms(time.Now())
-	res, err := d.txExec(ctx, tx, `UPDATE tasks SET `+claimSet+` WHERE id = ? AND `+claimable, worker, now, now, id)
-	if err != nil {
-		return err
+	t, err := scanTask(d.txQueryRow(ctx, tx, `UPDATE tasks SET `+claimSet+` WHERE id = ? AND `+claimable+` RETURNING `+taskColumns, worker, now, now, id))
+	if errors.Is(err, dbsql.ErrNoRows) {
+		return nil, fmt.Errorf("claiming task %s: %w", id, ErrClaimBlocked)
 	}
-	if n, _ := res.RowsAffected(); n != 1 {
-		return fmt.Errorf("claiming task %s: %w", id, ErrClaimBlocked)
-	}
-	return nil
+	return t, err
 }
 
 // Move is a worker's transition of a task it holds: from → to, guarded by
