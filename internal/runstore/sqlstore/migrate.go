@@ -94,7 +94,7 @@ CREATE TABLE process_groups (
 	PRIMARY KEY (run_id, pgid, host)
 );`},
 	{name: "task_review", common: taskReviewSQL, sqlite: taskFinalSQLite, postgres: taskFinalPostgres},
-	{name: "task_notify_waits", postgres: taskNotifyPostgres},
+	{name: "task_triggers_narrow", postgres: taskTriggersNarrowPostgres},
 }
 
 // SchemaVersion is the newest schema this binary knows.

@@ -72,8 +72,8 @@ BEGIN SELECT RAISE(ABORT, 'skillkit: a task starts in watching'); END;
 `
 
 // taskTriggerPostgres is the same rule, and it notifies the channel
-// skillkit_tasks of every change of state (taskNotifyPostgres narrows
-// that to the changes a worker waits for): a waiting worker LISTENs
+// skillkit_tasks of every change of state (taskTriggersNarrowPostgres
+// narrows that to the changes a worker waits for): a waiting worker LISTENs
 // rather than polls. The notification goes out when the transaction
 // commits, never for one rolled back.
 const taskTriggerPostgres = `
@@ -136,14 +136,17 @@ CREATE TRIGGER tasks_final BEFORE UPDATE OR DELETE ON tasks
 	FOR EACH ROW EXECUTE FUNCTION skillkit_task_final();
 `
 
-// taskNotifyPostgres narrows the trigger's notifications to the changes a
-// worker waits for: a task leaving needs_review or error, which only the
-// conductor moves it out of (Wait). PostgreSQL serialises the commits of
-// every transaction that notifies, behind one lock of the whole cluster
-// held through the commit's flush, so a notification at each claim and
-// each move of a worker made the queue's commits one at a time: eight
-// claimers claimed no faster than one.
-const taskNotifyPostgres = `
+// taskTriggersNarrowPostgres narrows what the triggers do to what they are
+// for. The notifications go only to the changes a worker waits for: a task
+// leaving needs_review or error, which only the conductor moves it out of
+// (Wait). PostgreSQL serialises the commits of every transaction that
+// notifies, behind one lock of the whole cluster held through the commit's
+// flush, so a notification at each claim and each move of a worker made
+// the queue's commits one at a time: eight claimers claimed no faster than
+// one. And the triggers' functions run only where they may refuse: the
+// transition's when the state changes, the final rule's on a final row; a
+// heartbeat or a task's run ran both, in PL/pgSQL, at every write.
+const taskTriggersNarrowPostgres = `
 CREATE OR REPLACE FUNCTION skillkit_task_transition() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
 	IF TG_OP = 'INSERT' THEN
@@ -159,4 +162,12 @@ BEGIN
 	END IF;
 	RETURN NEW;
 END $$;
+DROP TRIGGER tasks_transition ON tasks;
+CREATE TRIGGER tasks_birth BEFORE INSERT ON tasks
+	FOR EACH ROW EXECUTE FUNCTION skillkit_task_transition();
+CREATE TRIGGER tasks_transition BEFORE UPDATE ON tasks
+	FOR EACH ROW WHEN (OLD.state IS DISTINCT FROM NEW.state) EXECUTE FUNCTION skillkit_task_transition();
+DROP TRIGGER tasks_final ON tasks;
+CREATE TRIGGER tasks_final BEFORE UPDATE OR DELETE ON tasks
+	FOR EACH ROW WHEN (OLD.state IN ('complete', 'exited')) EXECUTE FUNCTION skillkit_task_final();
 `
