@@ -145,7 +145,7 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 	// Deferred, so that a panic unwinding past Run kills the group too.
 	defer func() {
 		killGroup(cmd.Process)
-		cg.remove()
+		cg.release()
 		if g != nil {
 			g.Ended(pgid)
 		}
@@ -157,7 +157,7 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 	// cgroup whatever left the group (setsid), before the output is
 	// drained (a child holding the pipe would hold it open).
 	killGroup(cmd.Process)
-	cg.kill()
+	cg.end()
 	stdout.wait()
 	stderr.wait()
 	res := Result{Stdout: stdout.tail.String(), Stderr: stderr.tail.String(), ExitCode: cmd.ProcessState.ExitCode()}
