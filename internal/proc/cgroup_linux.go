@@ -34,8 +34,11 @@ type cgroup struct {
 	dir string
 	fd  *os.File
 	// emptied says the command's end found nothing left in it (end): the
-	// cgroup can take the next command.
-	emptied bool
+	// cgroup can take the next command. killed says cgroup.kill was
+	// written to it: on the kernels we run on (6.18), what starts in such
+	// a cgroup later (clone3 into it) is killed at once, so it is never
+	// kept.
+	emptied, killed bool
 }
 
 // maxIdle bounds the cgroups kept for reuse: as many as there were
@@ -152,6 +155,7 @@ func (c *cgroup) detach(a *syscall.SysProcAttr) {
 // kill ends every process in the cgroup.
 func (c *cgroup) kill() {
 	if c != nil {
+		c.killed = true
 		killCgroup(c.dir)
 	}
 }
@@ -163,8 +167,8 @@ func (c *cgroup) end() {
 	if c == nil {
 		return
 	}
-	if c.emptied = !populated(c.dir); !c.emptied {
-		killCgroup(c.dir)
+	if c.emptied = !c.killed && !populated(c.dir); !c.emptied {
+		c.kill()
 	}
 }
 

@@ -136,3 +136,21 @@ func TestCgroupKeptWhenEmpty(t *testing.T) {
 		}
 	}
 }
+
+// A cgroup its command's timeout killed is not kept: what starts in a
+// killed cgroup dies at once on the kernels we run on, and the command
+// after a timeout must run.
+func TestKilledCgroupNotKept(t *testing.T) {
+	needCgroups(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	if _, err := Run(ctx, Cmd{Name: "sh", Args: []string{"-c", "sleep 1000"}}); err == nil {
+		t.Fatal("the command outlived its timeout")
+	}
+	for range 3 {
+		res, err := Run(context.Background(), Cmd{Name: "sh", Args: []string{"-c", "echo ran"}})
+		if err != nil || res.ExitCode != 0 || res.Stdout != "ran\n" {
+			t.Fatalf("the command after a timeout: %+v, %v", res, err)
+		}
+	}
+}

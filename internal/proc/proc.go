@@ -150,9 +150,17 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 			g.Ended(pgid)
 		}
 	}()
-	stopKill := context.AfterFunc(ctx, func() { killGroup(cmd.Process); cg.kill() })
+	killed := make(chan struct{})
+	stopKill := context.AfterFunc(ctx, func() {
+		defer close(killed)
+		killGroup(cmd.Process)
+		cg.kill()
+	})
 	err = cmd.Wait()
-	stopKill()
+	if !stopKill() {
+		// The kill ran, or runs: the cgroup it killed is not to be kept.
+		<-killed
+	}
 	// What the command left running ends with it: its group, and in its
 	// cgroup whatever left the group (setsid), before the output is
 	// drained (a child holding the pipe would hold it open).
