@@ -53,6 +53,10 @@ type handle struct {
 	// created says the run is new: its log's folder entry must be synced
 	// once the first line is.
 	created bool
+	// unsynced says events were written since the log's last sync: a
+	// commit owed (runstore.Run.CommitLater) is made durable by the next
+	// durable write, which may bring no event of its own.
+	unsynced bool
 
 	// threads are the checkpoints taken and not yet in threads/.
 	threads []runstore.Checkpoint
@@ -107,6 +111,7 @@ func (h *handle) Append(_ context.Context, b runstore.Batch, mode runstore.Mode)
 		if err := h.appendLine(&h.events, EventsFile, e); err != nil {
 			return err
 		}
+		h.unsynced = true
 	}
 	h.threads = append(h.threads, b.Checkpoints...)
 	for _, m := range b.Metrics {
@@ -120,12 +125,13 @@ func (h *handle) Append(_ context.Context, b runstore.Batch, mode runstore.Mode)
 			return err
 		}
 	}
-	if mode != runstore.Durable || len(b.Events) == 0 || !h.durable {
+	if mode != runstore.Durable || !h.unsynced || !h.durable {
 		return nil
 	}
 	if err := h.events.f.Sync(); err != nil {
 		return &runstore.WriteError{Err: fmt.Errorf("syncing %s: %w", EventsFile, err)}
 	}
+	h.unsynced = false
 	if h.created {
 		// The log is new: its folder entry must survive a power loss too.
 		if err := runstore.SyncDir(h.dir); err != nil {
