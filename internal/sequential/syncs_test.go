@@ -3,6 +3,8 @@ package sequential_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/skillkit/skillkit/internal/faultfs"
@@ -15,7 +17,7 @@ import (
 // the phase's end, which follows with nothing of the skill run in
 // between. Another step of the phase costs one more. A post_phase hook is
 // something of the skill: the step's end is made durable before it runs,
-// and the phase's end after it.
+// and the phase's end after it. Every phase leaves its thread.
 func TestOneSyncPerPhase(t *testing.T) {
 	syncs := func(t *testing.T, phases, steps int, hook bool) int {
 		t.Helper()
@@ -34,8 +36,14 @@ func TestOneSyncPerPhase(t *testing.T) {
 		files := faultfs.Wrap(nil)
 		o := opts(t, s)
 		o.Store = fsstore.New(fsstore.Options{Base: t.TempDir(), Files: files})
-		if _, err := lifecycle.Run(context.Background(), o); err != nil {
+		res, err := lifecycle.Run(context.Background(), o)
+		if err != nil {
 			t.Fatal(err)
+		}
+		// Each phase's auto_checkpoint is a thread, written beside the
+		// run's next phases.
+		if threads, _ := os.ReadDir(filepath.Join(res.Dir, fsstore.ThreadsDir)); len(threads) != phases {
+			t.Errorf("%d threads after %d phases", len(threads), phases)
 		}
 		return files.Syncs(fsstore.EventsFile)
 	}
