@@ -156,13 +156,15 @@ func (r *Record) Append(e Event) error { return r.record(e, Buffered) }
 // Commit implements Run.
 func (r *Record) Commit(e Event) error { return r.record(e, Durable) }
 
-// CommitLater implements Run: the event is written as the events inside
-// a group are, and counts as a commit for the snapshots' pace. Its claim
-// is checked at the commit that follows, as theirs is.
+// CommitLater implements Run: the event is written at once (Visible: a
+// killed process keeps it, and a store that writes in transactions
+// commits it), and counts as a commit for the snapshots' pace; only its
+// sync waits. Its claim is checked at the commit that follows, as that
+// of the events inside a group is.
 func (r *Record) CommitLater(e Event) error { return r.record(e, owed) }
 
 // owed is the mode of a commit whose sync waits (CommitLater); the
-// backend is asked for Buffered.
+// backend is asked for Visible.
 const owed Mode = -1
 
 // record writes e with the state and checkpoint waiting for it, and
@@ -234,7 +236,7 @@ func (r *Record) record(e Event, mode Mode) error {
 	b.Events = []Event{e}
 	write := mode
 	if mode == owed {
-		write = Buffered
+		write = Visible
 	}
 	if err := r.append(b, write); err != nil {
 		return err

@@ -504,14 +504,7 @@ func crashRun(s runstore.Store, id string) (committed int, err error) {
 	}
 	for n := 1; n <= steps; n++ {
 		if err := step(r, n); err != nil {
-			p := r.Progress()
-			done := p.StepsDone()
-			if n == lastOfPhase && done == n && !slices.Contains(p.CompletedPhases, "01-a") {
-				// Its end was owed to the phase's commit, which failed:
-				// a backend that writes in transactions lost it too.
-				done--
-			}
-			return done, err
+			return r.Progress().StepsDone(), err
 		}
 	}
 	return steps, finish(r, runstore.RunCompleted)
