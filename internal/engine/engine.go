@@ -219,7 +219,7 @@ func (r *Runner) Event(e runstore.Event) error { return r.record(e, r.o.Run.Appe
 // durable up to it: one sync per step or unit.
 func (r *Runner) Commit(e runstore.Event) error { return r.record(e, r.o.Run.Commit) }
 
-// write is how an event goes to the run's record: Append, Commit or
+// record hands e to the run's record with write: its Append, Commit or
 // CommitLater.
 func (r *Runner) record(e runstore.Event, write func(runstore.Event) error) error {
 	if e.Time.IsZero() {
