@@ -23,9 +23,8 @@ import (
 // them.
 //
 // A cgroup its command left empty is kept for the next command: making
-// and removing one per command was a tenth of a run's system time in a
-// skill of many short steps (mkdir and rmdir in cgroupfs, and the wait
-// for the kernel to let the folder go). RemoveIdle removes the kept ones
+// and removing one per command (mkdir and rmdir in cgroupfs, a second
+// cgroup.kill) cost 0.2-0.3 ms of a `bash -c true` of 1.6-1.8 ms here. RemoveIdle removes the kept ones
 // as the process ends; the sweep of the next runner those of a process
 // that could not.
 
