@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/skillkit/skillkit/internal/agent"
+	"github.com/skillkit/skillkit/internal/proc"
 	skrun "github.com/skillkit/skillkit/internal/run"
 	"github.com/skillkit/skillkit/internal/runstore"
 )
@@ -82,6 +83,8 @@ var version = "devel"
 
 // Main runs skillkit with args and returns the exit code.
 func Main(args []string, s Streams) int {
+	// The cgroups kept for the next command go with the process.
+	defer proc.RemoveIdle()
 	return guard(s.Err, func() int { return execute(args, s) })
 }
 

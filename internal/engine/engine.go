@@ -213,13 +213,15 @@ func (r *Runner) RunAction(ctx context.Context, t *script.Turn, a *plan.Action) 
 // Event records one transition, not waiting for the disk: the kernel
 // keeps it if the process is killed. Events inside a group (a step or a
 // unit on its way) use it; the group's last one is committed.
-func (r *Runner) Event(e runstore.Event) error { return r.record(e, false) }
+func (r *Runner) Event(e runstore.Event) error { return r.record(e, r.o.Run.Append) }
 
 // Commit records the transition that ends a group and makes the record
 // durable up to it: one sync per step or unit.
-func (r *Runner) Commit(e runstore.Event) error { return r.record(e, true) }
+func (r *Runner) Commit(e runstore.Event) error { return r.record(e, r.o.Run.Commit) }
 
-func (r *Runner) record(e runstore.Event, commit bool) error {
+// record hands e to the run's record with write: its Append, Commit or
+// CommitLater.
+func (r *Runner) record(e runstore.Event, write func(runstore.Event) error) error {
 	if e.Time.IsZero() {
 		e.Time = time.Now()
 	}
@@ -233,13 +235,7 @@ func (r *Runner) record(e runstore.Event, commit bool) error {
 		}
 	}
 	e.Agent = r.conv
-	var err error
-	if commit {
-		err = r.o.Run.Commit(e)
-	} else {
-		err = r.o.Run.Append(e)
-	}
-	if err != nil {
+	if err := write(e); err != nil {
 		return err
 	}
 	r.moved, r.conv = false, nil

@@ -191,7 +191,11 @@ func (s *stepRun) fail(ctx context.Context, attempts int, err error, res *execRe
 }
 
 // finish records the step as finished for good, with its last
-// transition, durably: from here on a resume never runs it again.
+// transition, durably: from here on a resume never runs it again. The
+// last step of a phase leaves its sync to the phase's end, which follows
+// with nothing of the skill run in between (what could run, the hooks and
+// the agent, makes it durable first: Run.Flush): one sync for both, where
+// a phase of one short step paid two.
 func (s *stepRun) finish(status runstore.StepResult, to StepState, detail string, attempts int, evidence bool) (runstore.StepResult, error) {
 	now := time.Now()
 	rec := runstore.NewStepRecord(s.position, s.id, s.step.Title, status, evidence, now)
@@ -200,7 +204,11 @@ func (s *stepRun) finish(status runstore.StepResult, to StepState, detail string
 	if s.bound {
 		e.Scope = s.r.scope(s.unit).Values
 	}
-	err := s.r.Commit(e)
+	write := s.r.o.Run.Commit
+	if steps := s.r.phase(s.unit).Steps; len(steps) > 0 && StepID(s.unit, len(steps)-1) == s.id {
+		write = s.r.o.Run.CommitLater
+	}
+	err := s.r.record(e, write)
 	if err != nil {
 		return "", err
 	}

@@ -20,6 +20,8 @@ type Files struct {
 
 	mu    sync.Mutex
 	syncs map[string]int
+	// faultMu serialises the calls of Fault.
+	faultMu sync.Mutex
 }
 
 // Syncs is how many times files named name were synced.
@@ -38,10 +40,14 @@ func (w *Files) synced(path string) {
 	w.syncs[filepath.Base(path)]++
 }
 
+// fault calls Fault one write at a time: a store writes some files from
+// a goroutine of their own (fsstore's threads/).
 func (w *Files) fault(path string) error {
 	if w.Fault == nil {
 		return nil
 	}
+	w.faultMu.Lock()
+	defer w.faultMu.Unlock()
 	return w.Fault(path)
 }
 

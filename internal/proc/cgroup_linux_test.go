@@ -2,6 +2,7 @@ package proc
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -52,7 +53,9 @@ func TestMain(m *testing.M) {
 		Run(context.Background(), Cmd{Name: "sh", Args: []string{"-c", "setsid sleep 1000 & echo $! > " + f + "; sleep 1000"}})
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	RemoveIdle()
+	os.Exit(code)
 }
 
 // A runner killed with SIGKILL mid-command leaves a setsid child that no
@@ -83,5 +86,71 @@ func TestKilledRunnerLeavesNoOrphans(t *testing.T) {
 		}
 		SweepOrphans()
 		waitDead(t, pid)
+	}
+}
+
+// A cgroup its command left empty takes the next command; one that held
+// what the command left (a setsid child) is removed, and RemoveIdle
+// leaves none of this process's behind.
+func TestCgroupKeptWhenEmpty(t *testing.T) {
+	needCgroups(t)
+	RemoveIdle()
+	own := func() string {
+		t.Helper()
+		res, err := Run(context.Background(), Cmd{Name: "cat", Args: []string{"/proc/self/cgroup"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range strings.Split(res.Stdout, "\n") {
+			if p, ok := strings.CutPrefix(l, "0::"); ok {
+				return filepath.Base(p)
+			}
+		}
+		t.Fatalf("no cgroup v2 line in %q", res.Stdout)
+		return ""
+	}
+	first := own()
+	if !strings.HasPrefix(first, "skillkit-") {
+		t.Fatalf("the command ran in %s, not a cgroup of its own", first)
+	}
+	if again := own(); again != first {
+		t.Errorf("the second command ran in %s, not in %s, which the first left empty", again, first)
+	}
+	res, err := Run(context.Background(), Cmd{Name: "sh", Args: []string{"-c", "setsid sleep 1000 & echo $!; cat /proc/self/cgroup"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, _ := strconv.Atoi(strings.SplitN(res.Stdout, "\n", 2)[0])
+	waitDead(t, pid)
+	if _, err := os.Stat(filepath.Join(cgroupBase(), first)); !os.IsNotExist(err) {
+		t.Errorf("the cgroup the setsid child was left in is still there (%v)", err)
+	}
+	if next := own(); next == first {
+		t.Errorf("a command ran in %s again, after it held a setsid child", next)
+	}
+	RemoveIdle()
+	entries, _ := os.ReadDir(cgroupBase())
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), fmt.Sprintf("skillkit-%d-", os.Getpid())) {
+			t.Errorf("RemoveIdle left %s", e.Name())
+		}
+	}
+}
+
+// A cgroup its command's timeout killed is not kept: what starts in a
+// killed cgroup dies at once on the kernels we run on, and the command
+// after a timeout must run.
+func TestKilledCgroupNotKept(t *testing.T) {
+	needCgroups(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	if _, err := Run(ctx, Cmd{Name: "sh", Args: []string{"-c", "sleep 1000"}}); err == nil {
+		t.Fatal("the command outlived its timeout")
+	}
+	for range 3 {
+		res, err := Run(context.Background(), Cmd{Name: "sh", Args: []string{"-c", "echo ran"}})
+		if err != nil || res.ExitCode != 0 || res.Stdout != "ran\n" {
+			t.Fatalf("the command after a timeout: %+v, %v", res, err)
+		}
 	}
 }

@@ -13,6 +13,11 @@ func (*cgroup) attach(*syscall.SysProcAttr) {}
 func (*cgroup) detach(*syscall.SysProcAttr) {}
 func (*cgroup) kill()                       {}
 func (*cgroup) remove()                     {}
+func (*cgroup) end()                        {}
+func (*cgroup) release()                    {}
+
+// RemoveIdle does nothing without cgroups.
+func RemoveIdle() {}
 
 // SweepOrphans does nothing without cgroups.
 func SweepOrphans() {}

@@ -18,6 +18,10 @@ import (
 // Cmd is one command to run.
 type Cmd struct {
 	Name string
+	// Path, when set, is where the program Name names is, looked up by
+	// the caller once for many commands; Name stays the command's
+	// argv[0] ("bash" in its messages).
+	Path string
 	Args []string
 	Dir  string
 	// Env is the complete environment; nil inherits the current process's.
@@ -87,7 +91,12 @@ func GroupsOf(ctx context.Context) Groups {
 // when ctx ended first (then it wraps ctx.Err()). Whatever the command left
 // running in its process group (`daemon &`) is killed when it exits.
 func Run(ctx context.Context, c Cmd) (Result, error) {
-	cmd := exec.Command(c.Name, c.Args...)
+	var cmd *exec.Cmd
+	if c.Path != "" {
+		cmd = &exec.Cmd{Path: c.Path, Args: append([]string{c.Name}, c.Args...)}
+	} else {
+		cmd = exec.Command(c.Name, c.Args...)
+	}
 	cmd.Dir = c.Dir
 	cmd.Env = c.Env
 	cmd.Stdin = c.Stdin
@@ -145,19 +154,27 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 	// Deferred, so that a panic unwinding past Run kills the group too.
 	defer func() {
 		killGroup(cmd.Process)
-		cg.remove()
+		cg.release()
 		if g != nil {
 			g.Ended(pgid)
 		}
 	}()
-	stopKill := context.AfterFunc(ctx, func() { killGroup(cmd.Process); cg.kill() })
+	killed := make(chan struct{})
+	stopKill := context.AfterFunc(ctx, func() {
+		defer close(killed)
+		killGroup(cmd.Process)
+		cg.kill()
+	})
 	err = cmd.Wait()
-	stopKill()
+	if !stopKill() {
+		// The kill ran, or runs: the cgroup it killed is not to be kept.
+		<-killed
+	}
 	// What the command left running ends with it: its group, and in its
 	// cgroup whatever left the group (setsid), before the output is
 	// drained (a child holding the pipe would hold it open).
 	killGroup(cmd.Process)
-	cg.kill()
+	cg.end()
 	stdout.wait()
 	stderr.wait()
 	res := Result{Stdout: stdout.tail.String(), Stderr: stderr.tail.String(), ExitCode: cmd.ProcessState.ExitCode()}
@@ -171,6 +188,11 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 	}
 	return res, err
 }
+
+// copyBuffers are the buffers the output streams are read with: a
+// buffer of each per command was half of what a run of many short steps
+// allocated, and most of its garbage collection.
+var copyBuffers = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
 
 // capture reads one output stream of a command from a pipe, into out and
 // a tail.
@@ -191,9 +213,12 @@ func (c *capture) start() (*os.File, error) {
 	c.r, c.done = r, make(chan struct{})
 	go func() {
 		defer close(c.done)
+		buf := copyBuffers.Get().(*[]byte)
+		defer copyBuffers.Put(buf)
 		// A failing Output (a full disk) does not stop the command;
-		// the tail still gets everything.
-		io.Copy(io.MultiWriter(c.tail, errorless{c.out}), r)
+		// the tail still gets everything. The reader is wrapped so that
+		// the copy uses buf: *os.File's WriteTo would allocate its own.
+		io.CopyBuffer(io.MultiWriter(c.tail, errorless{c.out}), struct{ io.Reader }{r}, *buf)
 	}()
 	return w, nil
 }
@@ -288,7 +313,7 @@ func (e errorless) Write(p []byte) (int, error) {
 // retryable is a fresh copy of a command whose Start failed: an exec.Cmd
 // starts once.
 func retryable(c *exec.Cmd) *exec.Cmd {
-	n := exec.Command(c.Path, c.Args[1:]...)
+	n := &exec.Cmd{Path: c.Path, Args: c.Args}
 	n.Dir, n.Env, n.Stdin, n.Stdout, n.Stderr, n.SysProcAttr = c.Dir, c.Env, c.Stdin, c.Stdout, c.Stderr, c.SysProcAttr
 	return n
 }

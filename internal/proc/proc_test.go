@@ -3,6 +3,7 @@ package proc
 import (
 	"context"
 	"errors"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -95,5 +96,18 @@ func TestRunOutputAndTail(t *testing.T) {
 	}
 	if log.Len() != 100004 {
 		t.Errorf("Output got %d bytes, want all 100004", log.Len())
+	}
+}
+
+// A command whose program the caller looked up runs it, under its name:
+// a shell's messages say "sh", not its path.
+func TestRunLookedUpPath(t *testing.T) {
+	path, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh")
+	}
+	res, err := Run(context.Background(), Cmd{Name: "sh", Path: path, Args: []string{"-c", "echo $0"}})
+	if err != nil || res.Stdout != "sh\n" {
+		t.Fatalf("Run = %+v, %v; want $0 sh", res, err)
 	}
 }

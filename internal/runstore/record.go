@@ -76,6 +76,9 @@ type Record struct {
 	// behind is set when events were recorded since the last snapshot,
 	// and until the first (a run resumed after a kill may lack some).
 	behind bool
+	// owed says a commit was recorded without its sync (CommitLater): the
+	// next write that waits makes it durable.
+	owed bool
 
 	lost       chan struct{}
 	loseOnce   sync.Once
@@ -153,6 +156,17 @@ func (r *Record) Append(e Event) error { return r.record(e, Buffered) }
 // Commit implements Run.
 func (r *Record) Commit(e Event) error { return r.record(e, Durable) }
 
+// CommitLater implements Run: the event is written at once (Visible: a
+// killed process keeps it, and a store that writes in transactions
+// commits it), and counts as a commit for the snapshots' pace; only its
+// sync waits. Its claim is checked at the commit that follows, as that
+// of the events inside a group is.
+func (r *Record) CommitLater(e Event) error { return r.record(e, owed) }
+
+// owed is the mode of a commit whose sync waits (CommitLater); the
+// backend is asked for Visible.
+const owed Mode = -1
+
 // record writes e with the state and checkpoint waiting for it, and
 // applies it to the progress once it is written.
 func (r *Record) record(e Event, mode Mode) error {
@@ -220,7 +234,11 @@ func (r *Record) record(e Event, mode Mode) error {
 		}
 	}
 	b.Events = []Event{e}
-	if err := r.append(b, mode); err != nil {
+	write := mode
+	if mode == owed {
+		write = Visible
+	}
+	if err := r.append(b, write); err != nil {
 		return err
 	}
 	// The snapshot of a finished run was written as it is now.
@@ -236,7 +254,10 @@ func (r *Record) record(e Event, mode Mode) error {
 		r.held, r.heldState = held, r.state
 	}
 	r.progress.Apply(&e)
-	if mode == Durable {
+	if mode == owed {
+		r.owed = true
+	}
+	if mode == Durable || mode == owed {
 		r.commits++
 		if r.due(&e) {
 			return r.flush(true)
@@ -289,9 +310,17 @@ func (r *Record) change(e *Event) error {
 }
 
 // append hands b to the backend, and notes a claim it says is lost.
+// A write that waits (Visible) makes an owed commit durable: it is made
+// before anything of the skill runs (Flush), and when the run closes.
 func (r *Record) append(b Batch, mode Mode) error {
+	if mode == Visible && r.owed {
+		mode = Durable
+	}
 	err := r.h.Append(r.ctx, b, mode)
 	r.noteLost(err)
+	if err == nil && mode == Durable {
+		r.owed = false
+	}
 	return err
 }
 

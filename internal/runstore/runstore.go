@@ -67,6 +67,14 @@ type Run interface {
 	// of a group of transitions (a step finished, a unit ended, the run
 	// changed state).
 	Commit(e Event) error
+	// CommitLater records an event that ends a group, as Commit does,
+	// where a kill keeps it, and leaves making it survive a power loss
+	// to the next Commit, or to Flush or Close, whichever comes first:
+	// for a group that only transitions of this process follow until the
+	// next commit (a phase's last step, then the phase's end), so that
+	// the two cost one sync, and nothing of the skill runs while the
+	// first is owed.
+	CommitLater(e Event) error
 	// Metric records one metrics line (history, not synced).
 	Metric(m Metric) error
 	// Checkpoint takes a checkpoint of the state (threads/) for a hook:

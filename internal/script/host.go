@@ -84,6 +84,10 @@ type Host struct {
 	// slots holds a token per Task call whose command runs: at most
 	// Options.Parallel.
 	slots chan struct{}
+	// shell is the program that runs shell blocks (bash, else sh), and
+	// shellPath where it is, "" when neither is on PATH: looked up once,
+	// where each block's two lookups stat'ed every PATH entry twice.
+	shell, shellPath string
 }
 
 // NewHost checks opts and prepares a Host.
@@ -121,6 +125,11 @@ func NewHost(opts Options) (*Host, error) {
 		opts.Parallel = DefaultParallel
 	}
 	h := &Host{opts: opts, roots: r, env: Env(opts), log: opts.Log, slots: make(chan struct{}, opts.Parallel)}
+	h.shell = "bash"
+	if _, err := exec.LookPath(h.shell); err != nil {
+		h.shell = "sh"
+	}
+	h.shellPath, _ = exec.LookPath(h.shell)
 	if h.log == nil {
 		h.log = io.Discard
 	}
@@ -173,12 +182,8 @@ func envKey(k string) string {
 // non-zero exit is in the result, not an error. out, when set, gets all of
 // the output (a log); the result keeps the last Options.OutputTail bytes.
 func (h *Host) Shell(ctx context.Context, script string, out io.Writer) (proc.Result, error) {
-	name := "bash"
-	if _, err := exec.LookPath(name); err != nil {
-		name = "sh"
-	}
 	return proc.Run(ctx, proc.Cmd{
-		Name: name, Args: []string{"-c", script},
+		Name: h.shell, Path: h.shellPath, Args: []string{"-c", script},
 		Dir: h.opts.WorkDir, Env: append(os.Environ(), h.env...),
 		Output: out, Tail: h.opts.OutputTail,
 	})

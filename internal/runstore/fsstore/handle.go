@@ -53,9 +53,16 @@ type handle struct {
 	// created says the run is new: its log's folder entry must be synced
 	// once the first line is.
 	created bool
+	// unsynced says events were written since the log's last sync: a
+	// commit owed (runstore.Run.CommitLater) is made durable by the next
+	// durable write, which may bring no event of its own.
+	unsynced bool
 
 	// threads are the checkpoints taken and not yet in threads/.
 	threads []runstore.Checkpoint
+	// writing is the write of checkpoints to threads/ under way, which
+	// the next snapshot and the release wait for (waitThreads).
+	writing chan written
 	events  *logFile
 	metrics *logFile
 	logs    map[string]*os.File
@@ -107,6 +114,7 @@ func (h *handle) Append(_ context.Context, b runstore.Batch, mode runstore.Mode)
 		if err := h.appendLine(&h.events, EventsFile, e); err != nil {
 			return err
 		}
+		h.unsynced = true
 	}
 	h.threads = append(h.threads, b.Checkpoints...)
 	for _, m := range b.Metrics {
@@ -120,12 +128,13 @@ func (h *handle) Append(_ context.Context, b runstore.Batch, mode runstore.Mode)
 			return err
 		}
 	}
-	if mode != runstore.Durable || len(b.Events) == 0 || !h.durable {
+	if mode != runstore.Durable || !h.unsynced || !h.durable {
 		return nil
 	}
 	if err := h.events.f.Sync(); err != nil {
 		return &runstore.WriteError{Err: fmt.Errorf("syncing %s: %w", EventsFile, err)}
 	}
+	h.unsynced = false
 	if h.created {
 		// The log is new: its folder entry must survive a power loss too.
 		if err := runstore.SyncDir(h.dir); err != nil {
@@ -156,39 +165,78 @@ func (h *handle) log(l runstore.LogLine) error {
 	return nil
 }
 
-// Snapshot writes skill-state.yaml and the checkpoints not yet in
-// threads/.
+// Snapshot writes skill-state.yaml and starts writing the checkpoints
+// not yet in threads/, which the run's next steps need not wait for:
+// creating a file per phase's checkpoint was the biggest wait of a run of
+// many short phases after the log's sync (the file system's inode
+// allocation). A finished run's are written before Snapshot returns: its
+// record says it finished next, and nothing rebuilds the snapshots of a
+// finished run.
 func (h *handle) Snapshot(_ context.Context, p *runstore.Progress) error {
+	if err := h.waitThreads(); err != nil {
+		return err
+	}
 	write := func(w io.Writer) error { return runstore.WriteProgress(w, p) }
 	if err := runstore.WriteFileFrom(h.files, filepath.Join(h.dir, ProgressFile), write, false); err != nil {
 		return err
 	}
-	return h.writeThreads()
-}
-
-// writeThreads writes the checkpoints not yet in threads/, and forgets
-// them: the log has them, so memory holds a snapshot period's worth.
-func (h *handle) writeThreads() error {
 	if len(h.threads) == 0 {
 		return nil
 	}
+	cs := h.threads
+	h.threads = nil
+	done := make(chan written, 1)
+	h.writing = done
+	go func() {
+		rest, err := h.writeThreads(cs)
+		done <- written{rest, err}
+	}()
+	if p.RunState.Terminal() {
+		return h.waitThreads()
+	}
+	return nil
+}
+
+// written is how a write of checkpoints ended: the checkpoints it did not
+// write, and why.
+type written struct {
+	rest []runstore.Checkpoint
+	err  error
+}
+
+// waitThreads waits for the checkpoints' write under way, if any: those
+// it did not write are written by the next snapshot, before those taken
+// since.
+func (h *handle) waitThreads() error {
+	if h.writing == nil {
+		return nil
+	}
+	w := <-h.writing
+	h.writing = nil
+	h.threads = append(w.rest, h.threads...)
+	return w.err
+}
+
+// writeThreads writes checkpoints to threads/, in order, and returns
+// those it did not write: the log has them all, so memory holds a
+// snapshot period's worth. It touches nothing of h but what Claim set.
+func (h *handle) writeThreads(cs []runstore.Checkpoint) ([]runstore.Checkpoint, error) {
 	dir := filepath.Join(h.dir, h.layout.threads)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return &runstore.WriteError{Err: fmt.Errorf("writing checkpoints: %w", err)}
+		return cs, &runstore.WriteError{Err: fmt.Errorf("writing checkpoints: %w", err)}
 	}
-	for len(h.threads) > 0 {
-		c := h.threads[0]
+	for len(cs) > 0 {
+		c := cs[0]
 		data, err := json.Marshal(c)
 		if err != nil {
-			return fmt.Errorf("encoding checkpoint: %w", err)
+			return cs, fmt.Errorf("encoding checkpoint: %w", err)
 		}
 		if err := runstore.WriteFile(h.files, filepath.Join(dir, strconv.Itoa(c.N)+".json"), append(data, '\n'), false); err != nil {
-			return err
+			return cs, err
 		}
-		h.threads = h.threads[1:]
+		cs = cs[1:]
 	}
-	h.threads = nil
-	return nil
+	return nil, nil
 }
 
 // appendLine writes v as one JSON line with a single write call, so that a
@@ -234,7 +282,7 @@ func endsMidLine(f runstore.AppendFile, size int64) bool {
 
 // Release closes the files and releases the claim.
 func (h *handle) Release(_ context.Context, running bool) error {
-	var errs []error
+	errs := []error{h.waitThreads()}
 	for _, lf := range []*logFile{h.events, h.metrics} {
 		if lf != nil {
 			errs = append(errs, lf.f.Close())

@@ -89,6 +89,9 @@ func open(place func(runstore.Files) runstore.Backend, files runstore.Files) run
 // steps is how many steps the runs of the suite have.
 const steps = 4
 
+// lastOfPhase is the step whose end is committed with its phase's.
+const lastOfPhase = 3
+
 func create(t *testing.T, s runstore.Store, id string, at time.Time, co runstore.ClaimOptions) runstore.Run {
 	t.Helper()
 	r, err := s.Create(runstore.NewRun{Start: runstore.Start{RunID: id, Skill: "demo", StartedAt: at, TotalSteps: steps},
@@ -103,7 +106,8 @@ func create(t *testing.T, s runstore.Store, id string, at time.Time, co runstore
 // state it set, its end with a checkpoint, a metric and a log line. An
 // even step is a loop's action, whose checkpoint is paced (written to
 // snapshots only as the newest); the state grows a list at its end, which
-// the log records as a patch that appends.
+// the log records as a patch that appends. Step lastOfPhase ends its
+// phase: its end is committed with the phase's (Run.CommitLater).
 func step(r runstore.Run, n int) error {
 	id := "01-a#" + strconv.Itoa(n)
 	start := runstore.Event{Phase: "01-a", Step: id, From: "pending", To: "executing", Position: n}
@@ -126,6 +130,13 @@ func step(r runstore.Run, n int) error {
 	}
 	rec := runstore.NewStepRecord(n, id, "step", runstore.StepCompleted, false, time.Now())
 	end.Record = &rec
+	if n == lastOfPhase {
+		// Its end rides on the phase's, one commit for the two.
+		if err := r.CommitLater(end); err != nil {
+			return err
+		}
+		end = runstore.Event{Phase: "01-a", From: "post_hook", To: "completed"}
+	}
 	if err := r.Commit(end); err != nil {
 		return err
 	}
