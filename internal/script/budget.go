@@ -70,13 +70,41 @@ func guardAllocations(vm *goja.Runtime, budget int64) {
 	g.wrap(vm.Get("JSON").ToObject(vm), "stringify", func(c goja.FunctionCall) int64 {
 		return g.jsonSize(c.Argument(0), c.Argument(2))
 	})
-	g.wrapConstructor("ArrayBuffer", 1)
-	for ctor, size := range map[string]int64{
-		"Int8Array": 1, "Uint8Array": 1, "Uint8ClampedArray": 1, "Int16Array": 2, "Uint16Array": 2,
-		"Int32Array": 4, "Uint32Array": 4, "Float32Array": 4, "Float64Array": 8,
-	} {
-		g.wrapConstructor(ctor, size)
+	g.constructors()
+}
+
+// sizedConstructors are the global constructors that allocate their
+// length times an element size in one call.
+var sizedConstructors = map[string]int64{
+	"ArrayBuffer": 1, "Int8Array": 1, "Uint8Array": 1, "Uint8ClampedArray": 1, "Int16Array": 2, "Uint16Array": 2,
+	"Int32Array": 4, "Uint32Array": 4, "Float32Array": 4, "Float64Array": 8,
+}
+
+// constructors guards the sizedConstructors lazily. goja builds a global
+// builtin (and %TypedArray% behind these) when it is first read or
+// redefined, and building and wrapping all ten was a third of a no-op
+// loop iteration, for code that seldom uses one. So the global object
+// becomes a plain object in front of goja's own (its prototype: every
+// other name is found there, and what the code declares lands on the
+// front one), holding an accessor for each of the ten that builds the
+// guarded constructor on first read and puts it in its own place.
+func (g *guard) constructors() {
+	builtins := g.vm.GlobalObject()
+	front := g.vm.NewObject()
+	_ = front.SetPrototype(builtins)
+	for name, size := range sizedConstructors {
+		get := g.vm.ToValue(func(goja.FunctionCall) goja.Value {
+			v := g.wrapConstructor(builtins, name, size)
+			_ = front.DefineDataProperty(name, v, goja.FLAG_TRUE, goja.FLAG_FALSE, goja.FLAG_TRUE)
+			return v
+		})
+		set := g.vm.ToValue(func(c goja.FunctionCall) goja.Value {
+			_ = front.DefineDataProperty(name, c.Argument(0), goja.FLAG_TRUE, goja.FLAG_FALSE, goja.FLAG_TRUE)
+			return goja.Undefined()
+		})
+		_ = front.DefineAccessorProperty(name, get, set, goja.FLAG_TRUE, goja.FLAG_FALSE)
 	}
+	g.vm.SetGlobalObject(front)
 }
 
 var (
@@ -123,16 +151,20 @@ func (g *guard) wrap(obj *goja.Object, name string, cost func(goja.FunctionCall)
 	_ = obj.DefineDataProperty(name, g.vm.ToValue(fn), goja.FLAG_TRUE, goja.FLAG_FALSE, goja.FLAG_TRUE)
 }
 
-// wrapConstructor replaces a global constructor of element size size
-// with one that weighs its length argument, keeping its prototype (so
-// instanceof holds) and its static methods.
-func (g *guard) wrapConstructor(name string, size int64) {
-	orig := g.vm.Get(name)
-	if orig == nil {
-		return
+// wrapConstructor is builtins' constructor name, of element size size,
+// wrapped to weigh its length argument before it allocates. The wrapper
+// stands in for it everywhere code can reach it: its prototype is the
+// original's, whose constructor it becomes (so instanceof holds and new
+// x.constructor(n) is weighed too), and it inherits the original's
+// statics (of, BYTES_PER_ELEMENT, the species, which construct through
+// it; from is weighed itself).
+func (g *guard) wrapConstructor(builtins *goja.Object, name string, size int64) goja.Value {
+	orig, ok := builtins.Get(name).(*goja.Object)
+	if !ok {
+		return goja.Undefined()
 	}
-	origObj := orig.ToObject(g.vm)
-	ctor := func(c goja.ConstructorCall) *goja.Object {
+	proto, _ := orig.Get("prototype").(*goja.Object)
+	wrapped := g.vm.ToValue(func(c goja.ConstructorCall) *goja.Object {
 		n := int64(0)
 		a := c.Argument(0)
 		if obj, ok := a.(*goja.Object); ok {
@@ -149,16 +181,26 @@ func (g *guard) wrapConstructor(name string, size int64) {
 		if err != nil {
 			panic(err)
 		}
-		return obj
-	}
-	wrapped := g.vm.ToValue(ctor).ToObject(g.vm)
-	for _, k := range origObj.GetOwnPropertyNames() {
-		if k == "length" || k == "name" {
-			continue
+		// A subclass's instance (class B extends Uint8Array) gets the
+		// subclass's prototype, as new.target gives it to c.This.
+		if p := c.This.Prototype(); p != nil && p != proto {
+			_ = obj.SetPrototype(p)
 		}
-		_ = wrapped.DefineDataProperty(k, origObj.Get(k), goja.FLAG_TRUE, goja.FLAG_FALSE, goja.FLAG_TRUE)
+		return obj
+	}).(*goja.Object)
+	_ = wrapped.DefineDataProperty("name", g.vm.ToValue(name), goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_TRUE)
+	_ = wrapped.SetPrototype(orig)
+	// from(arrayLike) fails with a TypeError of its own when the guard
+	// stops its construction, which the code could catch before the
+	// interrupt lands: it is weighed first, as Array.from is.
+	g.wrap(wrapped, "from", func(c goja.FunctionCall) int64 {
+		return mul(g.length(c.Argument(0)), size)
+	})
+	if proto != nil {
+		_ = wrapped.Set("prototype", proto)
+		_ = proto.DefineDataProperty("constructor", wrapped, goja.FLAG_TRUE, goja.FLAG_FALSE, goja.FLAG_TRUE)
 	}
-	_ = g.vm.GlobalObject().DefineDataProperty(name, wrapped, goja.FLAG_TRUE, goja.FLAG_FALSE, goja.FLAG_TRUE)
+	return wrapped
 }
 
 // wrapReplace weighs a replace with a string replacement by counting the
