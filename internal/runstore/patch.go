@@ -30,6 +30,72 @@ type Change struct {
 	Value json.RawMessage `json:"value,omitempty"`
 }
 
+// changeJSON is a change as the log has it: the operation's name keys
+// its path, a string for a field at the root (most of what a loop
+// changes), else the list of keys: {"set":"updated_at","value":"…"},
+// {"unset":["ctx","tmp"]}. Logs written before had {"op", "path"}, which
+// still read.
+type changeJSON struct {
+	Set    json.RawMessage `json:"set,omitempty"`
+	Append json.RawMessage `json:"append,omitempty"`
+	Unset  json.RawMessage `json:"unset,omitempty"`
+	Op     string          `json:"op,omitempty"`
+	Path   []string        `json:"path,omitempty"`
+	Value  json.RawMessage `json:"value,omitempty"`
+}
+
+// MarshalJSON writes c as changeJSON says.
+func (c Change) MarshalJSON() ([]byte, error) {
+	var path any = c.Path
+	if len(c.Path) == 1 {
+		path = c.Path[0]
+	}
+	p, err := json.Marshal(path)
+	if err != nil {
+		return nil, err
+	}
+	out := changeJSON{Value: c.Value}
+	switch c.Op {
+	case OpSet:
+		out.Set = p
+	case OpAppend:
+		out.Append = p
+	case OpUnset:
+		out.Unset = p
+	default:
+		out.Op, out.Path = c.Op, c.Path
+	}
+	return json.Marshal(out)
+}
+
+// UnmarshalJSON reads a change in either form of changeJSON.
+func (c *Change) UnmarshalJSON(data []byte) error {
+	var in changeJSON
+	if err := json.Unmarshal(data, &in); err != nil {
+		return err
+	}
+	*c = Change{Op: in.Op, Path: in.Path, Value: in.Value}
+	for _, f := range []struct {
+		op   string
+		path json.RawMessage
+	}{{OpSet, in.Set}, {OpAppend, in.Append}, {OpUnset, in.Unset}} {
+		if f.path == nil {
+			continue
+		}
+		if c.Op != "" {
+			return fmt.Errorf("a state change is both %s and %s", c.Op, f.op)
+		}
+		c.Op = f.op
+		var key string
+		if err := json.Unmarshal(f.path, &key); err == nil {
+			c.Path = []string{key}
+		} else if err := json.Unmarshal(f.path, &c.Path); err != nil {
+			return fmt.Errorf("the path of a state change (%s): %w", f.op, err)
+		}
+	}
+	return nil
+}
+
 // Diff is the patch that makes state before into after: a field set,
 // unset, or an array grown at its end, by path from the root, objects
 // compared field by field. Both states are read only; a value the two
