@@ -105,7 +105,8 @@ func TestMemoryBombsStopWithinBudget(t *testing.T) {
 // TestGuardedConstructorsBehave: the guarded typed-array constructors
 // stand in for goja's own everywhere a program can tell (the wrappers
 // once lost instanceof, the statics and the name), and the global object
-// in front of goja's still takes assignments and finds every builtin.
+// in front of goja's still takes assignments and finds every builtin and
+// the host API.
 func TestGuardedConstructorsBehave(t *testing.T) {
 	f := newFixture(t)
 	h := f.host(t, nil)
@@ -122,6 +123,13 @@ func TestGuardedConstructorsBehave(t *testing.T) {
 		{"", `new Float64Array(new ArrayBuffer(16)).length`, "2"},
 		{"Float32Array = 7;", `Float32Array`, "7"},
 		{"globalThis.mine = 1;", `mine + typeof JSON.stringify + typeof globalThis.Math`, "1functionobject"},
+		// The host API is made as the guards are, on first read.
+		{"", `[typeof Read, typeof console.log, typeof MCP.call, "Bash" in globalThis].join()`, "function,function,function,true"},
+		{"const b = Bash; const gone = delete globalThis.Bash;", `gone + typeof Bash + Object.getOwnPropertyNames(globalThis).includes("Bash")`, "trueundefinedfalse"},
+		{"const r = Read;", `r === Read && r === globalThis.Read`, "true"},
+		// The guarded methods are not enumerable, as the builtins are not:
+		// they were, and a for-in over an array listed them.
+		{"const keys = []; for (const k in [7]) keys.push(k); for (const k in 'a') keys.push(k);", `keys.join()`, "0,0"},
 	} {
 		st, err := f.step(t, h, c.setup+" return { stateUpdates: { out: String("+c.expr+") } }")
 		if err != nil {

@@ -38,8 +38,9 @@ func heapMetric(name string) int64 {
 }
 
 // guardAllocations wraps the builtins of vm that allocate in one call so
-// that each checks its size against what is left of budget.
-func guardAllocations(vm *goja.Runtime, budget int64) {
+// that each checks its size against what is left of budget: the methods
+// at once, the sizedConstructors when code first reads one (globals).
+func guardAllocations(vm *goja.Runtime, budget int64) *globals {
 	g := &guard{vm: vm, budget: budget}
 	proto := func(ctor string) *goja.Object {
 		return vm.Get(ctor).ToObject(vm).Get("prototype").ToObject(vm)
@@ -70,7 +71,7 @@ func guardAllocations(vm *goja.Runtime, budget int64) {
 	g.wrap(vm.Get("JSON").ToObject(vm), "stringify", func(c goja.FunctionCall) int64 {
 		return g.jsonSize(c.Argument(0), c.Argument(2))
 	})
-	g.constructors()
+	return newGlobals(vm, g)
 }
 
 // sizedConstructors are the global constructors that allocate their
@@ -78,33 +79,6 @@ func guardAllocations(vm *goja.Runtime, budget int64) {
 var sizedConstructors = map[string]int64{
 	"ArrayBuffer": 1, "Int8Array": 1, "Uint8Array": 1, "Uint8ClampedArray": 1, "Int16Array": 2, "Uint16Array": 2,
 	"Int32Array": 4, "Uint32Array": 4, "Float32Array": 4, "Float64Array": 8,
-}
-
-// constructors guards the sizedConstructors lazily. goja builds a global
-// builtin (and %TypedArray% behind these) when it is first read or
-// redefined, and building and wrapping all ten was a third of a no-op
-// loop iteration, for code that seldom uses one. So the global object
-// becomes a plain object in front of goja's own (its prototype: every
-// other name is found there, and what the code declares lands on the
-// front one), holding an accessor for each of the ten that builds the
-// guarded constructor on first read and puts it in its own place.
-func (g *guard) constructors() {
-	builtins := g.vm.GlobalObject()
-	front := g.vm.NewObject()
-	_ = front.SetPrototype(builtins)
-	for name, size := range sizedConstructors {
-		get := g.vm.ToValue(func(goja.FunctionCall) goja.Value {
-			v := g.wrapConstructor(builtins, name, size)
-			_ = front.DefineDataProperty(name, v, goja.FLAG_TRUE, goja.FLAG_FALSE, goja.FLAG_TRUE)
-			return v
-		})
-		set := g.vm.ToValue(func(c goja.FunctionCall) goja.Value {
-			_ = front.DefineDataProperty(name, c.Argument(0), goja.FLAG_TRUE, goja.FLAG_FALSE, goja.FLAG_TRUE)
-			return goja.Undefined()
-		})
-		_ = front.DefineAccessorProperty(name, get, set, goja.FLAG_TRUE, goja.FLAG_FALSE)
-	}
-	g.vm.SetGlobalObject(front)
 }
 
 var (
@@ -148,7 +122,7 @@ func (g *guard) wrap(obj *goja.Object, name string, cost func(goja.FunctionCall)
 		}
 		return v
 	}
-	_ = obj.DefineDataProperty(name, g.vm.ToValue(fn), goja.FLAG_TRUE, goja.FLAG_FALSE, goja.FLAG_TRUE)
+	_ = obj.DefineDataProperty(name, g.vm.ToValue(fn), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
 }
 
 // wrapConstructor is builtins' constructor name, of element size size,
@@ -188,7 +162,7 @@ func (g *guard) wrapConstructor(builtins *goja.Object, name string, size int64) 
 		}
 		return obj
 	}).(*goja.Object)
-	_ = wrapped.DefineDataProperty("name", g.vm.ToValue(name), goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_TRUE)
+	_ = wrapped.DefineDataProperty("name", g.vm.ToValue(name), goja.FLAG_FALSE, goja.FLAG_TRUE, goja.FLAG_FALSE)
 	_ = wrapped.SetPrototype(orig)
 	// from(arrayLike) fails with a TypeError of its own when the guard
 	// stops its construction, which the code could catch before the
@@ -198,7 +172,7 @@ func (g *guard) wrapConstructor(builtins *goja.Object, name string, size int64) 
 	})
 	if proto != nil {
 		_ = wrapped.Set("prototype", proto)
-		_ = proto.DefineDataProperty("constructor", wrapped, goja.FLAG_TRUE, goja.FLAG_FALSE, goja.FLAG_TRUE)
+		_ = proto.DefineDataProperty("constructor", wrapped, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
 	}
 	return wrapped
 }
@@ -233,7 +207,7 @@ func (g *guard) wrapReplace(str *goja.Object, name string) {
 		}
 		return v
 	}
-	_ = str.DefineDataProperty(name, g.vm.ToValue(fn), goja.FLAG_TRUE, goja.FLAG_FALSE, goja.FLAG_TRUE)
+	_ = str.DefineDataProperty(name, g.vm.ToValue(fn), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
 }
 
 // matches counts what a replace of pattern in text replaces, and the
