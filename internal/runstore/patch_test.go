@@ -161,6 +161,7 @@ func TestChangeJSON(t *testing.T) {
 		{Change{Op: OpSet, Path: []string{"updated_at"}, Value: json.RawMessage(`"t"`)}, `{"set":"updated_at","value":"t"}`, `{"op":"set","path":["updated_at"],"value":"t"}`},
 		{Change{Op: OpAppend, Path: []string{"ctx", "items"}, Value: json.RawMessage(`[1]`)}, `{"append":["ctx","items"],"value":[1]}`, `{"op":"append","path":["ctx","items"],"value":[1]}`},
 		{Change{Op: OpUnset, Path: []string{"a.b"}}, `{"unset":"a.b"}`, `{"op":"unset","path":["a.b"]}`},
+		{Change{Op: OpSet, Path: []string{`we"ird`, "ü\n"}, Value: json.RawMessage(`1`)}, `{"set":["we\"ird","ü\n"],"value":1}`, `{"op":"set","path":["we\"ird","ü\n"],"value":1}`},
 	} {
 		data, err := json.Marshal(c.change)
 		if err != nil || string(data) != c.json {
