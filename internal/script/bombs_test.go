@@ -122,6 +122,12 @@ func TestGuardedConstructorsBehave(t *testing.T) {
 		{"class B extends Uint8Array {}; const b = new B(3);", `[b instanceof B, b instanceof Uint8Array, b.length].join()`, "true,true,3"},
 		{"", `new Float64Array(new ArrayBuffer(16)).length`, "2"},
 		{"Float32Array = 7;", `Float32Array`, "7"},
+		// The unguarded constructors are out of reach: behind the global
+		// object, and behind the guarded ones.
+		{"", `Object.getPrototypeOf(Object.getPrototypeOf(globalThis)) === null`, "true"},
+		{"", `Object.getPrototypeOf(Int8Array) === Object.getPrototypeOf(Uint8Array)`, "true"},
+		{"", `(() => { try { new (Object.getPrototypeOf(Int8Array))(8); return "constructed" } catch (e) { return "refused" } })()`, "refused"},
+		{"", `typeof ArrayBuffer.isView + Float64Array.BYTES_PER_ELEMENT`, "function8"},
 		{"globalThis.mine = 1;", `mine + typeof JSON.stringify + typeof globalThis.Math`, "1functionobject"},
 		// The host API is made as the guards are, on first read.
 		{"", `[typeof Read, typeof console.log, typeof MCP.call, "Bash" in globalThis].join()`, "function,function,function,true"},

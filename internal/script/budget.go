@@ -39,7 +39,8 @@ func heapMetric(name string) int64 {
 
 // guardAllocations wraps the builtins of vm that allocate in one call so
 // that each checks its size against what is left of budget: the methods
-// at once, the sizedConstructors when code first reads one (globals).
+// of the prototypes at once, JSON and the sizedConstructors when code
+// first reads one (globals).
 func guardAllocations(vm *goja.Runtime, budget int64) *globals {
 	g := &guard{vm: vm, budget: budget}
 	proto := func(ctor string) *goja.Object {
@@ -68,10 +69,20 @@ func guardAllocations(vm *goja.Runtime, budget int64) *globals {
 	for _, name := range []string{"replace", "replaceAll"} {
 		g.wrapReplace(str, name)
 	}
-	g.wrap(vm.Get("JSON").ToObject(vm), "stringify", func(c goja.FunctionCall) int64 {
+	return newGlobals(vm, g)
+}
+
+// guardJSON is builtins' JSON with stringify weighed, made when code
+// first reads JSON (globals): nothing else reaches the object.
+func (g *guard) guardJSON(builtins *goja.Object) goja.Value {
+	obj, ok := builtins.Get("JSON").(*goja.Object)
+	if !ok {
+		return goja.Undefined()
+	}
+	g.wrap(obj, "stringify", func(c goja.FunctionCall) int64 {
 		return g.jsonSize(c.Argument(0), c.Argument(2))
 	})
-	return newGlobals(vm, g)
+	return obj
 }
 
 // sizedConstructors are the global constructors that allocate their
@@ -127,11 +138,12 @@ func (g *guard) wrap(obj *goja.Object, name string, cost func(goja.FunctionCall)
 
 // wrapConstructor is builtins' constructor name, of element size size,
 // wrapped to weigh its length argument before it allocates. The wrapper
-// stands in for it everywhere code can reach it: its prototype is the
-// original's, whose constructor it becomes (so instanceof holds and new
-// x.constructor(n) is weighed too), and it inherits the original's
-// statics (of, BYTES_PER_ELEMENT, the species, which construct through
-// it; from is weighed itself).
+// stands in for it everywhere code can reach it, and the original is
+// reachable from none: its prototype object is the original's, whose
+// constructor it becomes (so instanceof holds and new x.constructor(n)
+// is weighed too); it inherits what the original inherits (%TypedArray%'s
+// of and species, which construct through it) and has the original's own
+// statics (BYTES_PER_ELEMENT, isView); from is weighed itself.
 func (g *guard) wrapConstructor(builtins *goja.Object, name string, size int64) goja.Value {
 	orig, ok := builtins.Get(name).(*goja.Object)
 	if !ok {
@@ -163,7 +175,12 @@ func (g *guard) wrapConstructor(builtins *goja.Object, name string, size int64) 
 		return obj
 	}).(*goja.Object)
 	_ = wrapped.DefineDataProperty("name", g.vm.ToValue(name), goja.FLAG_FALSE, goja.FLAG_TRUE, goja.FLAG_FALSE)
-	_ = wrapped.SetPrototype(orig)
+	_ = wrapped.SetPrototype(orig.Prototype())
+	for _, k := range orig.GetOwnPropertyNames() {
+		if k != "length" && k != "name" && k != "prototype" {
+			_ = wrapped.DefineDataProperty(k, orig.Get(k), goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE)
+		}
+	}
 	// from(arrayLike) fails with a TypeError of its own when the guard
 	// stops its construction, which the code could catch before the
 	// interrupt lands: it is weighed first, as Array.from is.
