@@ -57,7 +57,8 @@ func readLog(t *testing.T, name string) []Event {
 
 // The same three-action loop logged before an action's completion left
 // its record and its checkpoint's times implied (v2: the record whole,
-// the mark's times written) and after (v3: "done" and an empty mark)
+// the mark's times written) and after (v3: "done" and an empty mark, the
+// loading lines without from and, after the first, without the title)
 // replays to the same steps and checkpoints (the last action's and the
 // phase's), each field filled in.
 func TestReplayLogWithImpliedCompletions(t *testing.T) {
@@ -76,6 +77,11 @@ func TestReplayLogWithImpliedCompletions(t *testing.T) {
 		rep, err := Replay(name, events, 0)
 		if err != nil {
 			t.Fatal(err)
+		}
+		for _, e := range events {
+			if e.Action != "" && e.To == "loading" && (e.From != "idle" || e.Detail != "No-op") {
+				t.Errorf("%s: an action's loading line reads as from %q, titled %q", name, e.From, e.Detail)
+			}
 		}
 		if len(rep.Progress.CompletedSteps) != 3 || len(rep.Checkpoints) != 2 || rep.Taken != 4 {
 			t.Fatalf("%s: %d steps, %d checkpoints (%d taken), want 3, 2 (4)", name, len(rep.Progress.CompletedSteps), len(rep.Checkpoints), rep.Taken)

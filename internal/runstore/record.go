@@ -75,8 +75,11 @@ type Record struct {
 	// the same worker, is written implied (Mark.implies).
 	marked Worker
 	// loaded is the last action loaded: its completion's record and
-	// mark leave out what it says (Event.Done, Mark.timed).
+	// mark leave out what it says (Event.Done, Mark.timed). titles are
+	// the titles of the actions' loading lines written, which the next
+	// leave out when they are the same.
 	loaded loaded
+	titles map[string]string
 	// snapped is when the backend's snapshots were last brought up to
 	// date, commits how many durable commits were made since.
 	snapped time.Time
@@ -235,11 +238,25 @@ func (r *Record) record(e Event, mode Mode) error {
 		// again what the action's loading line said.
 		logged.Record, logged.Done = nil, true
 	}
+	if loading(&e) {
+		if e.From == "idle" {
+			logged.From = ""
+		}
+		if t, ok := r.titles[e.Action]; ok && t == e.Detail {
+			logged.Detail = ""
+		}
+	}
 	b.Events = []Event{logged}
 	if err := r.append(b, mode); err != nil {
 		return err
 	}
 	r.loaded.see(&e)
+	if loading(&e) {
+		if r.titles == nil {
+			r.titles = map[string]string{}
+		}
+		r.titles[e.Action] = e.Detail
+	}
 	// The snapshot of a finished run was written as it is now.
 	r.behind = !(e.Level() == LevelRun && RunState(e.To).Terminal())
 	if r.pending {

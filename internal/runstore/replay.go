@@ -73,14 +73,26 @@ func Replay(where string, events []Event, keepAfter int) (*Replayed, error) {
 	return rep, nil
 }
 
-// expand gives the events of a log back what it left implied: the record
-// of an action that completed as its loading transition said (Done), and
-// what an implied checkpoint mark leaves out (impliedMark).
+// expand gives the events of a log back what it left implied: an
+// action's loading line's from (idle) and title (its loading line's
+// before), the record of an action that completed as its loading
+// transition said (Done), and what an implied checkpoint mark leaves out
+// (impliedMark).
 func expand(events []Event) {
 	var marked Worker
 	var l loaded
+	titles := map[string]string{}
 	for i := range events {
 		e := &events[i]
+		if loading(e) {
+			if e.From == "" {
+				e.From = "idle"
+			}
+			if e.Detail == "" {
+				e.Detail = titles[e.Action]
+			}
+			titles[e.Action] = e.Detail
+		}
 		if e.Done && e.Record == nil && l.of(e) {
 			rec := NewStepRecord(l.position, e.Action, l.title, StepCompleted, false, e.Time)
 			e.Record = &rec
@@ -93,6 +105,9 @@ func expand(events []Event) {
 	}
 }
 
+// loading reports whether e loads an action.
+func loading(e *Event) bool { return e.Action != "" && e.To == "loading" }
+
 // loaded is an action's last loading transition in a log: what its
 // completion may leave implied (Event.Done, a mark's times).
 type loaded struct {
@@ -103,7 +118,7 @@ type loaded struct {
 
 // see notes e if it loads an action.
 func (l *loaded) see(e *Event) {
-	if e.Action != "" && e.To == "loading" {
+	if loading(e) {
 		*l = loaded{action: e.Action, title: e.Detail, at: e.Time, position: e.Position}
 	}
 }

@@ -224,7 +224,11 @@ type Event struct {
 	Phase  string `json:"phase,omitempty"`
 	Action string `json:"action,omitempty"`
 	Step   string `json:"step,omitempty"`
-	From   State  `json:"from"`
+	// From is left out of the log when it is nothing (a step's and the
+	// run's first line) or, on an action's loading line, idle; Detail
+	// (an action's title on its loading line) when it is the title of
+	// the action's loading line before. Readers fill them in (expand).
+	From   State  `json:"from,omitempty"`
 	To     State  `json:"to"`
 	Detail string `json:"detail,omitempty"`
 
