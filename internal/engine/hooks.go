@@ -45,15 +45,16 @@ func LoadHooks(s *plan.Skill, w *plan.Worker) (Hooks, error) {
 // with the run's environment plus SKILL_HOOK and the given variables. It
 // stops at the first command that fails.
 func (r *Runner) RunHooks(ctx context.Context, point string, vars map[string]string) error {
+	if len(r.o.Hooks[point]) == 0 {
+		return nil
+	}
+	if err := r.o.Run.Flush(); err != nil {
+		return err
+	}
 	env := append(os.Environ(), r.o.Env...)
 	env = append(env, "SKILL_HOOK="+point)
 	for _, k := range slices.Sorted(maps.Keys(vars)) {
 		env = append(env, k+"="+vars[k])
-	}
-	if len(r.o.Hooks[point]) > 0 {
-		if err := r.o.Run.Flush(); err != nil {
-			return err
-		}
 	}
 	for _, h := range r.o.Hooks[point] {
 		hctx, cancel := context.WithTimeout(ctx, HookTimeout)

@@ -72,6 +72,9 @@ type unit struct {
 	r     *Runner
 	spec  *UnitSpec
 	state UnitState
+	// ended is when the unit's work and hooks ended: its checkpoint's
+	// completed_at and its completed transition's time.
+	ended time.Time
 }
 
 // passing reports whether an action's transition into state goes
@@ -91,12 +94,19 @@ func (u *unit) passing(state UnitState) bool {
 }
 
 func (u *unit) to(state UnitState, detail string) error {
+	return u.toAt(state, detail, time.Now())
+}
+
+// toAt is to at time at: an action's first loading is at its start, and
+// its completion at the time its checkpoint says it completed, so that
+// the log can leave them implied (runstore.Event.Done).
+func (u *unit) toAt(state UnitState, detail string, at time.Time) error {
 	if u.passing(state) {
 		// The run's observer (the terminal's live line) still sees it.
-		u.r.observe(runstore.Event{Time: time.Now(), Action: u.spec.ID, From: runstore.State(u.state), To: runstore.State(state), Detail: detail})
+		u.r.observe(runstore.Event{Time: at, Action: u.spec.ID, From: runstore.State(u.state), To: runstore.State(state), Detail: detail})
 		return nil
 	}
-	e := runstore.Event{From: runstore.State(u.state), To: runstore.State(state), Detail: detail}
+	e := runstore.Event{Time: at, From: runstore.State(u.state), To: runstore.State(state), Detail: detail}
 	if u.spec.Kind == runstore.KindAction {
 		e.Action = u.spec.ID
 		// An action is one of the run's steps in the progress file.
@@ -108,7 +118,7 @@ func (u *unit) to(state UnitState, detail string) error {
 			if state == UnitFailed {
 				result = runstore.StepFailed
 			}
-			rec := runstore.NewStepRecord(u.spec.Position, u.spec.ID, u.spec.Title, result, false, time.Now())
+			rec := runstore.NewStepRecord(u.spec.Position, u.spec.ID, u.spec.Title, result, false, at)
 			e.Record = &rec
 		}
 	} else {
@@ -130,7 +140,7 @@ func (u *unit) to(state UnitState, detail string) error {
 func (r *Runner) RunUnit(ctx context.Context, spec UnitSpec) error {
 	u := &unit{r: r, spec: &spec, state: UnitIdle}
 	start := time.Now()
-	if err := u.to(UnitLoading, spec.Title); err != nil {
+	if err := u.toAt(UnitLoading, spec.Title, start); err != nil {
 		return err
 	}
 	attempts := 0
@@ -185,7 +195,7 @@ func (r *Runner) RunUnit(ctx context.Context, spec UnitSpec) error {
 	}
 	// The completed transition is the record that the unit is done: a
 	// kill before it re-runs the unit on resume, after it never.
-	if err := u.to(UnitCompleted, ""); err != nil {
+	if err := u.toAt(UnitCompleted, "", u.ended); err != nil {
 		return err
 	}
 	r.Printf("%s %s: completed (%v)\n", spec.Kind, spec.ID, since(start))
@@ -211,6 +221,7 @@ func (u *unit) step(ctx context.Context, state UnitState, fn func(context.Contex
 // they are gates).
 func (r *Runner) postHooks(ctx context.Context, u *unit, start time.Time, attempts int) error {
 	now := time.Now()
+	u.ended = now
 	w := r.worker(u, UnitCompleted, start)
 	w.CompletedAt = &now
 	if err := r.o.Run.Checkpoint(HookAutoCheckpoint, w); err != nil {
@@ -221,6 +232,11 @@ func (r *Runner) postHooks(ctx context.Context, u *unit, start time.Time, attemp
 	if u.spec.Kind == runstore.KindAction {
 		point = HookPostAction
 	}
+	if len(r.o.Hooks[point]) == 0 {
+		return nil
+	}
+	// The unit completes once its gates passed.
+	defer func() { u.ended = time.Now() }()
 	return r.runHooks(ctx, point, u.spec, nil)
 }
 

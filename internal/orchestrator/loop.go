@@ -54,6 +54,10 @@ type loop struct {
 	// it failed that way.
 	maxSame  int
 	failures map[string]failure
+	// ids are the actions' ids as completed_actions holds them, boxed
+	// once: a string put in an interface is a new allocation, which a
+	// long loop's list held once per action.
+	ids map[string]any
 }
 
 // failure is an action's failure streak: its error, without what changes
@@ -77,7 +81,7 @@ func newLoop(r *engine.Runner, s *plan.Skill, o Options) (*loop, error) {
 	reads := selectionReads(s)
 	return &loop{
 		r: r, skill: s, sel: sel, schema: schema, max: o.MaxIterations, retries: retries, backoff: o.Backoff,
-		handles: reads["error_count"] || reads["errors"], counts: reads["completed_actions"], maxSame: o.MaxSameFailures, failures: map[string]failure{},
+		handles: reads["error_count"] || reads["errors"], counts: reads["completed_actions"], maxSame: o.MaxSameFailures, failures: map[string]failure{}, ids: map[string]any{},
 	}, nil
 }
 
@@ -377,7 +381,12 @@ func (l *loop) apply(a *plan.Action, updates map[string]any) error {
 		// once per action, and the log's patch finds it grew at its end
 		// without comparing it item by item.
 		done, _ := next["completed_actions"].([]any)
-		next["completed_actions"] = append(done, a.ID)
+		id, ok := l.ids[a.ID]
+		if !ok {
+			id = a.ID
+			l.ids[a.ID] = id
+		}
+		next["completed_actions"] = append(done, id)
 	}
 	if err := l.schema.check(l.r.State(), next, updates); err != nil {
 		return &engine.ActionError{Action: a.ID, Pos: resultPos(a), Err: err}

@@ -30,6 +30,94 @@ type Change struct {
 	Value json.RawMessage `json:"value,omitempty"`
 }
 
+// changeJSON is a change as the log has it: the operation's name keys
+// its path, a string for a field at the root (most of what a loop
+// changes), else the list of keys: {"set":"updated_at","value":"…"},
+// {"unset":["ctx","tmp"]}. Logs written before had {"op", "path"}, which
+// still read.
+type changeJSON struct {
+	Set    json.RawMessage `json:"set,omitempty"`
+	Append json.RawMessage `json:"append,omitempty"`
+	Unset  json.RawMessage `json:"unset,omitempty"`
+	Op     string          `json:"op,omitempty"`
+	Path   []string        `json:"path,omitempty"`
+	Value  json.RawMessage `json:"value,omitempty"`
+}
+
+// MarshalJSON writes c as changeJSON says. By hand: a loop writes a
+// few changes an iteration, and two reflective encodings of each were
+// most of what encoding its line cost.
+func (c Change) MarshalJSON() ([]byte, error) {
+	switch c.Op {
+	case OpSet, OpAppend, OpUnset:
+	default:
+		return json.Marshal(changeJSON{Op: c.Op, Path: c.Path, Value: c.Value})
+	}
+	b := make([]byte, 0, 24+len(c.Value))
+	b = append(b, '{', '"')
+	b = append(b, c.Op...)
+	b = append(b, '"', ':')
+	if len(c.Path) == 1 {
+		b = appendString(b, c.Path[0])
+	} else {
+		b = append(b, '[')
+		for i, k := range c.Path {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, k)
+		}
+		b = append(b, ']')
+	}
+	if c.Value != nil {
+		b = append(b, `,"value":`...)
+		b = append(b, c.Value...)
+	}
+	return append(b, '}'), nil
+}
+
+// appendString appends s as a JSON string: quoted as it is when nothing
+// in it needs escaping, as a field name seldom does.
+func appendString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			q, _ := json.Marshal(s)
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
+
+// UnmarshalJSON reads a change in either form of changeJSON.
+func (c *Change) UnmarshalJSON(data []byte) error {
+	var in changeJSON
+	if err := json.Unmarshal(data, &in); err != nil {
+		return err
+	}
+	*c = Change{Op: in.Op, Path: in.Path, Value: in.Value}
+	for _, f := range []struct {
+		op   string
+		path json.RawMessage
+	}{{OpSet, in.Set}, {OpAppend, in.Append}, {OpUnset, in.Unset}} {
+		if f.path == nil {
+			continue
+		}
+		if c.Op != "" {
+			return fmt.Errorf("a state change is both %s and %s", c.Op, f.op)
+		}
+		c.Op = f.op
+		var key string
+		if err := json.Unmarshal(f.path, &key); err == nil {
+			c.Path = []string{key}
+		} else if err := json.Unmarshal(f.path, &c.Path); err != nil {
+			return fmt.Errorf("the path of a state change (%s): %w", f.op, err)
+		}
+	}
+	return nil
+}
+
 // Diff is the patch that makes state before into after: a field set,
 // unset, or an array grown at its end, by path from the root, objects
 // compared field by field. Both states are read only; a value the two

@@ -13,21 +13,7 @@ import (
 // line that changed one: docs/runtime.md's example as it was) replays to
 // the state its last line says.
 func TestReplayLogWithWholeStates(t *testing.T) {
-	f, err := os.Open("testdata/events-v1.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var events []Event
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var e Event
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			t.Fatal(err)
-		}
-		events = append(events, e)
-	}
+	events := readLog(t, "testdata/events-v1.jsonl")
 	rep, err := Replay("v1", events, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -45,6 +31,76 @@ func TestReplayLogWithWholeStates(t *testing.T) {
 	var ck map[string]any
 	if err := json.Unmarshal(rep.Checkpoints[0].State, &ck); err != nil || ck["context"] == nil {
 		t.Errorf("the checkpoint's state %s lacks the context the step before it set (%v)", rep.Checkpoints[0].State, err)
+	}
+}
+
+// readLog reads a committed events.jsonl.
+func readLog(t *testing.T, name string) []Event {
+	t.Helper()
+	f, err := os.Open(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var events []Event
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var e Event
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+			t.Fatal(err)
+		}
+		events = append(events, e)
+	}
+	return events
+}
+
+// The same three-action loop logged before an action's completion left
+// its record and its checkpoint's times implied (v2: the record whole,
+// the mark's times written) and after (v3: "done" and an empty mark, the
+// loading lines without from and, after the first, without the title)
+// replays to the same steps and checkpoints (the last action's and the
+// phase's), each field filled in.
+func TestReplayLogWithImpliedCompletions(t *testing.T) {
+	var reps [2]*Replayed
+	for i, name := range []string{"testdata/events-v2.jsonl", "testdata/events-v3.jsonl"} {
+		events := readLog(t, name)
+		done := 0
+		for _, e := range events {
+			if e.Done {
+				done++
+			}
+		}
+		if want := []int{0, 3}[i]; done != want {
+			t.Fatalf("%s: %d completions logged implied, want %d", name, done, want)
+		}
+		rep, err := Replay(name, events, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range events {
+			if e.Action != "" && e.To == "loading" && (e.From != "idle" || e.Detail != "No-op") {
+				t.Errorf("%s: an action's loading line reads as from %q, titled %q", name, e.From, e.Detail)
+			}
+		}
+		if len(rep.Progress.CompletedSteps) != 3 || len(rep.Checkpoints) != 2 || rep.Taken != 4 {
+			t.Fatalf("%s: %d steps, %d checkpoints (%d taken), want 3, 2 (4)", name, len(rep.Progress.CompletedSteps), len(rep.Checkpoints), rep.Taken)
+		}
+		for n, s := range rep.Progress.CompletedSteps {
+			if s.Step != n+1 || s.ID != "action-noop" || s.Title != "No-op" || s.Status != StatusPass || s.Result != StepCompleted || s.Timestamp.IsZero() {
+				t.Errorf("%s: step %d replayed as %+v", name, n+1, s)
+			}
+		}
+		for _, c := range rep.Checkpoints {
+			w := c.Worker
+			if c.Hook != "auto_checkpoint" || w.ID != "g3-worker" || (w.Unit != "action-noop" && w.Unit != "orchestrator") || w.State != "completed" || w.StartedAt.IsZero() || w.CompletedAt == nil || w.CompletedAt.Before(w.StartedAt) {
+				t.Errorf("%s: checkpoint %d replayed as %+v", name, c.N, c)
+			}
+		}
+		reps[i] = rep
+	}
+	if !reflect.DeepEqual(reps[0].State["completed_actions"], reps[1].State["completed_actions"]) {
+		t.Errorf("the states differ: %v and %v", reps[0].State, reps[1].State)
 	}
 }
 
@@ -96,8 +152,40 @@ func TestDiffThenPatch(t *testing.T) {
 	}
 	changes, _ := Diff(decode(t, states[1][0]), decode(t, states[1][1]))
 	data, _ := json.Marshal(changes)
-	if want := `[{"op":"append","path":["completed_actions"],"value":["b","c"]},{"op":"set","path":["current_action"],"value":"b"}]`; string(data) != want {
+	if want := `[{"append":"completed_actions","value":["b","c"]},{"set":"current_action","value":"b"}]`; string(data) != want {
 		t.Errorf("patch %s, want %s", data, want)
+	}
+}
+
+// A change reads back as it was written, a nested path as a list, and in
+// the form logs had before ({"op", "path"}).
+func TestChangeJSON(t *testing.T) {
+	for _, c := range []struct {
+		change      Change
+		json, older string
+	}{
+		{Change{Op: OpSet, Path: []string{"updated_at"}, Value: json.RawMessage(`"t"`)}, `{"set":"updated_at","value":"t"}`, `{"op":"set","path":["updated_at"],"value":"t"}`},
+		{Change{Op: OpAppend, Path: []string{"ctx", "items"}, Value: json.RawMessage(`[1]`)}, `{"append":["ctx","items"],"value":[1]}`, `{"op":"append","path":["ctx","items"],"value":[1]}`},
+		{Change{Op: OpUnset, Path: []string{"a.b"}}, `{"unset":"a.b"}`, `{"op":"unset","path":["a.b"]}`},
+		{Change{Op: OpSet, Path: []string{`we"ird`, "ü\n"}, Value: json.RawMessage(`1`)}, `{"set":["we\"ird","ü\n"],"value":1}`, `{"op":"set","path":["we\"ird","ü\n"],"value":1}`},
+	} {
+		data, err := json.Marshal(c.change)
+		if err != nil || string(data) != c.json {
+			t.Errorf("%+v written as %s (%v), want %s", c.change, data, err, c.json)
+		}
+		for _, form := range []string{c.json, c.older} {
+			var got Change
+			if err := json.Unmarshal([]byte(form), &got); err != nil || !reflect.DeepEqual(got, c.change) {
+				t.Errorf("%s read as %+v (%v), want %+v", form, got, err, c.change)
+			}
+		}
+	}
+	var c Change
+	if err := json.Unmarshal([]byte(`{"set":"x","unset":"y"}`), &c); err == nil || !strings.Contains(err.Error(), "both set and unset") {
+		t.Errorf("a change of two operations: %v", err)
+	}
+	if err := json.Unmarshal([]byte(`{"set":3,"value":1}`), &c); err == nil || !strings.Contains(err.Error(), "path") {
+		t.Errorf("a change whose path is a number: %v", err)
 	}
 }
 
@@ -130,6 +218,7 @@ func TestPatchThatDoesNotFit(t *testing.T) {
 func FuzzDiffPatch(f *testing.F) {
 	for _, c := range states {
 		f.Add(c[0], c[1], `[{"op":"append","path":["a","b"],"value":[1]}]`)
+		f.Add(c[0], c[1], `[{"append":"a","value":[1]},{"unset":["b","c"]}]`)
 	}
 	f.Fuzz(func(t *testing.T, a, b, patch string) {
 		var changes []Change
@@ -146,6 +235,15 @@ func FuzzDiffPatch(f *testing.F) {
 		changes, err := Diff(before, after)
 		if err != nil {
 			t.Fatal(err)
+		}
+		// As the log has it: written, then read.
+		data, err := json.Marshal(changes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		changes = nil
+		if err := json.Unmarshal(data, &changes); err != nil {
+			t.Fatalf("the patch %s does not read: %v", data, err)
 		}
 		var fresh map[string]any
 		json.Unmarshal([]byte(a), &fresh)

@@ -78,7 +78,8 @@ func TestEventBytesUnchanged(t *testing.T) {
 	for line, level := range map[string]Level{
 		`{"time":"2026-01-02T03:04:05Z","run":"r","phase":"01-a","step":"01-a#1","from":"pending","to":"executing"}`: LevelStep,
 		`{"time":"2026-01-02T03:04:05Z","run":"r","phase":"01-a","from":"loading","to":"executing"}`:                 LevelPhase,
-		`{"time":"2026-01-02T03:04:05Z","run":"r","action":"action-x","from":"","to":"loading"}`:                     LevelAction,
+		`{"time":"2026-01-02T03:04:05Z","run":"r","action":"action-x","from":"idle","to":"loading"}`:                 LevelAction,
+		`{"time":"2026-01-02T03:04:05Z","run":"r","phase":"01-a","step":"01-a#1","to":"pending"}`:                    LevelStep,
 		`{"time":"2026-01-02T03:04:05Z","run":"r","from":"running","to":"completed"}`:                                LevelRun,
 	} {
 		var e Event
@@ -91,6 +92,11 @@ func TestEventBytesUnchanged(t *testing.T) {
 		if e.Level() != level {
 			t.Errorf("%s: level %d, want %d", line, e.Level(), level)
 		}
+	}
+	// Logs written before left out no from: "from":"" reads as none.
+	var e Event
+	if err := json.Unmarshal([]byte(`{"time":"2026-01-02T03:04:05Z","step":"01-a#1","from":"","to":"pending"}`), &e); err != nil || e.From != "" || e.Level() != LevelStep {
+		t.Errorf(`"from":"" read as %+v (%v)`, e, err)
 	}
 	if RunState(State(RunCompleted)) != RunCompleted {
 		t.Error("a run state does not convert back")

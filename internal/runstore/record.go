@@ -15,17 +15,22 @@ import (
 // Snapshots (state.json, the filesystem's skill-state.yaml and threads/)
 // are written at phase ends, when something of the skill runs (state.json,
 // Flush), at the run's end, and during a run once SnapshotEvery passed
-// and the commits since the last reach 1/SnapshotShare of the steps
-// recorded, or once SnapshotLongest passed. Rewriting them after every
-// step would make a long run quadratic (its list of completed steps and
-// its state grow) and cost a file replacement per step; paced by the
-// share, a snapshot of n steps spreads over n/SnapshotShare commits, so
-// the bytes written per step stay flat, at about SnapshotShare steps'
-// worth of snapshot. A half: the snapshots double in size from one to
-// the next, and their sum is twice the last; a quarter made it four
-// times, most of what a no-op loop wrote per iteration.
+// and the commits since the last reach SnapshotGrowth-1 times the steps
+// recorded before them, or once SnapshotLongest passed. Rewriting them
+// after every step would make a long run quadratic (its list of completed
+// steps and its state grow) and cost a file replacement per step; paced
+// so, a snapshot of n steps spreads over the commits since the last, so
+// the bytes written per step stay flat. Each snapshot is about
+// SnapshotGrowth times the last, and their sum SnapshotGrowth/
+// (SnapshotGrowth-1) times the final one: with 2 (the snapshots doubling)
+// their sum was twice the last, a fifth of what a no-op loop wrote per
+// iteration; 3 makes it 1.5 times. A phase's end is judged by
+// SnapshotShare instead: its snapshot is due once the commits since the
+// last reach 1/SnapshotShare of the steps recorded, so that a skill of a
+// few phases gets one at each.
 const (
 	SnapshotEvery   = 200 * time.Millisecond
+	SnapshotGrowth  = 3
 	SnapshotShare   = 2
 	SnapshotLongest = 10 * time.Second
 )
@@ -69,6 +74,12 @@ type Record struct {
 	// marked is the worker of the last mark written: the next one, of
 	// the same worker, is written implied (Mark.implies).
 	marked Worker
+	// loaded is the last action loaded: its completion's record and
+	// mark leave out what it says (Event.Done, Mark.timed). titles are
+	// the titles of the actions' loading lines written, which the next
+	// leave out when they are the same.
+	loaded loaded
+	titles map[string]string
 	// snapped is when the backend's snapshots were last brought up to
 	// date, commits how many durable commits were made since.
 	snapped time.Time
@@ -190,6 +201,8 @@ func (r *Record) record(e Event, mode Mode) error {
 		if m.implies(&e, r.marked) {
 			im := *m
 			im.implied = true
+			w := m.Worker
+			im.timed = r.loaded.of(&e) && w.StartedAt.Equal(r.loaded.at) && w.CompletedAt != nil && w.CompletedAt.Equal(e.Time)
 			e.Checkpoint = &im
 		}
 		c := Checkpoint{N: r.taken + 1, Time: e.Time, Hook: m.Hook, Worker: m.Worker}
@@ -233,13 +246,34 @@ func (r *Record) record(e Event, mode Mode) error {
 			return err
 		}
 	}
-	b.Events = []Event{e}
+	logged := e
+	if e.Record != nil && r.loaded.implies(&e, e.Record) {
+		// Most of a loop's completion line was its record, which says
+		// again what the action's loading line said.
+		logged.Record, logged.Done = nil, true
+	}
+	if loading(&e) {
+		if e.From == "idle" {
+			logged.From = ""
+		}
+		if t, ok := r.titles[e.Action]; ok && t == e.Detail {
+			logged.Detail = ""
+		}
+	}
+	b.Events = []Event{logged}
 	write := mode
 	if mode == owed {
 		write = Visible
 	}
 	if err := r.append(b, write); err != nil {
 		return err
+	}
+	r.loaded.see(&e)
+	if loading(&e) {
+		if r.titles == nil {
+			r.titles = map[string]string{}
+		}
+		r.titles[e.Action] = e.Detail
 	}
 	// The snapshot of a finished run was written as it is now.
 	r.behind = !(e.Level() == LevelRun && RunState(e.To).Terminal())
@@ -282,12 +316,13 @@ func (r *Record) due(e *Event) bool {
 		// written then, is the whole run's.
 		return false
 	}
-	share := r.commits*SnapshotShare >= len(r.progress.CompletedSteps)
+	steps := len(r.progress.CompletedSteps)
 	since := time.Since(r.snapped)
 	if e.Level() == LevelPhase && (e.To == "completed" || e.To == "failed") {
-		return share || since >= SnapshotLongest
+		return r.commits*SnapshotShare >= steps || since >= SnapshotLongest
 	}
-	return since >= SnapshotLongest || since >= SnapshotEvery && share
+	grown := r.commits >= (SnapshotGrowth-1)*(steps-r.commits)
+	return since >= SnapshotLongest || since >= SnapshotEvery && grown
 }
 
 // change records in e the state set since the last event: whole on the

@@ -232,7 +232,11 @@ type Event struct {
 	Phase  string `json:"phase,omitempty"`
 	Action string `json:"action,omitempty"`
 	Step   string `json:"step,omitempty"`
-	From   State  `json:"from"`
+	// From is left out of the log when it is nothing (a step's and the
+	// run's first line) or, on an action's loading line, idle; Detail
+	// (an action's title on its loading line) when it is the title of
+	// the action's loading line before. Readers fill them in (expand).
+	From   State  `json:"from,omitempty"`
 	To     State  `json:"to"`
 	Detail string `json:"detail,omitempty"`
 
@@ -248,6 +252,10 @@ type Event struct {
 	// Record is a step that finished for good: a resume never runs it
 	// again.
 	Record *StepRecord `json:"record,omitempty"`
+	// Done stands for the Record of an action that completed as its
+	// loading transition said it would (Event.implied): the log writes
+	// this flag, and readers get the Record back (Expand).
+	Done bool `json:"done,omitempty"`
 	// Inputs are --input values a resume added.
 	Inputs map[string]string `json:"inputs,omitempty"`
 	// Error is why the run failed, on its terminal event.
@@ -282,15 +290,20 @@ type Mark struct {
 	// implied is set when the event it rides on says the rest: a loop
 	// action's auto_checkpoint (Event.Paced) of the worker of the mark
 	// before, completed without error. Only its times are written then,
-	// and Replay fills in the rest (impliedMark).
-	implied bool
+	// and Expand fills in the rest (impliedMark). timed is set when the
+	// times are said too: the action's loading transition's and the
+	// event's own. Nothing is written then.
+	implied, timed bool
 }
 
-// MarshalJSON writes only the times of an implied mark: a loop writes one
-// per action, and its hook, worker, skill, unit and state were a third of
-// the line.
+// MarshalJSON writes only the times of an implied mark, or nothing when
+// they are implied too: a loop writes one per action, and its hook,
+// worker, skill, unit and state were a third of the line.
 func (m Mark) MarshalJSON() ([]byte, error) {
-	if m.implied {
+	switch {
+	case m.implied && m.timed:
+		return []byte("{}"), nil
+	case m.implied:
 		return json.Marshal(impliedJSON{Worker: workerTimes{m.Worker.StartedAt, m.Worker.CompletedAt}})
 	}
 	type plain Mark
@@ -316,13 +329,18 @@ func (m *Mark) implies(e *Event, last Worker) bool {
 }
 
 // impliedMark fills in what an implied mark on e leaves out, from last,
-// the worker of the mark before it. A mark written whole is as it was.
-func impliedMark(m Mark, e *Event, last Worker) Mark {
+// the worker of the mark before it, and l, the action's loading
+// transition. A mark written whole is as it was.
+func impliedMark(m Mark, e *Event, last Worker, l *loaded) Mark {
 	if m.Hook != "" {
 		return m
 	}
 	m.Hook = plan.HookAutoCheckpoint
 	m.Worker.ID, m.Worker.Skill, m.Worker.Unit, m.Worker.State = last.ID, last.Skill, e.Action, "completed"
+	if m.Worker.StartedAt.IsZero() && l.of(e) {
+		t := e.Time
+		m.Worker.StartedAt, m.Worker.CompletedAt = l.at, &t
+	}
 	return m
 }
 

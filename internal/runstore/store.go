@@ -253,6 +253,7 @@ func (s *records) Events(ref string) ([]Event, error) {
 	if err != nil {
 		return nil, err
 	}
+	expand(log.Events)
 	return log.Events, nil
 }
 

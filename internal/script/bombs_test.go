@@ -21,6 +21,9 @@ var bombs = map[string]string{
 	"typed array":     `new Float64Array(2**28)`,
 	"typed from like": `new Uint8Array({length: 2**31})`,
 	"array buffer":    `new ArrayBuffer(2**31)`,
+	"typed static":    `Float64Array.from({length: 2**28})`,
+	"constructor":     `new (new Uint8Array(0).constructor)(2**31)`,
+	"subclass":        `class B extends Uint8Array {}; new B(2**31)`,
 	"repeat":          `"x".repeat(2**30)`,
 	"pad":             `"x".padStart(2**30)`,
 	"stringify":       `let a = [1, 2, 3, 4, 5, 6, 7, 8]; for (let i = 0; i < 40; i++) a = [a, a]; JSON.stringify(a)`,
@@ -96,5 +99,51 @@ func TestMemoryBombsStopWithinBudget(t *testing.T) {
 	})
 	if !errors.Is(err, ErrMemory) || grew > budget*3/2+slack {
 		t.Errorf("a state expression: heap grew %d MiB: %v", grew>>20, err)
+	}
+}
+
+// TestGuardedConstructorsBehave: the guarded typed-array constructors
+// stand in for goja's own everywhere a program can tell (the wrappers
+// once lost instanceof, the statics and the name), and the global object
+// in front of goja's still takes assignments and finds every builtin and
+// the host API.
+func TestGuardedConstructorsBehave(t *testing.T) {
+	f := newFixture(t)
+	h := f.host(t, nil)
+	for _, c := range []struct{ setup, expr, want string }{
+		{"", `new Int8Array(2) instanceof Int8Array`, "true"},
+		{"", `Object.getPrototypeOf(new Int8Array(2)) === Int8Array.prototype`, "true"},
+		{"", `new ArrayBuffer(8) instanceof ArrayBuffer`, "true"},
+		{"", `new Uint8Array(0).constructor === Uint8Array`, "true"},
+		{"", `Int8Array.name + " " + Int8Array.BYTES_PER_ELEMENT`, "Int8Array 1"},
+		{"", `Uint8Array.from([1, 2, 3]).join()`, "1,2,3"},
+		{"", `Uint8Array.of(1, 2).map(x => x * 2).join()`, "2,4"},
+		{"", `new Uint16Array([1, 2, 3]).slice(1).constructor === Uint16Array`, "true"},
+		{"class B extends Uint8Array {}; const b = new B(3);", `[b instanceof B, b instanceof Uint8Array, b.length].join()`, "true,true,3"},
+		{"", `new Float64Array(new ArrayBuffer(16)).length`, "2"},
+		{"Float32Array = 7;", `Float32Array`, "7"},
+		// The unguarded constructors are out of reach: behind the global
+		// object, and behind the guarded ones.
+		{"", `Object.getPrototypeOf(Object.getPrototypeOf(globalThis)) === null`, "true"},
+		{"", `Object.getPrototypeOf(Int8Array) === Object.getPrototypeOf(Uint8Array)`, "true"},
+		{"", `(() => { try { new (Object.getPrototypeOf(Int8Array))(8); return "constructed" } catch (e) { return "refused" } })()`, "refused"},
+		{"", `typeof ArrayBuffer.isView + Float64Array.BYTES_PER_ELEMENT`, "function8"},
+		{"globalThis.mine = 1;", `mine + typeof JSON.stringify + typeof globalThis.Math`, "1functionobject"},
+		// The host API is made as the guards are, on first read.
+		{"", `[typeof Read, typeof console.log, typeof MCP.call, "Bash" in globalThis].join()`, "function,function,function,true"},
+		{"const b = Bash; const gone = delete globalThis.Bash;", `gone + typeof Bash + Object.getOwnPropertyNames(globalThis).includes("Bash")`, "trueundefinedfalse"},
+		{"const r = Read;", `r === Read && r === globalThis.Read`, "true"},
+		// The guarded methods are not enumerable, as the builtins are not:
+		// they were, and a for-in over an array listed them.
+		{"const keys = []; for (const k in [7]) keys.push(k); for (const k in 'a') keys.push(k);", `keys.join()`, "0,0"},
+	} {
+		st, err := f.step(t, h, c.setup+" return { stateUpdates: { out: String("+c.expr+") } }")
+		if err != nil {
+			t.Errorf("%s %s: %v", c.setup, c.expr, err)
+			continue
+		}
+		if st["out"] != c.want {
+			t.Errorf("%s %s = %v, want %s", c.setup, c.expr, st["out"], c.want)
+		}
 	}
 }

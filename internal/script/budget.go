@@ -38,8 +38,10 @@ func heapMetric(name string) int64 {
 }
 
 // guardAllocations wraps the builtins of vm that allocate in one call so
-// that each checks its size against what is left of budget.
-func guardAllocations(vm *goja.Runtime, budget int64) {
+// that each checks its size against what is left of budget: the methods
+// of the prototypes at once, JSON and the sizedConstructors when code
+// first reads one (globals).
+func guardAllocations(vm *goja.Runtime, budget int64) *globals {
 	g := &guard{vm: vm, budget: budget}
 	proto := func(ctor string) *goja.Object {
 		return vm.Get(ctor).ToObject(vm).Get("prototype").ToObject(vm)
@@ -67,16 +69,27 @@ func guardAllocations(vm *goja.Runtime, budget int64) {
 	for _, name := range []string{"replace", "replaceAll"} {
 		g.wrapReplace(str, name)
 	}
-	g.wrap(vm.Get("JSON").ToObject(vm), "stringify", func(c goja.FunctionCall) int64 {
+	return newGlobals(vm, g)
+}
+
+// guardJSON is builtins' JSON with stringify weighed, made when code
+// first reads JSON (globals): nothing else reaches the object.
+func (g *guard) guardJSON(builtins *goja.Object) goja.Value {
+	obj, ok := builtins.Get("JSON").(*goja.Object)
+	if !ok {
+		return goja.Undefined()
+	}
+	g.wrap(obj, "stringify", func(c goja.FunctionCall) int64 {
 		return g.jsonSize(c.Argument(0), c.Argument(2))
 	})
-	g.wrapConstructor("ArrayBuffer", 1)
-	for ctor, size := range map[string]int64{
-		"Int8Array": 1, "Uint8Array": 1, "Uint8ClampedArray": 1, "Int16Array": 2, "Uint16Array": 2,
-		"Int32Array": 4, "Uint32Array": 4, "Float32Array": 4, "Float64Array": 8,
-	} {
-		g.wrapConstructor(ctor, size)
-	}
+	return obj
+}
+
+// sizedConstructors are the global constructors that allocate their
+// length times an element size in one call.
+var sizedConstructors = map[string]int64{
+	"ArrayBuffer": 1, "Int8Array": 1, "Uint8Array": 1, "Uint8ClampedArray": 1, "Int16Array": 2, "Uint16Array": 2,
+	"Int32Array": 4, "Uint32Array": 4, "Float32Array": 4, "Float64Array": 8,
 }
 
 var (
@@ -120,19 +133,24 @@ func (g *guard) wrap(obj *goja.Object, name string, cost func(goja.FunctionCall)
 		}
 		return v
 	}
-	_ = obj.DefineDataProperty(name, g.vm.ToValue(fn), goja.FLAG_TRUE, goja.FLAG_FALSE, goja.FLAG_TRUE)
+	_ = obj.DefineDataProperty(name, g.vm.ToValue(fn), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
 }
 
-// wrapConstructor replaces a global constructor of element size size
-// with one that weighs its length argument, keeping its prototype (so
-// instanceof holds) and its static methods.
-func (g *guard) wrapConstructor(name string, size int64) {
-	orig := g.vm.Get(name)
-	if orig == nil {
-		return
+// wrapConstructor is builtins' constructor name, of element size size,
+// wrapped to weigh its length argument before it allocates. The wrapper
+// stands in for it everywhere code can reach it, and the original is
+// reachable from none: its prototype object is the original's, whose
+// constructor it becomes (so instanceof holds and new x.constructor(n)
+// is weighed too); it inherits what the original inherits (%TypedArray%'s
+// of and species, which construct through it) and has the original's own
+// statics (BYTES_PER_ELEMENT, isView); from is weighed itself.
+func (g *guard) wrapConstructor(builtins *goja.Object, name string, size int64) goja.Value {
+	orig, ok := builtins.Get(name).(*goja.Object)
+	if !ok {
+		return goja.Undefined()
 	}
-	origObj := orig.ToObject(g.vm)
-	ctor := func(c goja.ConstructorCall) *goja.Object {
+	proto, _ := orig.Get("prototype").(*goja.Object)
+	wrapped := g.vm.ToValue(func(c goja.ConstructorCall) *goja.Object {
 		n := int64(0)
 		a := c.Argument(0)
 		if obj, ok := a.(*goja.Object); ok {
@@ -149,16 +167,31 @@ func (g *guard) wrapConstructor(name string, size int64) {
 		if err != nil {
 			panic(err)
 		}
-		return obj
-	}
-	wrapped := g.vm.ToValue(ctor).ToObject(g.vm)
-	for _, k := range origObj.GetOwnPropertyNames() {
-		if k == "length" || k == "name" {
-			continue
+		// A subclass's instance (class B extends Uint8Array) gets the
+		// subclass's prototype, as new.target gives it to c.This.
+		if p := c.This.Prototype(); p != nil && p != proto {
+			_ = obj.SetPrototype(p)
 		}
-		_ = wrapped.DefineDataProperty(k, origObj.Get(k), goja.FLAG_TRUE, goja.FLAG_FALSE, goja.FLAG_TRUE)
+		return obj
+	}).(*goja.Object)
+	_ = wrapped.DefineDataProperty("name", g.vm.ToValue(name), goja.FLAG_FALSE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+	_ = wrapped.SetPrototype(orig.Prototype())
+	for _, k := range orig.GetOwnPropertyNames() {
+		if k != "length" && k != "name" && k != "prototype" {
+			_ = wrapped.DefineDataProperty(k, orig.Get(k), goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE)
+		}
 	}
-	_ = g.vm.GlobalObject().DefineDataProperty(name, wrapped, goja.FLAG_TRUE, goja.FLAG_FALSE, goja.FLAG_TRUE)
+	// from(arrayLike) fails with a TypeError of its own when the guard
+	// stops its construction, which the code could catch before the
+	// interrupt lands: it is weighed first, as Array.from is.
+	g.wrap(wrapped, "from", func(c goja.FunctionCall) int64 {
+		return mul(g.length(c.Argument(0)), size)
+	})
+	if proto != nil {
+		_ = wrapped.Set("prototype", proto)
+		_ = proto.DefineDataProperty("constructor", wrapped, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+	}
+	return wrapped
 }
 
 // wrapReplace weighs a replace with a string replacement by counting the
@@ -191,7 +224,7 @@ func (g *guard) wrapReplace(str *goja.Object, name string) {
 		}
 		return v
 	}
-	_ = str.DefineDataProperty(name, g.vm.ToValue(fn), goja.FLAG_TRUE, goja.FLAG_FALSE, goja.FLAG_TRUE)
+	_ = str.DefineDataProperty(name, g.vm.ToValue(fn), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
 }
 
 // matches counts what a replace of pattern in text replaces, and the

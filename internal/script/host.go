@@ -192,10 +192,12 @@ func (h *Host) Shell(ctx context.Context, script string, out io.Writer) (proc.Re
 // evaluation is one run of effectful code: a runtime with the host API,
 // its context and deadline, and the Task calls under way.
 type evaluation struct {
-	h    *Host
-	ctx  context.Context
-	vm   *goja.Runtime
-	stop func()
+	h   *Host
+	ctx context.Context
+	vm  *goja.Runtime
+	// globals makes the host API when code first reads it (install).
+	globals *globals
+	stop    func()
 	// calls counts the Task calls under way. Their commands run on
 	// goroutines, and each sends its ending on ended, which wait runs on
 	// the evaluation's goroutine: the runtime is not safe for concurrent
@@ -209,8 +211,8 @@ type evaluation struct {
 
 func (h *Host) start(ctx context.Context, state map[string]any) (*evaluation, error) {
 	vm := goja.New()
-	ctx, stop := deadline(ctx, vm, h.opts.Timeout, h.opts.JSMemory)
-	ev := h.evaluation(ctx, vm, stop)
+	ctx, gl, stop := deadline(ctx, vm, h.opts.Timeout, h.opts.JSMemory)
+	ev := h.evaluation(ctx, vm, gl, stop)
 	st, err := toJS(vm, state)
 	if err != nil {
 		ev.stop()
@@ -223,8 +225,8 @@ func (h *Host) start(ctx context.Context, state map[string]any) (*evaluation, er
 	return ev, nil
 }
 
-func (h *Host) evaluation(ctx context.Context, vm *goja.Runtime, stop func()) *evaluation {
-	return &evaluation{h: h, ctx: ctx, vm: vm, stop: stop, ended: make(chan func() error)}
+func (h *Host) evaluation(ctx context.Context, vm *goja.Runtime, gl *globals, stop func()) *evaluation {
+	return &evaluation{h: h, ctx: ctx, vm: vm, globals: gl, stop: stop, ended: make(chan func() error)}
 }
 
 // enter gives the runtime what effectful code sees: the state st, the

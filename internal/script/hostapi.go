@@ -18,29 +18,31 @@ import (
 	"github.com/skillkit/skillkit/internal/proc"
 )
 
-// install defines the host API of DESIGN §3.3 in the runtime.
-func (ev *evaluation) install() {
-	fns := map[string]func(goja.FunctionCall) goja.Value{
-		"Read":            ev.read,
-		"Write":           ev.write,
-		"Edit":            ev.edit,
-		"Bash":            ev.bash,
-		"Glob":            ev.glob,
-		"Grep":            ev.grep,
-		"AskUserQuestion": ev.askUser,
-		"Task":            ev.task,
-		"Agent":           ev.task,
-		"ExecuteScript":   ev.executeScript,
-	}
-	for name, fn := range fns {
-		_ = ev.vm.Set(name, fn)
-	}
-	console := ev.vm.NewObject()
-	for name, prefix := range map[string]string{"log": "", "info": "", "debug": "", "warn": "warning: ", "error": "error: "} {
-		_ = console.Set(name, ev.console(prefix))
-	}
-	_ = ev.vm.Set("console", console)
-	ev.installMCP()
+// install gives the runtime the host API of DESIGN §3.3, each function
+// made when code first reads it (globals).
+func (ev *evaluation) install() { ev.globals.host = ev }
+
+// hostAPI makes each global of the host API for an evaluation, when its
+// code first reads it (globals).
+var hostAPI = map[string]func(ev *evaluation) goja.Value{
+	"Read":            func(ev *evaluation) goja.Value { return ev.vm.ToValue(ev.read) },
+	"Write":           func(ev *evaluation) goja.Value { return ev.vm.ToValue(ev.write) },
+	"Edit":            func(ev *evaluation) goja.Value { return ev.vm.ToValue(ev.edit) },
+	"Bash":            func(ev *evaluation) goja.Value { return ev.vm.ToValue(ev.bash) },
+	"Glob":            func(ev *evaluation) goja.Value { return ev.vm.ToValue(ev.glob) },
+	"Grep":            func(ev *evaluation) goja.Value { return ev.vm.ToValue(ev.grep) },
+	"AskUserQuestion": func(ev *evaluation) goja.Value { return ev.vm.ToValue(ev.askUser) },
+	"Task":            func(ev *evaluation) goja.Value { return ev.vm.ToValue(ev.task) },
+	"Agent":           func(ev *evaluation) goja.Value { return ev.vm.ToValue(ev.task) },
+	"ExecuteScript":   func(ev *evaluation) goja.Value { return ev.vm.ToValue(ev.executeScript) },
+	"console": func(ev *evaluation) goja.Value {
+		console := ev.vm.NewObject()
+		for name, prefix := range map[string]string{"log": "", "info": "", "debug": "", "warn": "warning: ", "error": "error: "} {
+			_ = console.Set(name, ev.console(prefix))
+		}
+		return console
+	},
+	"MCP": (*evaluation).mcpObject,
 }
 
 // throw ends the current host call with a JS Error that skill code can

@@ -37,15 +37,15 @@ func (ev *evaluation) defineMCP(src string) {
 	}
 }
 
-// installMCP defines MCP.call(server, tool, args).
-func (ev *evaluation) installMCP() {
+// mcpObject is the global MCP: MCP.call(server, tool, args).
+func (ev *evaluation) mcpObject() goja.Value {
 	obj := ev.vm.NewObject()
 	_ = obj.Set("call", func(call goja.FunctionCall) goja.Value {
 		server := ev.str("MCP.call", call.Argument(0).Export(), "a server name")
 		tool := ev.str("MCP.call", call.Argument(1).Export(), "a tool name")
 		return ev.callMCP("MCP.call", server, tool, call.Argument(2))
 	})
-	_ = ev.vm.Set("MCP", obj)
+	return obj
 }
 
 // callMCP calls a tool and returns its result to skill code, at once: real

@@ -48,7 +48,7 @@ func newPure(ctx context.Context, env PureEnv) (*pureVM, error) {
 	if timeout <= 0 {
 		timeout = DefaultPureTimeout
 	}
-	_, stop := deadline(ctx, vm, timeout, env.Memory)
+	_, _, stop := deadline(ctx, vm, timeout, env.Memory)
 	p := &pureVM{vm: vm, stop: stop}
 	var err error
 	if p.state, err = toJS(vm, env.State); err != nil {

@@ -174,17 +174,18 @@ const memoryEvery = time.Millisecond
 // deadline bounds an evaluation: it returns a context that ends after
 // timeout (with ErrTimeout as its cause), or once the live heap passes
 // budget bytes (ErrMemory; zero means DefaultJSMemory), and interrupts vm
-// when it ends. Call the returned function when the evaluation is over.
+// when it ends, and the runtime's lazy globals. Call the returned
+// function when the evaluation is over.
 //
 // goja has no heap limit, so the heap is weighed: by the code itself at
 // the head of each loop iteration and function call (tick.go), by a
 // watchdog every memoryEvery for what runs no loop, and before the
 // builtins that allocate in one call (guardAllocations).
-func deadline(ctx context.Context, vm *goja.Runtime, timeout time.Duration, budget int64) (context.Context, func()) {
+func deadline(ctx context.Context, vm *goja.Runtime, timeout time.Duration, budget int64) (context.Context, *globals, func()) {
 	if budget <= 0 {
 		budget = DefaultJSMemory
 	}
-	guardAllocations(vm, budget)
+	gl := guardAllocations(vm, budget)
 	ctx, cancel := context.WithTimeoutCause(ctx, timeout, fmt.Errorf("%w after %v", ErrTimeout, timeout))
 	ctx, over := context.WithCancelCause(ctx)
 	stop := context.AfterFunc(ctx, func() { vm.Interrupt(context.Cause(ctx)) })
@@ -205,7 +206,7 @@ func deadline(ctx context.Context, vm *goja.Runtime, timeout time.Duration, budg
 			}
 		}
 	}()
-	return ctx, func() {
+	return ctx, gl, func() {
 		stop()
 		over(nil)
 		cancel()

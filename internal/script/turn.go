@@ -51,8 +51,8 @@ type Turn struct {
 // too, a selection by DefaultPureTimeout.
 func (h *Host) Turn(ctx context.Context, state map[string]any) (*Turn, error) {
 	vm := goja.New()
-	base, stop := deadline(ctx, vm, h.opts.Timeout, h.opts.JSMemory)
-	t := &Turn{h: h, ev: h.evaluation(base, vm, stop), base: base, state: state,
+	base, gl, stop := deadline(ctx, vm, h.opts.Timeout, h.opts.JSMemory)
+	t := &Turn{h: h, ev: h.evaluation(base, vm, gl, stop), base: base, state: state,
 		values: make(map[string]goja.Value, len(state)), declared: map[*plan.CodeBlock]bool{}}
 	for k, v := range state {
 		jv, err := toJS(vm, v)
