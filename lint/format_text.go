@@ -39,7 +39,7 @@ type TextOptions struct {
 //
 // followed by a one-line summary.
 func WriteText(w io.Writer, r *Result, opts TextOptions) error {
-	src := newSources(r, opts.ReadFile)
+	src := resultSources(r, opts.ReadFile)
 	bw := bufio.NewWriter(w)
 	paint := func(code, s string) string {
 		if !opts.Color {
@@ -78,13 +78,13 @@ func WriteText(w io.Writer, r *Result, opts TextOptions) error {
 	return bw.Flush()
 }
 
-// newSources reads reported files through read, or from disk under the
+// resultSources reads reported files through read, or from disk under the
 // result's base when read is nil.
-func newSources(r *Result, read func(string) ([]byte, error)) *sources {
+func resultSources(r *Result, read func(string) ([]byte, error)) *sources {
 	if read == nil {
 		read = func(p string) ([]byte, error) { return os.ReadFile(filepath.Join(r.Base, filepath.FromSlash(p))) }
 	}
-	return &sources{read: read, cache: map[string][]string{}}
+	return newSources(read)
 }
 
 // summary is "N errors, N warnings, N infos in N skills".

@@ -60,7 +60,7 @@ func newPass(s *plan.Skill, profile string, read func(string) ([]byte, error)) *
 	}
 	return &Pass{
 		Skill: s, Profile: profile, js: map[*plan.CodeBlock]*jsBlock{}, exprs: map[string]*jsstatic.Program{}, nestings: map[*plan.Doc]*nesting{},
-		src: &sources{read: read, cache: map[string][]string{}},
+		src: newSources(read),
 	}
 }
 

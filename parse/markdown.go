@@ -110,11 +110,14 @@ func readMarkdown(rel string, src []byte) *md {
 
 func (m *md) indexLines() {
 	m.str = string(m.src)
-	m.starts = make([]int, 1, bytes.Count(m.src, []byte{'\n'})+1)
-	for i, c := range m.src {
-		if c == '\n' && i+1 < len(m.src) {
-			m.starts = append(m.starts, i+1)
+	m.starts = make([]int, 1, strings.Count(m.str, "\n")+1)
+	for off := 0; ; {
+		i := strings.IndexByte(m.str[off:], '\n')
+		if i < 0 || off+i+1 == len(m.str) {
+			break
 		}
+		off += i + 1
+		m.starts = append(m.starts, off)
 	}
 	if len(m.src) == 0 {
 		m.starts = m.starts[:0]
