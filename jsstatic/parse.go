@@ -203,7 +203,12 @@ func strayCloser(src string) (int, bool) {
 		case '/':
 			switch {
 			case strings.HasPrefix(src[i:], "//"):
-				i += strings.IndexByte(src[i:]+"\n", '\n')
+				// To the line's end, or the text's: no copy of the rest.
+				if end := strings.IndexByte(src[i:], '\n'); end >= 0 {
+					i += end
+				} else {
+					i = len(src)
+				}
 				continue
 			case strings.HasPrefix(src[i:], "/*"):
 				end := strings.Index(src[i+2:], "*/")
