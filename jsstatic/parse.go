@@ -53,6 +53,8 @@ type Program struct {
 		reads  memo[[]Path]
 		mcp    memo[[]MCPCall]
 		writes memo[[]Update]
+		// updates answers Updates, without plain and with it.
+		updates [2]memo[[]Update]
 	}
 }
 
