@@ -75,37 +75,46 @@ func readMarkdown(rel string, src []byte) *md {
 			m.lists = append(m.lists, m.listItems(n)...)
 		}
 	}
-	_ = ast.Walk(root, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
-		if !entering {
-			return ast.WalkContinue, nil
-		}
-		switch n := n.(type) {
-		case *ast.FencedCodeBlock:
-			m.addFenced(n)
-			return ast.WalkSkipChildren, nil
-		case *ast.CodeBlock:
-			m.addIndented(n)
-			return ast.WalkSkipChildren, nil
-		case *ast.Link:
-			m.addLink(string(n.Destination), m.inlineText(n), n.Pos())
-		case *ast.Image:
-			m.addLink(string(n.Destination), m.inlineText(n), n.Pos())
-		case *ast.AutoLink:
-			m.addLink(string(n.URL(src)), string(n.Label(src)), n.Pos())
-		case *ast.HTMLBlock:
-			m.addComments(m.blockText(n), n.Pos())
-		case *ast.RawHTML:
-			var b bytes.Buffer
-			for i := 0; i < n.Segments.Len(); i++ {
-				seg := n.Segments.At(i)
-				b.Write(seg.Value(src))
-			}
-			m.addComments(b.String(), n.Segments.At(0).Start)
-		}
-		return ast.WalkContinue, nil
-	})
+	m.visit(root)
 	m.buildSections()
 	return m
+}
+
+// visit reads the nodes below n in document order: code blocks (not
+// their lines), links, images, autolinks and HTML. It is ast.Walk without
+// the second call per node and without a call for a leaf of text, the
+// most numerous node, which holds nothing read here.
+func (m *md) visit(n ast.Node) {
+	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+		switch c := c.(type) {
+		case *ast.Text:
+			continue
+		case *ast.FencedCodeBlock:
+			m.addFenced(c)
+			continue
+		case *ast.CodeBlock:
+			m.addIndented(c)
+			continue
+		case *ast.Link:
+			m.addLink(string(c.Destination), m.inlineText(c), c.Pos())
+		case *ast.Image:
+			m.addLink(string(c.Destination), m.inlineText(c), c.Pos())
+		case *ast.AutoLink:
+			m.addLink(string(c.URL(m.src)), string(c.Label(m.src)), c.Pos())
+		case *ast.HTMLBlock:
+			m.addComments(m.blockText(c), c.Pos())
+		case *ast.RawHTML:
+			var b bytes.Buffer
+			for i := 0; i < c.Segments.Len(); i++ {
+				seg := c.Segments.At(i)
+				b.Write(seg.Value(m.src))
+			}
+			m.addComments(b.String(), c.Segments.At(0).Start)
+		}
+		if c.HasChildren() {
+			m.visit(c)
+		}
+	}
 }
 
 func (m *md) indexLines() {
