@@ -130,6 +130,11 @@ func isWide(r rune) bool {
 	if r < 0x1100 {
 		return false // Latin, Greek, Cyrillic …: the common case, kept off the tables
 	}
+	if r >= 0x4E00 && r <= 0x9FFF {
+		// CJK Unified Ideographs, every one Han (TestWideIdeographs): most
+		// wide text, and the body-length rule asks of every character.
+		return true
+	}
 	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul) ||
 		r >= 0xFF01 && r <= 0xFF60 || r >= 0x3000 && r <= 0x303F
 }
