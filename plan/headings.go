@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"bytes"
 	"regexp"
 	"strings"
 	"unicode"
@@ -210,6 +211,43 @@ func singleSpaced(h string) bool {
 // SectionKey returns the canonical key (a Sec constant) of a heading as
 // written, "" for a heading that is no known section.
 func SectionKey(heading string) string {
+	if k, ok := sectionKeyASCII(heading); ok {
+		return k
+	}
+	return sectionKeyFull(heading)
+}
+
+// sectionKeyASCII is SectionKey for the common heading, short, ASCII,
+// single-spaced and without a gloss, lowered into a buffer rather than a
+// new string (FuzzSectionKey holds it to sectionKeyFull): every heading
+// of every file is keyed. ok is false for any other heading.
+func sectionKeyASCII(h string) (key string, ok bool) {
+	var buf [64]byte
+	if len(h) > len(buf) || strings.HasSuffix(h, ")") || !singleSpaced(h) {
+		return "", false
+	}
+	for i := 0; i < len(h); i++ {
+		c := h[i]
+		if c >= utf8.RuneSelf {
+			return "", false
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		buf[i] = c
+	}
+	n := buf[:len(h)]
+	if k, ok := sectionAliases[string(n)]; ok {
+		return k, true
+	}
+	if bytes.HasPrefix(n, []byte("initial state")) {
+		return SecInitialState, true
+	}
+	return "", true
+}
+
+// sectionKeyFull is SectionKey for any heading.
+func sectionKeyFull(heading string) string {
 	n := normalizeHeading(heading)
 	if k, ok := sectionAliases[n]; ok {
 		return k

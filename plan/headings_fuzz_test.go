@@ -55,3 +55,18 @@ func FuzzTrimGloss(f *testing.F) {
 		}
 	})
 }
+
+// FuzzSectionKey holds SectionKey's shortcut for plain ASCII headings to
+// the full reading.
+func FuzzSectionKey(f *testing.F) {
+	for _, s := range []string{"Execution", "State Updates", "Initial State Template", "initial statement", "EXECUTION", "Execution Flow (x)", "Step 1", "1. Execution", "Execution:", "执行流程", "Schema", "a  b", "State updates ", "Ünïcode"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, h string) {
+		if got, ok := sectionKeyASCII(h); ok {
+			if want := sectionKeyFull(h); got != want {
+				t.Fatalf("sectionKeyASCII(%q) = %q, want %q", h, got, want)
+			}
+		}
+	})
+}
