@@ -25,7 +25,9 @@ type md struct {
 	str string
 	// starts holds the byte offset of each line's start; line n (1-based)
 	// runs from starts[n-1] to the next newline.
-	starts   []int
+	starts []int
+	// lastLine is the 0-based line of pos's last answer.
+	lastLine int
 	headings []*heading
 	lists    []*listItem // top-level items of top-level lists, in order
 	diags    []plan.Diagnostic
@@ -134,6 +136,12 @@ func (m *md) indexLines() {
 	m.doc.Lines = len(m.starts)
 }
 
+// onLine reports whether byte offset off is on line i (0-based) as pos
+// counts: from its start to the next line's, the last line to the end.
+func (m *md) onLine(i, off int) bool {
+	return i < len(m.starts) && m.starts[i] <= off && (i+1 == len(m.starts) || off < m.starts[i+1])
+}
+
 // numLines is the number of lines in the file.
 func (m *md) numLines() int { return len(m.starts) }
 
@@ -142,15 +150,23 @@ func (m *md) pos(off int) plan.Pos {
 	if off < 0 {
 		return plan.Pos{File: m.doc.File}
 	}
-	lo, hi := 0, len(m.starts)-1
-	for lo < hi {
-		mid := (lo + hi + 1) / 2
-		if m.starts[mid] <= off {
-			lo = mid
-		} else {
-			hi = mid - 1
+	// Nodes are read mostly in document order: the line of the last
+	// answer, or the next, usually holds off.
+	lo := m.lastLine
+	if !m.onLine(lo, off) && !m.onLine(lo+1, off) {
+		hi := len(m.starts) - 1
+		for lo = 0; lo < hi; {
+			mid := (lo + hi + 1) / 2
+			if m.starts[mid] <= off {
+				lo = mid
+			} else {
+				hi = mid - 1
+			}
 		}
+	} else if !m.onLine(lo, off) {
+		lo++
 	}
+	m.lastLine = lo
 	return plan.Pos{File: m.doc.File, Line: lo + 1, Col: off - m.starts[lo] + 1}
 }
 
