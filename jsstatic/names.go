@@ -43,36 +43,26 @@ type Ref struct {
 func (p *Program) FreeNames() []Ref { return p.memo.free.get(p.freeNames) }
 
 func (p *Program) freeNames() []Ref {
+	// One walk gathers the declarations and the reads; the reads are
+	// sorted out once every declaration is known. The walk skips only
+	// property keys and typeof's operand, which declare nothing.
 	declared := map[string]bool{}
-	Inspect(p.AST, func(n ast.Node) bool {
+	type read struct {
+		id     *ast.Identifier
+		called bool
+	}
+	var reads []read
+	var visit func(n ast.Node) bool
+	visit = func(n ast.Node) bool {
 		for _, name := range declaredBy(n) {
 			declared[name] = true
 		}
-		return true
-	})
-	var out []Ref
-	seen := map[string]int{}
-	use := func(id *ast.Identifier, called bool) {
-		name, _ := MCPToolName(id.Name.String())
-		if declared[name] {
-			return
-		}
-		if i, ok := seen[name]; ok {
-			out[i].Called = out[i].Called || called
-			return
-		}
-		line, col := p.Position(id.Idx)
-		seen[name] = len(out)
-		out = append(out, Ref{Name: name, Called: called, Line: line, Col: col})
-	}
-	var visit func(n ast.Node) bool
-	visit = func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.Identifier:
-			use(n, false)
+			reads = append(reads, read{n, false})
 		case *ast.CallExpression:
 			if id, ok := n.Callee.(*ast.Identifier); ok {
-				use(id, true)
+				reads = append(reads, read{id, true})
 			}
 		case *ast.UnaryExpression:
 			if _, ok := n.Operand.(*ast.Identifier); ok && n.Operator == token.TYPEOF {
@@ -98,6 +88,21 @@ func (p *Program) freeNames() []Ref {
 		return true
 	}
 	Inspect(p.AST, visit)
+	var out []Ref
+	seen := map[string]int{}
+	for _, r := range reads {
+		name, _ := MCPToolName(r.id.Name.String())
+		if declared[name] {
+			continue
+		}
+		if i, ok := seen[name]; ok {
+			out[i].Called = out[i].Called || r.called
+			continue
+		}
+		line, col := p.Position(r.id.Idx)
+		seen[name] = len(out)
+		out = append(out, Ref{Name: name, Called: r.called, Line: line, Col: col})
+	}
 	return out
 }
 

@@ -53,6 +53,8 @@ type Program struct {
 		reads  memo[[]Path]
 		mcp    memo[[]MCPCall]
 		writes memo[[]Update]
+		// updates answers Updates, without plain and with it.
+		updates [2]memo[[]Update]
 	}
 }
 
@@ -203,7 +205,12 @@ func strayCloser(src string) (int, bool) {
 		case '/':
 			switch {
 			case strings.HasPrefix(src[i:], "//"):
-				i += strings.IndexByte(src[i:]+"\n", '\n')
+				// To the line's end, or the text's: no copy of the rest.
+				if end := strings.IndexByte(src[i:], '\n'); end >= 0 {
+					i += end
+				} else {
+					i = len(src)
+				}
 				continue
 			case strings.HasPrefix(src[i:], "/*"):
 				end := strings.Index(src[i+2:], "*/")

@@ -43,8 +43,17 @@ type Update struct {
 // ParseExpression counts when it is an object literal. A returned local
 // bound once to an object literal is followed. Keys of object literals
 // nested under a key are reported too, dotted, since such a literal
-// replaces the field with exactly those keys.
+// replaces the field with exactly those keys. The answer is worked out
+// once per program and plain, and shared: read it, never change it.
 func (p *Program) Updates(plain bool) []Update {
+	m := &p.memo.updates[0]
+	if plain {
+		m = &p.memo.updates[1]
+	}
+	return m.get(func() []Update { return p.updates(plain) })
+}
+
+func (p *Program) updates(plain bool) []Update {
 	var out []Update
 	if p.expr {
 		if st, ok := p.Body[0].(*ast.ExpressionStatement); ok {

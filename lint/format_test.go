@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
@@ -166,5 +167,15 @@ func TestSARIFFingerprintIgnoresLine(t *testing.T) {
 	}
 	if a, b := fp(2), fp(40); a == "" || a != b {
 		t.Errorf("fingerprints %q and %q: want equal and set when only the line moves", a, b)
+	}
+}
+
+// TestWideIdeographs holds isWide's shortcut to the tables: every code
+// point of the CJK Unified Ideographs block is Han.
+func TestWideIdeographs(t *testing.T) {
+	for r := rune(0x4E00); r <= 0x9FFF; r++ {
+		if !unicode.Is(unicode.Han, r) {
+			t.Fatalf("U+%04X is not Han: isWide's shortcut would call it wide", r)
+		}
 	}
 }

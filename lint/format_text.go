@@ -39,7 +39,7 @@ type TextOptions struct {
 //
 // followed by a one-line summary.
 func WriteText(w io.Writer, r *Result, opts TextOptions) error {
-	src := newSources(r, opts.ReadFile)
+	src := resultSources(r, opts.ReadFile)
 	bw := bufio.NewWriter(w)
 	paint := func(code, s string) string {
 		if !opts.Color {
@@ -78,13 +78,13 @@ func WriteText(w io.Writer, r *Result, opts TextOptions) error {
 	return bw.Flush()
 }
 
-// newSources reads reported files through read, or from disk under the
+// resultSources reads reported files through read, or from disk under the
 // result's base when read is nil.
-func newSources(r *Result, read func(string) ([]byte, error)) *sources {
+func resultSources(r *Result, read func(string) ([]byte, error)) *sources {
 	if read == nil {
 		read = func(p string) ([]byte, error) { return os.ReadFile(filepath.Join(r.Base, filepath.FromSlash(p))) }
 	}
-	return &sources{read: read, cache: map[string][]string{}}
+	return newSources(read)
 }
 
 // summary is "N errors, N warnings, N infos in N skills".
@@ -129,6 +129,11 @@ func displayWidth(s string) int {
 func isWide(r rune) bool {
 	if r < 0x1100 {
 		return false // Latin, Greek, Cyrillic …: the common case, kept off the tables
+	}
+	if r >= 0x4E00 && r <= 0x9FFF {
+		// CJK Unified Ideographs, every one Han (TestWideIdeographs): most
+		// wide text, and the body-length rule asks of every character.
+		return true
 	}
 	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul) ||
 		r >= 0xFF01 && r <= 0xFF60 || r >= 0x3000 && r <= 0x303F

@@ -4,6 +4,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -39,4 +40,42 @@ func FuzzLint(f *testing.F) {
 			}
 		}
 	})
+}
+
+// FuzzInnerFence holds innerFence, which jumps between fence characters,
+// to reading the block line by line.
+func FuzzInnerFence(f *testing.F) {
+	for _, s := range []string{
+		"a\n```js\nx\n```\n", "  ```go\n", "x ```js\n```js", "\t~~~ yaml\n", "````\n```js`x\n", "```\n\n\n   ```` sh\n", "``js\n```", "", "\n", "```js",
+	} {
+		f.Add(s, "```")
+		f.Add(s, "~~~~")
+	}
+	f.Fuzz(func(t *testing.T, text, fence string) {
+		if fence == "" {
+			return
+		}
+		n, indent, run, info, ok := innerFence(text, fence)
+		wn, windent, wrun, winfo, wok := innerFenceByLine(text, fence)
+		if n != wn || indent != windent || run != wrun || info != winfo || ok != wok {
+			t.Fatalf("innerFence(%q, %q) = %d %d %q %q %v; by line %d %d %q %q %v", text, fence, n, indent, run, info, ok, wn, windent, wrun, winfo, wok)
+		}
+	})
+}
+
+// innerFenceByLine is innerFence read the plain way, every line in turn.
+func innerFenceByLine(text, fence string) (n, indent int, run, info string, ok bool) {
+	for i, line := range strings.Split(text, "\n") {
+		t := strings.TrimLeft(line, " \t")
+		run := fenceRun(t)
+		if len(run) < len(fence) || run[0] != fence[0] {
+			continue
+		}
+		info := strings.TrimSpace(t[len(run):])
+		if info == "" || fence[0] == '`' && strings.Contains(info, "`") {
+			continue
+		}
+		return i + 1, len(line) - len(t), run, info, true
+	}
+	return 0, 0, "", "", false
 }

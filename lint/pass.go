@@ -36,6 +36,8 @@ type Pass struct {
 	mcp     *[]mcpCall
 	// pure caches the names pure code may read (pureScope).
 	pure map[string]bool
+	// docs caches Docs.
+	docs []*plan.Doc
 	// src reads the skill's files by skill-relative path: for the source
 	// lines that positions and some messages need.
 	src *sources
@@ -60,7 +62,7 @@ func newPass(s *plan.Skill, profile string, read func(string) ([]byte, error)) *
 	}
 	return &Pass{
 		Skill: s, Profile: profile, js: map[*plan.CodeBlock]*jsBlock{}, exprs: map[string]*jsstatic.Program{}, nestings: map[*plan.Doc]*nesting{},
-		src: &sources{read: read, cache: map[string][]string{}},
+		src: newSources(read),
 	}
 }
 
@@ -98,7 +100,14 @@ func (p *Pass) ReportFix(pos plan.Pos, endCol int, fix []Edit, format string, ar
 
 // Docs returns every markdown document of the skill once, in a stable
 // order: the entry, phases, orchestrator, actions, state schema, others.
-func (p *Pass) Docs() []*plan.Doc { return p.Skill.AllDocs() }
+// The list is made once per pass, for every rule that asks: read it,
+// never change it.
+func (p *Pass) Docs() []*plan.Doc {
+	if p.docs == nil {
+		p.docs = p.Skill.AllDocs()
+	}
+	return p.docs
+}
 
 // jsBlock is a JavaScript block as the rules read it, once per pass.
 type jsBlock struct {

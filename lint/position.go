@@ -17,22 +17,52 @@ import (
 // sources reads the lines of files once each, by path.
 type sources struct {
 	read  func(path string) ([]byte, error)
-	cache map[string][]string
+	cache map[string]*lineIndex
+}
+
+// lineIndex is a file's text with where each line starts: a line is a
+// substring of the one copy, so the rules that read a long file line by
+// line (body length, mentions) allocate nothing per line.
+type lineIndex struct {
+	text   string
+	starts []int
+}
+
+func newSources(read func(string) ([]byte, error)) *sources {
+	return &sources{read: read, cache: map[string]*lineIndex{}}
 }
 
 // line returns line n (1-based) of file; false when unreadable.
 func (s *sources) line(file string, n int) (string, bool) {
-	lines, ok := s.cache[file]
+	ix, ok := s.cache[file]
 	if !ok {
 		if data, err := s.read(file); err == nil {
-			lines = strings.Split(string(parse.NormalizeNewlines(data)), "\n")
+			ix = indexLines(string(parse.NormalizeNewlines(data)))
 		}
-		s.cache[file] = lines
+		s.cache[file] = ix
 	}
-	if n < 1 || n > len(lines) {
+	if ix == nil || n < 1 || n > len(ix.starts) {
 		return "", false
 	}
-	return lines[n-1], true
+	end := len(ix.text)
+	if n < len(ix.starts) {
+		end = ix.starts[n] - 1
+	}
+	return ix.text[ix.starts[n-1]:end], true
+}
+
+// indexLines splits text at "\n" as strings.Split does (a text ending in a
+// newline has an empty last line), keeping offsets instead of copies.
+func indexLines(text string) *lineIndex {
+	ix := &lineIndex{text: text, starts: make([]int, 1, strings.Count(text, "\n")+1)}
+	for off := 0; ; {
+		i := strings.IndexByte(text[off:], '\n')
+		if i < 0 {
+			return ix
+		}
+		off += i + 1
+		ix.starts = append(ix.starts, off)
+	}
 }
 
 // codePointCol turns a 1-based byte column of line into a 1-based

@@ -53,10 +53,12 @@ func bodyStart(s *plan.Skill) int {
 	return strings.Count(fm.Raw, "\n") + 4
 }
 
-// tokens estimates the tokens of text as a model's tokenizer counts them:
-// about four characters of Latin script per token, one per CJK character.
-func tokens(text string) int {
-	wide, other := 0, 0
+// lineTokens estimates the tokens of a line and its newline as a model's
+// tokenizer counts them: about four characters of Latin script per token,
+// one per CJK character. The newline is counted, not appended: the body
+// rule calls this for every line of SKILL.md.
+func lineTokens(text string) int {
+	wide, other := 0, 1
 	for _, r := range text {
 		if isWide(r) {
 			wide++
@@ -81,7 +83,7 @@ func checkBodyLength(p *Pass) {
 			break
 		}
 		lines++
-		toks += tokens(line + "\n")
+		toks += lineTokens(line)
 		if overAt == 0 && lines > maxBodyLines {
 			overAt, reason = n, fmt.Sprintf("over %d lines", maxBodyLines)
 		}

@@ -263,24 +263,50 @@ func (p *Pass) firstNesting(d *plan.Doc) *nesting {
 				return &nesting{outer: c, ended: end}
 			}
 		}
-		rest := c.Text
-		for i := 0; rest != ""; i++ {
-			var line string
-			line, rest, _ = strings.Cut(rest, "\n")
-			t := strings.TrimLeft(line, " \t")
-			run := fenceRun(t)
-			if len(run) < len(c.Fence) || run[0] != c.Fence[0] {
-				continue
-			}
-			info := strings.TrimSpace(t[len(run):])
-			if info == "" || c.Fence[0] == '`' && strings.Contains(info, "`") {
-				continue
-			}
-			pos := c.At(i+1, len(line)-len(t)+1)
+		if n, indent, run, info, ok := innerFence(c.Text, c.Fence); ok {
+			pos := c.At(n, indent+1)
 			return &nesting{outer: c, line: pos.Line, col: pos.Col, run: run, info: info}
 		}
 	}
 	return nil
+}
+
+// innerFence finds the first line of a fenced block's text that opens a
+// fence of the same character, at least as long, with an info string; n
+// is its 1-based line in text and indent the blanks before the run. Only
+// a line whose first character past its blanks is the fence's can, so it
+// jumps from one such character to the next instead of reading every
+// line: a long block holds few.
+func innerFence(text, fence string) (n, indent int, run, info string, ok bool) {
+	n = 1 // the line that starts at start
+	for start, off := 0, 0; ; {
+		at := strings.IndexByte(text[off:], fence[0])
+		if at < 0 {
+			return 0, 0, "", "", false
+		}
+		at += off
+		if nl := strings.LastIndexByte(text[:at], '\n') + 1; nl > start {
+			n += strings.Count(text[start:nl], "\n")
+			start = nl
+		}
+		line := text[start:]
+		if end := strings.IndexByte(line, '\n'); end >= 0 {
+			line = line[:end]
+		}
+		t := strings.TrimLeft(line, " \t")
+		if start+len(line)-len(t) == at {
+			run = fenceRun(t)
+			info = strings.TrimSpace(t[len(run):])
+			if len(run) >= len(fence) && info != "" && (fence[0] != '`' || !strings.Contains(info, "`")) {
+				return n, len(line) - len(t), run, info, true
+			}
+		}
+		// The rest of this line cannot open a fence.
+		off = start + len(line) + 1
+		if off >= len(text) {
+			return 0, 0, "", "", false
+		}
+	}
 }
 
 // lastLine is the last line of a fenced block's content, its opening line

@@ -25,7 +25,9 @@ type md struct {
 	str string
 	// starts holds the byte offset of each line's start; line n (1-based)
 	// runs from starts[n-1] to the next newline.
-	starts   []int
+	starts []int
+	// lastLine is the 0-based line of pos's last answer.
+	lastLine int
 	headings []*heading
 	lists    []*listItem // top-level items of top-level lists, in order
 	diags    []plan.Diagnostic
@@ -75,51 +77,69 @@ func readMarkdown(rel string, src []byte) *md {
 			m.lists = append(m.lists, m.listItems(n)...)
 		}
 	}
-	_ = ast.Walk(root, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
-		if !entering {
-			return ast.WalkContinue, nil
-		}
-		switch n := n.(type) {
-		case *ast.FencedCodeBlock:
-			m.addFenced(n)
-			return ast.WalkSkipChildren, nil
-		case *ast.CodeBlock:
-			m.addIndented(n)
-			return ast.WalkSkipChildren, nil
-		case *ast.Link:
-			m.addLink(string(n.Destination), m.inlineText(n), n.Pos())
-		case *ast.Image:
-			m.addLink(string(n.Destination), m.inlineText(n), n.Pos())
-		case *ast.AutoLink:
-			m.addLink(string(n.URL(src)), string(n.Label(src)), n.Pos())
-		case *ast.HTMLBlock:
-			m.addComments(m.blockText(n), n.Pos())
-		case *ast.RawHTML:
-			var b bytes.Buffer
-			for i := 0; i < n.Segments.Len(); i++ {
-				seg := n.Segments.At(i)
-				b.Write(seg.Value(src))
-			}
-			m.addComments(b.String(), n.Segments.At(0).Start)
-		}
-		return ast.WalkContinue, nil
-	})
+	m.visit(root)
 	m.buildSections()
 	return m
 }
 
+// visit reads the nodes below n in document order: code blocks (not
+// their lines), links, images, autolinks and HTML. It is ast.Walk without
+// the second call per node and without a call for a leaf of text, the
+// most numerous node, which holds nothing read here.
+func (m *md) visit(n ast.Node) {
+	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+		switch c := c.(type) {
+		case *ast.Text:
+			continue
+		case *ast.FencedCodeBlock:
+			m.addFenced(c)
+			continue
+		case *ast.CodeBlock:
+			m.addIndented(c)
+			continue
+		case *ast.Link:
+			m.addLink(string(c.Destination), m.inlineText(c), c.Pos())
+		case *ast.Image:
+			m.addLink(string(c.Destination), m.inlineText(c), c.Pos())
+		case *ast.AutoLink:
+			m.addLink(string(c.URL(m.src)), string(c.Label(m.src)), c.Pos())
+		case *ast.HTMLBlock:
+			m.addComments(m.blockText(c), c.Pos())
+		case *ast.RawHTML:
+			var b bytes.Buffer
+			for i := 0; i < c.Segments.Len(); i++ {
+				seg := c.Segments.At(i)
+				b.Write(seg.Value(m.src))
+			}
+			m.addComments(b.String(), c.Segments.At(0).Start)
+		}
+		if c.HasChildren() {
+			m.visit(c)
+		}
+	}
+}
+
 func (m *md) indexLines() {
 	m.str = string(m.src)
-	m.starts = make([]int, 1, bytes.Count(m.src, []byte{'\n'})+1)
-	for i, c := range m.src {
-		if c == '\n' && i+1 < len(m.src) {
-			m.starts = append(m.starts, i+1)
+	m.starts = make([]int, 1, strings.Count(m.str, "\n")+1)
+	for off := 0; ; {
+		i := strings.IndexByte(m.str[off:], '\n')
+		if i < 0 || off+i+1 == len(m.str) {
+			break
 		}
+		off += i + 1
+		m.starts = append(m.starts, off)
 	}
 	if len(m.src) == 0 {
 		m.starts = m.starts[:0]
 	}
 	m.doc.Lines = len(m.starts)
+}
+
+// onLine reports whether byte offset off is on line i (0-based) as pos
+// counts: from its start to the next line's, the last line to the end.
+func (m *md) onLine(i, off int) bool {
+	return i < len(m.starts) && m.starts[i] <= off && (i+1 == len(m.starts) || off < m.starts[i+1])
 }
 
 // numLines is the number of lines in the file.
@@ -130,15 +150,23 @@ func (m *md) pos(off int) plan.Pos {
 	if off < 0 {
 		return plan.Pos{File: m.doc.File}
 	}
-	lo, hi := 0, len(m.starts)-1
-	for lo < hi {
-		mid := (lo + hi + 1) / 2
-		if m.starts[mid] <= off {
-			lo = mid
-		} else {
-			hi = mid - 1
+	// Nodes are read mostly in document order: the line of the last
+	// answer, or the next, usually holds off.
+	lo := m.lastLine
+	if !m.onLine(lo, off) && !m.onLine(lo+1, off) {
+		hi := len(m.starts) - 1
+		for lo = 0; lo < hi; {
+			mid := (lo + hi + 1) / 2
+			if m.starts[mid] <= off {
+				lo = mid
+			} else {
+				hi = mid - 1
+			}
 		}
+	} else if !m.onLine(lo, off) {
+		lo++
 	}
+	m.lastLine = lo
 	return plan.Pos{File: m.doc.File, Line: lo + 1, Col: off - m.starts[lo] + 1}
 }
 

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"bytes"
 	"regexp"
 	"strings"
 	"unicode"
@@ -59,18 +60,26 @@ var sectionAliases = map[string]string{
 	"状态结构": SecSchema, "状态定义": SecSchema, "状态模式": SecSchema,
 }
 
-// gloss is a parenthesised note after a heading's name, in either
-// script's parentheses: "Execution Flow (执行流程)", "执行流程（Execution）".
-var gloss = regexp.MustCompile(`\s*[(（][^()（）]*[)）]$`)
-
-// trimGloss drops a heading's gloss. Most headings end in no bracket:
-// they skip the regular expression, which a long phase runs for every
-// heading at every change in an editor.
+// trimGloss drops a heading's gloss, a parenthesised note after its
+// name in either script's parentheses: "Execution Flow (执行流程)",
+// "执行流程（Execution）". It reads the heading by hand, as the expression
+// `\s*[(（][^()（）]*[)）]$` would (FuzzTrimGloss holds the two together):
+// every heading of every file goes through it.
 func trimGloss(h string) string {
-	if !strings.HasSuffix(h, ")") && !strings.HasSuffix(h, "）") {
+	var body string
+	switch {
+	case strings.HasSuffix(h, ")"):
+		body = h[:len(h)-len(")")]
+	case strings.HasSuffix(h, "）"):
+		body = h[:len(h)-len("）")]
+	default:
 		return h
 	}
-	return gloss.ReplaceAllString(h, "")
+	i := strings.LastIndexAny(body, "()（）")
+	if i < 0 || body[i] == ')' || strings.HasPrefix(body[i:], "）") {
+		return h
+	}
+	return strings.TrimRight(h[:i], " \t\n\f\r") // \s in RE2
 }
 
 // stepHeading matches "Step 2", "Step 2.1: Title", "Step 3 - Title" and
@@ -202,6 +211,43 @@ func singleSpaced(h string) bool {
 // SectionKey returns the canonical key (a Sec constant) of a heading as
 // written, "" for a heading that is no known section.
 func SectionKey(heading string) string {
+	if k, ok := sectionKeyASCII(heading); ok {
+		return k
+	}
+	return sectionKeyFull(heading)
+}
+
+// sectionKeyASCII is SectionKey for the common heading, short, ASCII,
+// single-spaced and without a gloss, lowered into a buffer rather than a
+// new string (FuzzSectionKey holds it to sectionKeyFull): every heading
+// of every file is keyed. ok is false for any other heading.
+func sectionKeyASCII(h string) (key string, ok bool) {
+	var buf [64]byte
+	if len(h) > len(buf) || strings.HasSuffix(h, ")") || !singleSpaced(h) {
+		return "", false
+	}
+	for i := 0; i < len(h); i++ {
+		c := h[i]
+		if c >= utf8.RuneSelf {
+			return "", false
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		buf[i] = c
+	}
+	n := buf[:len(h)]
+	if k, ok := sectionAliases[string(n)]; ok {
+		return k, true
+	}
+	if bytes.HasPrefix(n, []byte("initial state")) {
+		return SecInitialState, true
+	}
+	return "", true
+}
+
+// sectionKeyFull is SectionKey for any heading.
+func sectionKeyFull(heading string) string {
 	n := normalizeHeading(heading)
 	if k, ok := sectionAliases[n]; ok {
 		return k

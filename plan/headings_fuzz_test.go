@@ -1,6 +1,9 @@
 package plan
 
-import "testing"
+import (
+	"regexp"
+	"testing"
+)
 
 // FuzzStepHeading holds StepHeading, which reads a heading by hand, to
 // the expression it stands for.
@@ -30,6 +33,40 @@ func FuzzNormalizeHeading(f *testing.F) {
 	f.Fuzz(func(t *testing.T, h string) {
 		if got, want := normalizeHeading(h), normalizeFull(h); got != want {
 			t.Fatalf("normalizeHeading(%q) = %q, want %q", h, got, want)
+		}
+	})
+}
+
+// gloss is what trimGloss drops, as an expression.
+var gloss = regexp.MustCompile(`\s*[(（][^()（）]*[)）]$`)
+
+// FuzzTrimGloss holds trimGloss, which reads a heading by hand, to the
+// expression it stands for.
+func FuzzTrimGloss(f *testing.F) {
+	for _, s := range []string{
+		"Execution Flow (执行流程)", "执行流程（Execution）", "a ()", ")", "(x))", "x (a (b))", "x (a) (b)", "a\t\n(b)",
+		"（）", "a (b）", "a （b)", "no gloss", "x \xff(y)", "\xe4（y）", " (x)", "a)(b)", "a (b\nc)",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, h string) {
+		if got, want := trimGloss(h), gloss.ReplaceAllString(h, ""); got != want {
+			t.Fatalf("trimGloss(%q) = %q, want %q", h, got, want)
+		}
+	})
+}
+
+// FuzzSectionKey holds SectionKey's shortcut for plain ASCII headings to
+// the full reading.
+func FuzzSectionKey(f *testing.F) {
+	for _, s := range []string{"Execution", "State Updates", "Initial State Template", "initial statement", "EXECUTION", "Execution Flow (x)", "Step 1", "1. Execution", "Execution:", "执行流程", "Schema", "a  b", "State updates ", "Ünïcode"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, h string) {
+		if got, ok := sectionKeyASCII(h); ok {
+			if want := sectionKeyFull(h); got != want {
+				t.Fatalf("sectionKeyASCII(%q) = %q, want %q", h, got, want)
+			}
 		}
 	})
 }

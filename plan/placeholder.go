@@ -77,10 +77,50 @@ func UntemplateJS(src string) (out string, changed bool) {
 		out = mustacheSlot.ReplaceAllString(out, JSStandIn)
 	}
 	if strings.Contains(out, "...") || strings.Contains(out, "…") {
-		out = ellipsisElement.ReplaceAllString(out, "$1")
-		out = ellipsisLine.ReplaceAllString(out, "")
+		// Most blocks' "..." is a spread (f(...args)), a slot nowhere:
+		// the expressions run only where a scan finds a match for them.
+		if ellipsisBeforeCloser(out) {
+			out = ellipsisElement.ReplaceAllString(out, "$1")
+		}
+		if ellipsisOnlyLine(out) {
+			out = ellipsisLine.ReplaceAllString(out, "")
+		}
 	}
 	return out, out != src
+}
+
+// ellipsisBeforeCloser reports whether ellipsisElement matches s: an
+// ellipsis followed, past blanks, by a closing bracket or a comma.
+func ellipsisBeforeCloser(s string) bool {
+	for i := 0; i < len(s); i++ {
+		n := 3
+		switch {
+		case strings.HasPrefix(s[i:], "..."):
+		case strings.HasPrefix(s[i:], "…"):
+			n = len("…")
+		default:
+			continue
+		}
+		k := i + n
+		for k < len(s) && strings.IndexByte(" \t\n\f\r", s[k]) >= 0 { // \s in RE2
+			k++
+		}
+		if k < len(s) && strings.IndexByte("]}),", s[k]) >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// ellipsisOnlyLine reports whether ellipsisLine matches s: a line that is
+// an ellipsis between spaces and tabs.
+func ellipsisOnlyLine(s string) bool {
+	for line := range strings.SplitSeq(s, "\n") {
+		if t := strings.Trim(line, " \t"); t == "..." || t == "…" {
+			return true
+		}
+	}
+	return false
 }
 
 // UntemplateBash replaces a shell block's slots by a plain word; changed

@@ -49,3 +49,22 @@ func TestPlaceholderVariants(t *testing.T) {
 		}
 	}
 }
+
+// FuzzEllipsisScan holds the scans that spare UntemplateJS its ellipsis
+// expressions to those expressions: each says yes exactly where its
+// expression matches.
+func FuzzEllipsisScan(f *testing.F) {
+	for _, s := range []string{
+		"f(...args)", "[1, ...]", "{ ... }", "a, …\n)", "a()\n  ...\nb()", "....)", "…", "...\f]", "x ...\t\n", " … ", "..\n.)", "\xe2\x80...)",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := ellipsisBeforeCloser(s), ellipsisElement.MatchString(s); got != want {
+			t.Fatalf("ellipsisBeforeCloser(%q) = %v, the expression %v", s, got, want)
+		}
+		if got, want := ellipsisOnlyLine(s), ellipsisLine.MatchString(s); got != want {
+			t.Fatalf("ellipsisOnlyLine(%q) = %v, the expression %v", s, got, want)
+		}
+	})
+}

@@ -51,12 +51,17 @@ nothing.`,
   skillkit lint my-skill --fix --dry-run`,
 		RunE: runE(func(c *cobra.Command, args []string) error {
 			if os.Getenv("GOGC") == "" {
-				// Lint allocates a markdown tree per file and keeps little:
-				// collecting half as often cuts its time by a fifth for a
-				// peak near 40 MB even on a 20x corpus (bench/RESULTS.md).
-				// No memory limit: under one, a deeply nested expression's
-				// parser stack made the collector thrash (30x slower).
-				debug.SetGCPercent(200)
+				// Lint allocates a markdown tree per file and keeps little
+				// (the skills in flight, the findings): the collector's
+				// work is mostly waste for a command that ends in seconds.
+				// At 400 it runs a quarter as often as by default; against
+				// 200, lint's CPU fell 5% on the staged corpus at 1x and
+				// 11% at 20x, for a peak of about 60 MB at 1x and 110 MB
+				// at 20x; 800 saved little more for half as much memory
+				// again (docs/lint-rules.md, "Speed"). No memory limit:
+				// under one, a deeply nested expression's parser stack
+				// made the collector thrash (30x slower).
+				debug.SetGCPercent(400)
 			}
 			return lintRun(o, args, s, isTerminal(s.Out) && os.Getenv("NO_COLOR") == "")
 		}),
