@@ -125,6 +125,8 @@ func TestGuardedConstructorsBehave(t *testing.T) {
 		// The unguarded constructors are out of reach: behind the global
 		// object, and behind the guarded ones.
 		{"", `Object.getPrototypeOf(Object.getPrototypeOf(globalThis)) === null`, "true"},
+		{"", `Function("return this")() === globalThis && (function () { return this })() === globalThis`, "true"},
+		{"", `Function("return this")().ArrayBuffer === ArrayBuffer && new Function("return Uint8Array")() === Uint8Array`, "true"},
 		{"", `Object.getPrototypeOf(Int8Array) === Object.getPrototypeOf(Uint8Array)`, "true"},
 		{"", `(() => { try { new (Object.getPrototypeOf(Int8Array))(8); return "constructed" } catch (e) { return "refused" } })()`, "refused"},
 		{"", `typeof ArrayBuffer.isView + Float64Array.BYTES_PER_ELEMENT`, "function8"},
