@@ -409,6 +409,75 @@ func TestWriteVerifiesClaim(t *testing.T) {
 	}
 }
 
+// verify reads claim.json again unless it is the very file it read last,
+// unchanged in size and time: a claim linked in by a takeover is another
+// file whatever its time and size, and a file within the clock's tick of
+// its writing is read again, since an in-place rewrite could keep both.
+func TestVerifySeesEveryReplacedClaim(t *testing.T) {
+	foreign := func(t *testing.T, dir string) []byte {
+		data, err := os.ReadFile(filepath.Join(dir, ClaimFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, _ := readClaim(dir)
+		// The same length: only the file's identity or time can tell.
+		return bytes.Replace(data, []byte(c.Token), bytes.Repeat([]byte("x"), len(c.Token)), 1)
+	}
+	commitLost := func(t *testing.T, r runstore.Run) {
+		t.Helper()
+		err := r.Commit(runstore.Event{Step: "01-a#1", From: "pending", To: "executing"})
+		if !errors.Is(err, runstore.ErrClaimLost) {
+			t.Fatalf("commit under another's claim: err = %v, want ErrClaimLost", err)
+		}
+	}
+	t.Run("replaced by a takeover", func(t *testing.T) {
+		s := newStore(t, nil)
+		r := newRun(t, s, "r1")
+		defer r.Close()
+		path := filepath.Join(r.Where(), ClaimFile)
+		old := time.Now().Add(-time.Hour)
+		if err := os.Chtimes(path, old, old); err != nil {
+			t.Fatal(err)
+		}
+		for range 2 {
+			if err := r.Commit(runstore.Event{From: "ready", To: "running"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		tmp := path + ".new"
+		if err := os.WriteFile(tmp, foreign(t, r.Where()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(tmp, old, old); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(tmp, path); err != nil {
+			t.Fatal(err)
+		}
+		commitLost(t, r)
+	})
+	t.Run("rewritten in place within a tick", func(t *testing.T) {
+		s := newStore(t, nil)
+		r := newRun(t, s, "r1")
+		defer r.Close()
+		path := filepath.Join(r.Where(), ClaimFile)
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := r.Commit(runstore.Event{From: "ready", To: "running"}); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, foreign(t, r.Where()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(path, fi.ModTime(), fi.ModTime()); err != nil {
+			t.Fatal(err)
+		}
+		commitLost(t, r)
+	})
+}
+
 // A log longer than the holder left it was written by another process
 // that took the run over (and may have released it since): the holder
 // stops.
