@@ -132,12 +132,16 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 	cg.attach(cmd.SysProcAttr)
 	err = cmd.Start()
 	if err != nil && cg != nil {
-		// A kernel without clone3 into a cgroup: the group alone, then.
 		cg.detach(cmd.SysProcAttr)
 		cg.remove()
 		cg = nil
-		cmd = retryable(cmd)
-		err = cmd.Start()
+		if cmd.Err == nil {
+			// A kernel without clone3 into a cgroup: the group alone,
+			// then. A program that was not found (cmd.Err) is not tried
+			// again: its path would be taken as found.
+			cmd = retryable(cmd)
+			err = cmd.Start()
+		}
 	}
 	outW.Close()
 	errW.Close()

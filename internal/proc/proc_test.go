@@ -111,3 +111,16 @@ func TestRunLookedUpPath(t *testing.T) {
 		t.Fatalf("Run = %+v, %v; want $0 sh", res, err)
 	}
 }
+
+// A program that is not on PATH is reported as not found, twice in a row
+// (the second command gets the cgroup the first left idle, where there
+// are cgroups): the start is not tried again with the bare name as a path.
+func TestRunNotFound(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	for range 2 {
+		_, err := Run(context.Background(), Cmd{Name: "no-such-program-here"})
+		if !errors.Is(err, exec.ErrNotFound) {
+			t.Fatalf("err = %v, want exec.ErrNotFound", err)
+		}
+	}
+}
