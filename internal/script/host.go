@@ -280,6 +280,13 @@ func (ev *evaluation) runWith(b *plan.CodeBlock, head string) (any, error) {
 	}
 	fn, _ := goja.AssertFunction(fnv)
 	v, err := fn(goja.Undefined())
+	// A block that awaits nothing runs as a plain function (unAsync): what
+	// it throws, its async function would have rejected with, and is
+	// reported as that rejection is, after the calls it started.
+	var thrown *goja.Exception
+	if errors.As(err, &thrown) {
+		err = nil
+	}
 	// Calls the code left un-awaited end too before the block does: their
 	// work belongs to it.
 	if werr := ev.wait(); err == nil {
@@ -287,6 +294,9 @@ func (ev *evaluation) runWith(b *plan.CodeBlock, head string) (any, error) {
 	}
 	if err != nil {
 		return nil, jsError(ev.vm, err, b.Body)
+	}
+	if thrown != nil {
+		return nil, rejection(ev.vm, thrown.Value(), b.Body)
 	}
 	if v, err = await(ev.vm, v, b.Body); err != nil {
 		return nil, err

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -337,5 +338,32 @@ func TestRunStepHeapBudget(t *testing.T) {
 	runtime.ReadMemStats(&m)
 	if m.HeapAlloc > 64<<20 {
 		t.Errorf("heap after the stopped evaluation: %d MiB", m.HeapAlloc>>20)
+	}
+}
+
+// TestPlainAndAsyncBlocksAlike: a block that awaits nothing runs as a
+// plain function (unAsync), one that awaits as an async one; the same
+// code either way ends alike: the same state, or the same error at the
+// same line.
+func TestPlainAndAsyncBlocksAlike(t *testing.T) {
+	f := newFixture(t)
+	h := f.host(t, nil)
+	for _, src := range []string{
+		"return {stateUpdates: {n: 1}}",
+		"throw new Error('boom');",
+		"\nthrow 'a string';",
+		"function execute(s) { return {stateUpdates: {n: s.status.length}} }",
+		"async function execute(s) { return {stateUpdates: {n: 2}} }",
+		"async function execute(s) { throw new TypeError('inside') }",
+		"return Promise.resolve({stateUpdates: {n: 3}})",
+		"return Promise.reject(new RangeError('no'))",
+		"const later = async () => { await 0; return 4 }; return later().then(n => ({stateUpdates: {n}}))",
+		"\nnull.x;",
+	} {
+		plain, perr := f.step(t, h, src)
+		async, aerr := f.step(t, h, src+"\nawait 0;")
+		if fmt.Sprint(perr) != fmt.Sprint(aerr) || !reflect.DeepEqual(plain, async) {
+			t.Errorf("%q:\nplain: %v, %v\nasync: %v, %v", src, plain, perr, async, aerr)
+		}
 	}
 }

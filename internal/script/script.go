@@ -68,8 +68,9 @@ const (
 	// kindExpr is an expression whose value is the program's result.
 	kindExpr kind = iota
 	// kindBody is a block run as the body of an async function, so that
-	// top-level return and await work; the function ends by calling
-	// execute(state, workDir) when the block defined one.
+	// top-level return and await work (a plain function where it awaits
+	// nothing: unAsync); the function ends by calling execute(state,
+	// workDir) when the block defined one, its promise settled by await.
 	kindBody
 	// kindDecl is one top-level declaration of an orchestrator block.
 	kindDecl
@@ -77,7 +78,7 @@ const (
 
 const (
 	bodyHead = "(async function() {"
-	bodyTail = "\n;if (typeof execute === 'function') return await execute(globalThis.state, globalThis.workDir);\n})"
+	bodyTail = "\n;if (typeof execute === 'function') return execute(globalThis.state, globalThis.workDir);\n})"
 )
 
 type progKey struct {
@@ -133,6 +134,9 @@ func compileWith(k kind, pos plan.Pos, src, head string) (*goja.Program, error) 
 	var prog *goja.Program
 	ast, err := parser.ParseFile(nil, name, text, 0, parser.WithDisableSourceMaps)
 	if err == nil {
+		if k == kindBody {
+			unAsync(ast)
+		}
 		instrument(ast)
 		prog, err = goja.CompileAST(ast, false)
 	}

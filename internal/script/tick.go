@@ -24,6 +24,15 @@ const tickName = "skillkit tick"
 // of prog. The ticks take the position of their loop or function, so that
 // a stop is reported there; no other node moves.
 func instrument(prog *ast.Program) {
+	walkAST(prog, func(n any) bool {
+		addTick(n)
+		return true
+	})
+}
+
+// walkAST calls visit with every node under root, parents first, and goes
+// below a node only where visit says so.
+func walkAST(root any, visit func(n any) bool) {
 	seen := map[uintptr]bool{}
 	var walk func(v reflect.Value)
 	walk = func(v reflect.Value) {
@@ -39,8 +48,9 @@ func instrument(prog *ast.Program) {
 				return
 			}
 			seen[v.Pointer()] = true
-			addTick(v.Interface())
-			walk(v.Elem())
+			if visit(v.Interface()) {
+				walk(v.Elem())
+			}
 		case reflect.Struct:
 			for i := range v.NumField() {
 				if v.Type().Field(i).IsExported() {
@@ -53,7 +63,39 @@ func instrument(prog *ast.Program) {
 			}
 		}
 	}
-	walk(reflect.ValueOf(prog))
+	walk(reflect.ValueOf(root))
+}
+
+// unAsync makes the function a block is wrapped in (bodyHead) a plain
+// one when the block awaits nothing at its own level: an async call makes
+// goja build the Promise machinery of the runtime, a tenth of a no-op
+// loop iteration, and a runtime lives one iteration. What the function
+// would have rejected with, it throws (evaluation.runWith reports both
+// alike); a result that is a promise is settled as before (await).
+func unAsync(prog *ast.Program) {
+	if len(prog.Body) != 1 {
+		return
+	}
+	st, ok := prog.Body[0].(*ast.ExpressionStatement)
+	if !ok {
+		return
+	}
+	fn, ok := st.Expression.(*ast.FunctionLiteral)
+	if !ok || !fn.Async || fn.Body == nil {
+		return
+	}
+	awaits := false
+	walkAST(fn.Body, func(n any) bool {
+		switch n.(type) {
+		case *ast.AwaitExpression:
+			awaits = true
+		case *ast.FunctionLiteral, *ast.ArrowFunctionLiteral:
+			// Its awaits are its own.
+			return false
+		}
+		return !awaits
+	})
+	fn.Async = awaits
 }
 
 var astPkg = reflect.TypeFor[ast.Program]().PkgPath()
