@@ -125,6 +125,12 @@ func (u *unit) toAt(state UnitState, detail string, at time.Time) error {
 		e.Phase = u.spec.ID
 	}
 	u.state = state
+	if state == UnitCompleted && u.spec.Kind == runstore.KindAction {
+		// The loop's next iteration computes while the disk syncs; what
+		// it does outside the record waits (Run.Settle, the script
+		// host's barrier).
+		return u.r.record(e, u.r.o.Run.CommitPipelined)
+	}
 	if state.commits() {
 		return u.r.Commit(e)
 	}

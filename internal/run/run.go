@@ -448,6 +448,7 @@ func (l *lifecycle) newEngine() error {
 		Parallel: l.o.Parallel, OutputTail: l.o.OutputTail, JSMemory: l.o.JSMemory,
 		Log:          logWriter{l.rec, "console"},
 		AgentContext: func(ctx context.Context) (agent.Context, error) { return e.AgentContext(ctx) },
+		Barrier:      l.rec.Settle,
 	}
 	var ag *agent.Agent
 	if l.o.Agent != nil {

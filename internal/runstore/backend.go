@@ -97,6 +97,13 @@ const (
 	Visible
 	// Durable also survives a power loss: the end of a commit group.
 	Durable
+	// Pipelined is Durable whose sync may end after Append returns: the
+	// batch is written (Visible) and its sync under way, and the
+	// handle's next call but a Buffered Append, Verify and Heartbeat
+	// waits for the sync first and fails with its error. A backend whose
+	// write is its own durability (a database's commit) makes it
+	// Durable.
+	Pipelined
 )
 
 // Batch is what one Append writes. Checkpoints are those the batch's

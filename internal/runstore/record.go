@@ -90,6 +90,9 @@ type Record struct {
 	// owed says a commit was recorded without its sync (CommitLater): the
 	// next write that waits makes it durable.
 	owed bool
+	// piped says the last write that waited was a Pipelined commit,
+	// whose sync may be under way: the next settle waits for it.
+	piped bool
 
 	lost       chan struct{}
 	loseOnce   sync.Once
@@ -173,6 +176,9 @@ func (r *Record) Commit(e Event) error { return r.record(e, Durable) }
 // sync waits. Its claim is checked at the commit that follows, as that
 // of the events inside a group is.
 func (r *Record) CommitLater(e Event) error { return r.record(e, owed) }
+
+// CommitPipelined implements Run: the backend is asked for Pipelined.
+func (r *Record) CommitPipelined(e Event) error { return r.record(e, Pipelined) }
 
 // owed is the mode of a commit whose sync waits (CommitLater); the
 // backend is asked for Visible.
@@ -291,7 +297,7 @@ func (r *Record) record(e Event, mode Mode) error {
 	if mode == owed {
 		r.owed = true
 	}
-	if mode == Durable || mode == owed {
+	if mode == Durable || mode == owed || mode == Pipelined {
 		r.commits++
 		if r.due(&e) {
 			return r.flush(true)
@@ -346,15 +352,19 @@ func (r *Record) change(e *Event) error {
 
 // append hands b to the backend, and notes a claim it says is lost.
 // A write that waits (Visible) makes an owed commit durable: it is made
-// before anything of the skill runs (Flush), and when the run closes.
+// before anything of the skill runs (Flush, Settle), and when the run
+// closes. A Pipelined one makes it durable too, with its own.
 func (r *Record) append(b Batch, mode Mode) error {
 	if mode == Visible && r.owed {
 		mode = Durable
 	}
 	err := r.h.Append(r.ctx, b, mode)
 	r.noteLost(err)
-	if err == nil && mode == Durable {
+	if err == nil && (mode == Durable || mode == Pipelined) {
 		r.owed = false
+	}
+	if err == nil && mode != Buffered {
+		r.piped = mode == Pipelined
 	}
 	return err
 }
@@ -397,9 +407,30 @@ func (r *Record) Flush() error {
 	return r.flush(false)
 }
 
-// flush writes state.json if it is behind and, with all set, the
-// backend's snapshots.
+// Settle implements Run.
+func (r *Record) Settle() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.settle()
+}
+
+// settle makes every commit recorded durable: an owed one's sync is
+// made, a Pipelined one's waited for. With neither, it writes nothing: a
+// database's Buffered rows wait for their group's commit, as before.
+func (r *Record) settle() error {
+	if !r.owed && !r.piped {
+		return nil
+	}
+	return r.append(Batch{}, Visible)
+}
+
+// flush makes the commits recorded durable, then writes state.json if it
+// is behind and, with all set, the backend's snapshots: a snapshot never
+// says more than the log would after a power loss.
 func (r *Record) flush(all bool) error {
+	if err := r.settle(); err != nil {
+		return err
+	}
 	if r.stale {
 		data, err := EncodeState(r.state)
 		if err == nil {

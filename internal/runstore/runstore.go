@@ -75,6 +75,20 @@ type Run interface {
 	// the two cost one sync, and nothing of the skill runs while the
 	// first is owed.
 	CommitLater(e Event) error
+	// CommitPipelined records an event that ends a group, as Commit
+	// does, and returns once it is written (a kill keeps it) with the
+	// sync that makes it survive a power loss under way: the next
+	// Commit, CommitLater, CommitPipelined, Settle, Flush or Close waits
+	// for that sync first, and fails with its error. For a loop action's
+	// completion: the next iteration computes while the disk syncs, and
+	// at most one commit is ever not yet durable. A store whose write is
+	// its own durability commits it as Commit does.
+	CommitPipelined(e Event) error
+	// Settle waits until every commit recorded is durable (an owed one,
+	// a pipelined one's sync): the barrier before anything with an
+	// effect outside the record happens (skill code's host calls,
+	// commands, agent calls). Its error is a write's.
+	Settle() error
 	// Metric records one metrics line (history, not synced).
 	Metric(m Metric) error
 	// Checkpoint takes a checkpoint of the state (threads/) for a hook:

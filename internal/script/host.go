@@ -65,6 +65,13 @@ type Options struct {
 	// the run's pool of servers, or a cassette's replay. Nil means no
 	// server is configured, and such calls fail saying so.
 	MCP mcp.Caller
+	// Barrier is called before every host call with an effect outside
+	// the run's record (Bash, Write, Edit, ExecuteScript, Task, Agent,
+	// AskUserQuestion, MCP calls, a bash action, Shell), and its error
+	// fails that call: the run's Settle, so that nothing happens outside
+	// the record while a commit is not yet durable. Reads need not wait.
+	// Nil waits for nothing.
+	Barrier func() error
 }
 
 // DefaultParallel is how many Task and Agent calls run at once when
@@ -182,11 +189,29 @@ func envKey(k string) string {
 // non-zero exit is in the result, not an error. out, when set, gets all of
 // the output (a log); the result keeps the last Options.OutputTail bytes.
 func (h *Host) Shell(ctx context.Context, script string, out io.Writer) (proc.Result, error) {
+	if err := h.barrier(); err != nil {
+		return proc.Result{}, err
+	}
 	return proc.Run(ctx, proc.Cmd{
 		Name: h.shell, Path: h.shellPath, Args: []string{"-c", script},
 		Dir: h.opts.WorkDir, Env: append(os.Environ(), h.env...),
 		Output: out, Tail: h.opts.OutputTail,
 	})
+}
+
+// barrier waits as Options.Barrier says.
+func (h *Host) barrier() error {
+	if h.opts.Barrier == nil {
+		return nil
+	}
+	return h.opts.Barrier()
+}
+
+// settle is the barrier before host call fn, whose error it throws.
+func (ev *evaluation) settle(fn string) {
+	if err := ev.h.barrier(); err != nil {
+		ev.throw(fn, err)
+	}
 }
 
 // evaluation is one run of effectful code: a runtime with the host API,

@@ -160,6 +160,7 @@ func (ev *evaluation) write(call goja.FunctionCall) goja.Value {
 		}
 		content = string(data)
 	}
+	ev.settle("Write")
 	if err := ev.h.roots.writeFile(abs, []byte(content)); err != nil {
 		ev.throw("Write", err)
 	}
@@ -191,6 +192,7 @@ func (ev *evaluation) edit(call goja.FunctionCall) goja.Value {
 		count = -1
 	}
 	out := strings.Replace(string(data), old, repl, count)
+	ev.settle("Edit")
 	if err := ev.h.roots.writeFile(abs, []byte(out)); err != nil {
 		ev.throw("Edit", err)
 	}
@@ -400,6 +402,7 @@ func (ev *evaluation) askUser(call goja.FunctionCall) goja.Value {
 	if err != nil {
 		ev.throw("AskUserQuestion", err)
 	}
+	ev.settle("AskUserQuestion")
 	answers, err := ev.h.opts.Answers.Ask(ev.ctx, qs)
 	if err != nil {
 		ev.throw("AskUserQuestion", err)
@@ -437,6 +440,7 @@ func (ev *evaluation) task(call goja.FunctionCall) goja.Value {
 	if err != nil {
 		ev.throw("Task", err)
 	}
+	ev.settle("Task")
 	pending, err := ev.h.agent.Begin(prompt)
 	if err != nil {
 		ev.throw("Task", err)
@@ -496,6 +500,7 @@ func (ev *evaluation) executeScript(call goja.FunctionCall) goja.Value {
 		ev.throw("ExecuteScript", fmt.Errorf("no scripts/%s.sh or scripts/%s.py in the skill", id, id))
 	}
 	args := append([]string{path}, scriptArgs(a[1])...)
+	ev.settle("ExecuteScript")
 	res, err := proc.Run(ev.ctx, proc.Cmd{Name: runner, Args: args, Dir: ev.h.opts.WorkDir, Env: append(os.Environ(), ev.h.env...), Tail: ev.h.opts.OutputTail})
 	if err != nil {
 		ev.throw("ExecuteScript", err)

@@ -69,6 +69,7 @@ func (ev *evaluation) callMCP(fn, server, tool string, arg goja.Value) goja.Valu
 	if ev.h.opts.MCP == nil {
 		ev.throw(fn, fmt.Errorf("%s: %w", mcp.Name(server, tool), errNoMCP))
 	}
+	ev.settle(fn)
 	res, err := ev.h.opts.MCP.Call(ev.ctx, server, tool, args)
 	if err != nil {
 		// The error names the tool already.

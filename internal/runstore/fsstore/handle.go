@@ -57,6 +57,14 @@ type handle struct {
 	// commit owed (runstore.Run.CommitLater) is made durable by the next
 	// durable write, which may bring no event of its own.
 	unsynced bool
+	// syncing is the log's sync under way behind a Pipelined commit, nil
+	// when none is; settle waits for it. broken is the error of a sync
+	// that failed: the log may have lost what was written before it
+	// (a failed fsync leaves the pages clean, and a sync tried again may
+	// report success over lost data), so every later write fails with
+	// it.
+	syncing chan error
+	broken  error
 
 	// threads are the checkpoints taken and not yet in threads/.
 	threads []runstore.Checkpoint
@@ -91,9 +99,22 @@ func (h *handle) Heartbeat(context.Context) error { return h.claim.refresh() }
 // every commit, and a log longer than this process left it (a cheap
 // check, before every write) was written by another process, one that
 // took the run over and may have released it since.
+//
+// A Pipelined commit starts the log's sync on a goroutine and returns:
+// the next call but a Buffered write waits for it (settle), so at most
+// one commit is not durable, and nothing is made durable after it
+// before it is. A Buffered line written meanwhile may or may not be in
+// that sync, as a Buffered line may or may not survive a power loss.
 func (h *handle) Append(_ context.Context, b runstore.Batch, mode runstore.Mode) error {
+	if mode != runstore.Buffered {
+		if err := h.settle(); err != nil {
+			return err
+		}
+	} else if h.broken != nil {
+		return h.broken
+	}
 	if len(b.Events) > 0 {
-		if mode == runstore.Durable {
+		if mode == runstore.Durable || mode == runstore.Pipelined {
 			if err := h.claim.verify(); err != nil {
 				return err
 			}
@@ -128,11 +149,17 @@ func (h *handle) Append(_ context.Context, b runstore.Batch, mode runstore.Mode)
 			return err
 		}
 	}
-	if mode != runstore.Durable || !h.unsynced || !h.durable {
+	if mode != runstore.Durable && mode != runstore.Pipelined || !h.unsynced || !h.durable {
+		return nil
+	}
+	if mode == runstore.Pipelined && !h.created {
+		f, done := h.events.f, make(chan error, 1)
+		h.syncing, h.unsynced = done, false
+		go func() { done <- f.Sync() }()
 		return nil
 	}
 	if err := h.events.f.Sync(); err != nil {
-		return &runstore.WriteError{Err: fmt.Errorf("syncing %s: %w", EventsFile, err)}
+		return h.syncFailed(err)
 	}
 	h.unsynced = false
 	if h.created {
@@ -143,6 +170,27 @@ func (h *handle) Append(_ context.Context, b runstore.Batch, mode runstore.Mode)
 		h.created = false
 	}
 	return nil
+}
+
+// settle waits for the sync under way, if any, and says whether the log
+// is still whole: an error once a sync failed.
+func (h *handle) settle() error {
+	if h.syncing != nil {
+		err := <-h.syncing
+		h.syncing = nil
+		if err != nil {
+			return h.syncFailed(err)
+		}
+	}
+	return h.broken
+}
+
+// syncFailed notes that the log's sync failed with err, and returns the
+// error every write returns from now on.
+func (h *handle) syncFailed(err error) error {
+	h.unsynced = true
+	h.broken = &runstore.WriteError{Err: fmt.Errorf("syncing %s: %w", EventsFile, err)}
+	return h.broken
 }
 
 func (h *handle) log(l runstore.LogLine) error {
@@ -172,7 +220,13 @@ func (h *handle) log(l runstore.LogLine) error {
 // allocation). A finished run's are written before Snapshot returns: its
 // record says it finished next, and nothing rebuilds the snapshots of a
 // finished run.
+//
+// The snapshots wait for the log's sync under way: they must never say
+// more than the log would after a power loss.
 func (h *handle) Snapshot(_ context.Context, p *runstore.Progress) error {
+	if err := h.settle(); err != nil {
+		return err
+	}
 	if err := h.waitThreads(); err != nil {
 		return err
 	}
@@ -282,7 +336,13 @@ func endsMidLine(f runstore.AppendFile, size int64) bool {
 
 // Release closes the files and releases the claim.
 func (h *handle) Release(_ context.Context, running bool) error {
-	errs := []error{h.waitThreads()}
+	// A failed sync before this one was the failure of the write that
+	// met it; one under way is waited for, and its failure said.
+	var errs []error
+	if h.syncing != nil {
+		errs = append(errs, h.settle())
+	}
+	errs = append(errs, h.waitThreads())
 	for _, lf := range []*logFile{h.events, h.metrics} {
 		if lf != nil {
 			errs = append(errs, lf.f.Close())

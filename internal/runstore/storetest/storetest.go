@@ -43,6 +43,14 @@ func Backends() []Backend {
 				return fsstore.NewBackend(fsstore.Options{Base: base, NoSync: true, Files: files})
 			}
 		}},
+		// With its syncs, whose failures are crash points too, a
+		// pipelined commit's on its goroutine.
+		{"fs-synced", func(t *testing.T) func(runstore.Files) runstore.Backend {
+			base := t.TempDir()
+			return func(files runstore.Files) runstore.Backend {
+				return fsstore.NewBackend(fsstore.Options{Base: base, Files: files})
+			}
+		}},
 		{"sqlite", func(t *testing.T) func(runstore.Files) runstore.Backend { return sqlPlace(t, sqltest.SQLite(t)) }},
 		{"postgres", func(t *testing.T) func(runstore.Files) runstore.Backend { return sqlPlace(t, sqltest.Postgres(t)) }},
 		{"memory", func(t *testing.T) func(runstore.Files) runstore.Backend {
@@ -106,8 +114,10 @@ func create(t *testing.T, s runstore.Store, id string, at time.Time, co runstore
 // state it set, its end with a checkpoint, a metric and a log line. An
 // even step is a loop's action, whose checkpoint is paced (written to
 // snapshots only as the newest); the state grows a list at its end, which
-// the log records as a patch that appends. Step lastOfPhase ends its
-// phase: its end is committed with the phase's (Run.CommitLater).
+// the log records as a patch that appends, and whose end is committed
+// with its sync under way (Run.CommitPipelined), as a loop's is. Step
+// lastOfPhase ends its phase: its end is committed with the phase's
+// (Run.CommitLater).
 func step(r runstore.Run, n int) error {
 	id := "01-a#" + strconv.Itoa(n)
 	start := runstore.Event{Phase: "01-a", Step: id, From: "pending", To: "executing", Position: n}
@@ -137,7 +147,11 @@ func step(r runstore.Run, n int) error {
 		}
 		end = runstore.Event{Phase: "01-a", From: "post_hook", To: "completed"}
 	}
-	if err := r.Commit(end); err != nil {
+	commit := r.Commit
+	if n%2 == 0 {
+		commit = r.CommitPipelined
+	}
+	if err := commit(end); err != nil {
 		return err
 	}
 	return r.Metric(runstore.Metric{Kind: runstore.KindStep, Phase: "01-a", Step: "01-a#" + strconv.Itoa(n), Attempts: 1, Outcome: "completed"})
@@ -430,21 +444,38 @@ func testProcessGroups(t *testing.T, place func(runstore.Files) runstore.Backend
 // A write that fails part-way (a full disk) at any point of a run leaves
 // a record that reads, whose steps are those committed (or one more,
 // when the failed write was the commit's sync), and that resumes and
-// finishes with state.json agreeing with it.
+// finishes with state.json agreeing with it. So does a sync that fails
+// (EIO), a pipelined commit's on its goroutine too: its error is the
+// next waiting write's.
 func testCrashPoints(t *testing.T, place func(runstore.Files) runstore.Backend) {
+	t.Run("writes", func(t *testing.T) {
+		crashPoints(t, place, "write", syscall.ENOSPC, func(fault func(string) error) *faultfs.Files { return faultfs.Wrap(fault) })
+	})
+	t.Run("syncs", func(t *testing.T) {
+		crashPoints(t, place, "sync", syscall.EIO, func(fault func(string) error) *faultfs.Files {
+			f := faultfs.Wrap(nil)
+			f.SyncFault = fault
+			return f
+		})
+	})
+}
+
+// crashPoints fails the nth write (or sync) that wrap's files make, for
+// every n until a run gets through, and checks the record each leaves.
+func crashPoints(t *testing.T, place func(runstore.Files) runstore.Backend, what string, fail error, wrap func(fault func(string) error) *faultfs.Files) {
 	for n := 1; ; n++ {
 		if n > 200 {
 			t.Fatal("the run never got past its faults")
 		}
-		writes := 0
-		files := faultfs.Wrap(func(string) error {
-			writes++
-			if writes == n {
-				return syscall.ENOSPC
+		calls := 0
+		files := wrap(func(string) error {
+			calls++
+			if calls == n {
+				return fail
 			}
 			return nil
 		})
-		id := "crash-" + strconv.Itoa(n)
+		id := "crash-" + what + "-" + strconv.Itoa(n)
 		s := open(place, files)
 		committed, err := crashRun(s, id)
 		if err == nil {
@@ -452,7 +483,7 @@ func testCrashPoints(t *testing.T, place func(runstore.Files) runstore.Backend) 
 			return
 		}
 		if !errors.Is(err, runstore.ErrWrite) {
-			t.Fatalf("fault at write %d: %v, want a write error", n, err)
+			t.Fatalf("fault at %s %d: %v, want a write error", what, n, err)
 		}
 		after := open(place, nil)
 		sum, err := after.Status(id)
@@ -460,20 +491,20 @@ func testCrashPoints(t *testing.T, place func(runstore.Files) runstore.Backend) 
 			continue
 		}
 		if err != nil {
-			t.Fatalf("fault at write %d: the record does not read: %v", n, err)
+			t.Fatalf("fault at %s %d: the record does not read: %v", what, n, err)
 		}
 		if d := sum.StepsDone - max(committed, 0); d != 0 && d != 1 {
-			t.Fatalf("fault at write %d: %d steps recorded, %d committed", n, sum.StepsDone, committed)
+			t.Fatalf("fault at %s %d: %d steps recorded, %d committed", what, n, sum.StepsDone, committed)
 		}
 		if sum.State.Terminal() {
 			continue
 		}
 		r, err := after.Resume(id, runstore.ResumeOptions{})
 		if err != nil {
-			t.Fatalf("fault at write %d: resume: %v", n, err)
+			t.Fatalf("fault at %s %d: resume: %v", what, n, err)
 		}
 		if want := stateAfter(sum.StepsDone); stateJSON(t, r.WorkDir()) != want {
-			t.Errorf("fault at write %d: state.json %s after the resume, want %s", n, stateJSON(t, r.WorkDir()), want)
+			t.Errorf("fault at %s %d: state.json %s after the resume, want %s", what, n, stateJSON(t, r.WorkDir()), want)
 		}
 		// From the first step, the run is started again.
 		err = run(r, r.Progress().StepsDone()+1, steps)
@@ -481,11 +512,11 @@ func testCrashPoints(t *testing.T, place func(runstore.Files) runstore.Backend) 
 			err = finish(r, runstore.RunCompleted)
 		}
 		if err != nil {
-			t.Fatalf("fault at write %d: finishing the resumed run: %v", n, err)
+			t.Fatalf("fault at %s %d: finishing the resumed run: %v", what, n, err)
 		}
 		r.Close()
 		if sum, err := after.Status(id); err != nil || sum.State != runstore.RunCompleted || sum.StepsDone != steps {
-			t.Fatalf("fault at write %d: the resumed run ends %+v, %v", n, sum, err)
+			t.Fatalf("fault at %s %d: the resumed run ends %+v, %v", what, n, sum, err)
 		}
 	}
 }
