@@ -1,0 +1,70 @@
+package fsstore
+
+import (
+	"errors"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/skillkit/skillkit/internal/faultfs"
+	"github.com/skillkit/skillkit/internal/runstore"
+)
+
+// A pipelined commit's sync that fails fails the first write that waits
+// after it (Settle here, the barrier before an effect), and every later
+// one: a sync tried again could report pages a failed one dropped as
+// durable. The completion's line was written, so the record a resume
+// reads has it, as after a failed Commit.
+func TestPipelinedSyncFailure(t *testing.T) {
+	var failing atomic.Bool
+	files := faultfs.Wrap(nil)
+	files.SyncFault = func(string) error {
+		if failing.Load() {
+			return syscall.EIO
+		}
+		return nil
+	}
+	base := t.TempDir()
+	s := New(Options{Base: base, Files: files})
+	r := newRun(t, s, "r1")
+	complete := func(id string, n int) error {
+		if err := r.Append(runstore.Event{Action: id, To: "loading", Position: n}); err != nil {
+			return err
+		}
+		rec := runstore.NewStepRecord(n, id, id, runstore.StepCompleted, false, time.Now())
+		return r.CommitPipelined(runstore.Event{Action: id, From: "post_hook", To: "completed", Record: &rec})
+	}
+	if err := complete("a1", 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Settle(); err != nil {
+		t.Fatalf("settling a sync that succeeded: %v", err)
+	}
+	failing.Store(true)
+	if err := complete("a2", 2); err != nil {
+		t.Fatalf("a pipelined commit returned its sync's error before anything waited for it: %v", err)
+	}
+	err := r.Settle()
+	if !errors.Is(err, runstore.ErrWrite) || !strings.Contains(err.Error(), "syncing "+EventsFile) {
+		t.Fatalf("Settle after a failed sync: %v, want a write error syncing %s", err, EventsFile)
+	}
+	failing.Store(false)
+	for name, write := range map[string]func() error{
+		"Settle": r.Settle, "Flush": r.Flush,
+		"Commit": func() error { return r.Commit(runstore.Event{Action: "a3", To: "failed"}) },
+	} {
+		if err := write(); !errors.Is(err, runstore.ErrWrite) {
+			t.Errorf("%s after a failed sync: %v, want the write error again", name, err)
+		}
+	}
+	r.Close()
+	sum, err := New(Options{Base: base}).Status("r1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.StepsDone != 2 {
+		t.Errorf("%d actions recorded, want 2: the second's line was written before its sync failed", sum.StepsDone)
+	}
+}
