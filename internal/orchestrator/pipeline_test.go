@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/skillkit/skillkit/internal/faultfs"
 	lifecycle "github.com/skillkit/skillkit/internal/run"
@@ -23,6 +24,9 @@ import (
 // happens before that sync ended: each action asks a question (an effect,
 // through the script host's barrier), and at every question the log's
 // durable prefix (what its syncs covered) holds every completion written.
+// A power cut at a question keeps that prefix: the run's folder as it
+// would be then (its log cut to the prefix, its claim gone with the
+// process) resumes and runs again only the action in flight.
 func TestEffectWaitsForCompletionSync(t *testing.T) {
 	const n = 30
 	o := noopOptions(t, n, true)
@@ -35,7 +39,7 @@ func TestEffectWaitsForCompletionSync(t *testing.T) {
 	files := faultfs.Wrap(nil)
 	base := t.TempDir()
 	o.Store = fsstore.New(fsstore.Options{Base: base, Files: files})
-	a := &syncWatch{t: t, base: base, files: files}
+	a := &syncWatch{t: t, base: base, files: files, cutAt: n / 2, image: filepath.Join(t.TempDir(), "image")}
 	o.Answers = a
 	res, err := lifecycle.Run(context.Background(), o)
 	if err != nil {
@@ -53,6 +57,27 @@ func TestEffectWaitsForCompletionSync(t *testing.T) {
 	if a.seen < n-1 {
 		t.Errorf("the questions saw %d completions written, want at least %d", a.seen, n-1)
 	}
+
+	again := &syncWatch{t: t, base: filepath.Dir(a.image), files: faultfs.Wrap(nil)}
+	o.Answers, o.Resume = again, a.image
+	// A run found running without a claim waits two heartbeats for a
+	// holder whose claim was deleted.
+	o.Claim.Heartbeat = 10 * time.Millisecond
+	o.Store = fsstore.New(fsstore.Options{Base: t.TempDir()})
+	res, err = lifecycle.Run(context.Background(), o)
+	if err != nil {
+		t.Fatalf("resuming after the power cut: %v", err)
+	}
+	// The work dir the record names is the first run's, which the
+	// resume works in: the record (the image) says what completed.
+	if got := progress(t, res.Dir).StepsDone(); got != n {
+		t.Fatalf("%d actions completed after the resume, want %d", got, n)
+	}
+	// The action in flight at the cut asks again; those before it were
+	// durable before its question, and do not.
+	if want := n - a.cutAt + 1; again.asked != want {
+		t.Errorf("the resume asked %d questions, want %d (the cut was at question %d of %d)", again.asked, want, a.cutAt, n)
+	}
 }
 
 // syncWatch answers yes, and at each question compares the end of the
@@ -61,6 +86,11 @@ type syncWatch struct {
 	t     *testing.T
 	base  string
 	files *faultfs.Files
+
+	// cutAt is the question at which image gets the run's folder as a
+	// power cut would leave it; 0 takes none.
+	cutAt int
+	image string
 
 	mu                 sync.Mutex
 	asked, ahead, seen int
@@ -71,6 +101,10 @@ func (w *syncWatch) Ask(_ context.Context, qs []script.Question) (map[string]str
 	defer w.mu.Unlock()
 	w.asked++
 	logs, _ := filepath.Glob(filepath.Join(w.base, ".skillkit", "runs", "*", "*", fsstore.EventsFile))
+	if w.cutAt == 0 {
+		// A resumed run's log is its image's.
+		logs, _ = filepath.Glob(filepath.Join(w.base, "*", fsstore.EventsFile))
+	}
 	if len(logs) != 1 {
 		w.t.Errorf("%d run logs under %s, want 1", len(logs), w.base)
 		return nil, nil
@@ -93,15 +127,35 @@ func (w *syncWatch) Ask(_ context.Context, qs []script.Question) (map[string]str
 		}
 	}
 	w.seen = max(w.seen, completions)
-	if d := w.files.Durable(fsstore.EventsFile); d < end {
+	if d := w.files.Durable(fsstore.EventsFile); d < end && w.cutAt > 0 {
 		w.ahead++
 		w.t.Logf("question %d: the log is durable to byte %d, its last completion ends at %d", w.asked, d, end)
+	}
+	if w.asked == w.cutAt {
+		w.powerCut(filepath.Dir(logs[0]))
 	}
 	out := map[string]string{}
 	for _, q := range qs {
 		out[strings.TrimSpace(q.Header)] = "yes"
 	}
 	return out, nil
+}
+
+// powerCut copies the run's folder dir to w.image as a power cut now
+// would leave it: the log as far as its syncs made it durable, no claim.
+func (w *syncWatch) powerCut(dir string) {
+	err := os.CopyFS(w.image, os.DirFS(dir))
+	if err == nil {
+		err = os.Truncate(filepath.Join(w.image, fsstore.EventsFile), w.files.Durable(fsstore.EventsFile))
+	}
+	for _, f := range []string{fsstore.ClaimFile, fsstore.LockFile, fsstore.GroupsFile} {
+		if rerr := os.Remove(filepath.Join(w.image, f)); rerr != nil && !os.IsNotExist(rerr) {
+			err = rerr
+		}
+	}
+	if err != nil {
+		w.t.Errorf("cutting the power: %v", err)
+	}
 }
 
 func (w *syncWatch) Confirm(context.Context, *plan.Confirm) (plan.ConfirmAnswer, error) {
