@@ -48,7 +48,12 @@ func MaxFileSize() int64 { return maxSize() }
 type FS struct {
 	dir  string
 	root *os.Root
-	max  int64
+	// beneath is the root's folder opened for readBeneath, and fd its
+	// descriptor (taken once: each Fd call is a syscall); nil where files
+	// are opened through root alone.
+	beneath *os.File
+	fd      int
+	max     int64
 }
 
 var (
@@ -63,14 +68,23 @@ func Open(dir string) (*FS, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &FS{dir: dir, root: r, max: MaxFileSize()}, nil
+	f := &FS{dir: dir, root: r, max: MaxFileSize()}
+	if f.beneath = openBeneath(r); f.beneath != nil {
+		f.fd = int(f.beneath.Fd())
+	}
+	return f, nil
 }
 
 // Dir is the folder the FS was opened on.
 func (f *FS) Dir() string { return f.dir }
 
 // Close releases the folder.
-func (f *FS) Close() error { return f.root.Close() }
+func (f *FS) Close() error {
+	if f.beneath != nil {
+		f.beneath.Close()
+	}
+	return f.root.Close()
+}
 
 // Open opens a file or folder beneath the root, by its slash-separated
 // path. A special file is refused without blocking: it is opened
@@ -111,6 +125,9 @@ func (f *FS) open(name string) (*os.File, iofs.FileInfo, error) {
 // size cap (its size is checked first, and the read stops past the cap in
 // case it grows).
 func (f *FS) ReadFile(name string) ([]byte, error) {
+	if data, ok, err := f.readBeneath(name); ok {
+		return data, err
+	}
 	file, info, err := f.open(name)
 	if err != nil {
 		return nil, err
