@@ -4,6 +4,9 @@ import (
 	"io"
 	iofs "io/fs"
 	"os"
+	"path"
+	"slices"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -55,6 +58,47 @@ func (f *FS) readBeneath(name string) (data []byte, ok bool, err error) {
 	}
 	return data, true, nil
 }
+
+// readDirBeneath lists a folder found in one path resolution, as
+// readBeneath reads a file. A folder opened through the root also stats
+// each of its entries (the root cannot trust a lazy look-up by path);
+// these entries' types come with the listing and their Info goes through
+// the root. ok is false where readBeneath's is.
+func (f *FS) readDirBeneath(name string) (entries []iofs.DirEntry, ok bool, err error) {
+	if f.beneath == nil || !iofs.ValidPath(name) {
+		return nil, false, nil
+	}
+	fd, err := unix.Openat2(f.fd, name, &unix.OpenHow{
+		Flags:   unix.O_RDONLY | unix.O_CLOEXEC | unix.O_DIRECTORY,
+		Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_MAGICLINKS,
+	})
+	if err != nil {
+		return nil, false, nil
+	}
+	d := os.NewFile(uintptr(fd), name)
+	defer d.Close()
+	list, err := d.ReadDir(-1)
+	if err != nil {
+		return nil, false, nil
+	}
+	entries = make([]iofs.DirEntry, len(list))
+	for i, e := range list {
+		entries[i] = entry{DirEntry: e, f: f, path: path.Join(name, e.Name())}
+	}
+	slices.SortFunc(entries, func(a, b iofs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return entries, true, nil
+}
+
+// entry is a folder entry listed in one resolution: its Info is looked
+// up through the root, as the root's own listing's is, not by a path
+// from the working directory.
+type entry struct {
+	iofs.DirEntry
+	f    *FS
+	path string
+}
+
+func (e entry) Info() (iofs.FileInfo, error) { return e.f.root.Lstat(e.path) }
 
 // fdReader reads a descriptor without an os.File: wrapping one costs two
 // fcntl calls and a refused epoll registration per regular file.

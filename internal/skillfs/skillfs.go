@@ -183,8 +183,11 @@ func (f *FS) Stat(name string) (iofs.FileInfo, error) {
 	return f.root.Stat(name)
 }
 
-// ReadDir lists a folder beneath the root.
+// ReadDir lists a folder beneath the root, sorted by name.
 func (f *FS) ReadDir(name string) ([]iofs.DirEntry, error) {
+	if entries, ok, err := f.readDirBeneath(name); ok {
+		return entries, err
+	}
 	return iofs.ReadDir(f.root.FS(), name)
 }
 

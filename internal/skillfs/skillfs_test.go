@@ -6,6 +6,7 @@ import (
 	iofs "io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -146,4 +147,25 @@ func TestReadBeneathAgreesWithRoot(t *testing.T) {
 			t.Errorf("%s: one resolution %q, %v; the root's %q, %v", name, got, gerr, want, werr)
 		}
 	}
+	for _, name := range []string{".", "phases", "phases/deep/up", "phases/link.md", "out.md", "missing", "phases/../phases", "/etc"} {
+		got, gerr := fast.ReadDir(name)
+		want, werr := slow.ReadDir(name)
+		if g, w := listing(got), listing(want); g != w || fmt.Sprint(gerr) != fmt.Sprint(werr) {
+			t.Errorf("listing %s: one resolution %s, %v; the root's %s, %v", name, g, gerr, w, werr)
+		}
+	}
+}
+
+// listing shows a folder's entries with what their Info says.
+func listing(entries []iofs.DirEntry) string {
+	var b strings.Builder
+	for _, e := range entries {
+		info, err := e.Info()
+		if err != nil {
+			fmt.Fprintf(&b, "%s %v %v; ", e.Name(), e.Type(), err)
+			continue
+		}
+		fmt.Fprintf(&b, "%s %v %v %d; ", e.Name(), e.Type(), info.Mode(), info.Size())
+	}
+	return b.String()
 }
