@@ -237,13 +237,19 @@ func (r *reader) readDoc(p string, data []byte) {
 		line := 1 + bytes.Count(data[:firstInvalidUTF8(data)], []byte("\n"))
 		r.diag(plan.Pos{File: p, Line: line, Col: 1}, plan.SevWarning, "file-encoding", "file is not valid UTF-8")
 	}
-	if line, depth := deepestNesting(data); depth > MaxNesting {
+	starts := lineStarts(data)
+	if line, depth := deepestNesting(data, starts); depth > MaxNesting {
 		r.diag(plan.Pos{File: p, Line: line, Col: 1}, plan.SevError, "file-too-deep",
 			fmt.Sprintf("blocks nest %d deep here (lists, quotes, indentation), over the limit of %d; file skipped", depth, MaxNesting))
 		return
 	}
 	fm, body := splitFrontMatter(p, data)
-	m := readMarkdown(p, body)
+	var m *md
+	if fm == nil || !fm.Closed {
+		m = readMarkdownLines(p, body, starts) // the body is data itself
+	} else {
+		m = readMarkdown(p, body)
+	}
 	r.docs[p] = m
 	if p == "SKILL.md" || p == "orchestrator.md" {
 		m.fm = fm
@@ -261,17 +267,17 @@ const MaxNesting = 250
 // line's prefix: every quote marker, every list marker followed by a
 // space, and every two columns of indentation open a level. It returns the
 // first line with the deepest nesting and that depth.
-func deepestNesting(src []byte) (line, depth int) {
-	n := 1
-	for start := 0; start < len(src); n++ {
-		end := bytes.IndexByte(src[start:], '\n')
-		if end < 0 {
-			end = len(src) - start
+func deepestNesting(src []byte, starts []int) (line, depth int) {
+	for i, start := range starts {
+		end := len(src)
+		if i+1 < len(starts) {
+			end = starts[i+1] - 1
+		} else if src[end-1] == '\n' {
+			end--
 		}
-		if d := lineNesting(src[start : start+end]); d > depth {
-			line, depth = n, d
+		if d := lineNesting(src[start:end]); d > depth {
+			line, depth = i+1, d
 		}
-		start += end + 1
 	}
 	return line, depth
 }
