@@ -50,14 +50,35 @@ var (
 // BashPlaceholder returns the first slot of a shell block's text and its
 // byte offset; ok is false when it has none.
 func BashPlaceholder(text string) (slot string, at int, ok bool) {
-	if !strings.Contains(text, "{") {
-		return "", 0, false // no slot without a brace: spare the regular expression
+	if !bashSlotStart(text) {
+		return "", 0, false // no slot: spare the regular expression
 	}
 	loc := bashSlot.FindStringSubmatchIndex(text)
 	if loc == nil {
 		return "", 0, false
 	}
 	return text[loc[2]:loc[3]], loc[2], true
+}
+
+// bashSlotStart reports whether text has what every bashSlot match
+// starts with: a brace not after "$", "\\" or another brace, followed by a
+// name's first character or a second brace. Shell blocks are full of
+// braces (${VAR}, groups, functions) that start no slot, and the
+// expression cannot skip to a candidate by itself.
+func bashSlotStart(text string) bool {
+	for i := 0; ; i++ {
+		j := strings.IndexByte(text[i:], '{')
+		if j < 0 {
+			return false
+		}
+		i += j
+		if i > 0 && (text[i-1] == '$' || text[i-1] == '\\' || text[i-1] == '{') || i+1 == len(text) {
+			continue
+		}
+		if c := text[i+1]; c == '{' || c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' {
+			return true
+		}
+	}
 }
 
 // JSStandIn is what UntemplateJS puts in a slot's place: an identifier,

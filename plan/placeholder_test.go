@@ -68,3 +68,16 @@ func FuzzEllipsisScan(f *testing.F) {
 		}
 	})
 }
+
+// FuzzBashSlotStart holds the pre-check to the expression: it may pass
+// text without a slot, never miss one.
+func FuzzBashSlotStart(f *testing.F) {
+	for _, s := range []string{"echo {{x}}", "${x}", "a {b}", "\\{x}", "{{{x}}}", "{", "é{x}", "f() {\n  x\n}"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if bashSlot.MatchString(s) && !bashSlotStart(s) {
+			t.Errorf("%q holds a slot the pre-check misses", s)
+		}
+	})
+}
