@@ -3,6 +3,7 @@ package plan
 import (
 	"regexp"
 	"strings"
+	"unicode/utf8"
 )
 
 // A placeholder is a slot in a skill's text for the model (or the author
@@ -81,6 +82,27 @@ func bashSlotStart(text string) bool {
 	}
 }
 
+// angleSlotStart reports whether s has what every angleSlot match
+// starts with: "<" before a letter, a digit or "_" (a byte past ASCII may
+// start a letter). Code is full of "<" that starts no slot (a < b,
+// heredocs, redirections), and the expression cannot skip to a candidate
+// by itself.
+func angleSlotStart(s string) bool {
+	for i := 0; ; i++ {
+		j := strings.IndexByte(s[i:], '<')
+		if j < 0 {
+			return false
+		}
+		i += j
+		if i+1 == len(s) {
+			return false
+		}
+		if c := s[i+1]; c == '_' || c >= utf8.RuneSelf || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' {
+			return true
+		}
+	}
+}
+
 // JSStandIn is what UntemplateJS puts in a slot's place: an identifier,
 // valid wherever a value is ({{items}}.map(…), count: <n>).
 const JSStandIn = "_tpl_"
@@ -91,7 +113,7 @@ func UntemplateJS(src string) (out string, changed bool) {
 	// Each pattern needs a character most blocks lack: lint tries every
 	// block that does not parse, so those skip the expression.
 	out = src
-	if strings.Contains(out, "<") {
+	if angleSlotStart(out) {
 		out = angleSlot.ReplaceAllString(out, JSStandIn)
 	}
 	if strings.Contains(out, "{{") {
@@ -148,7 +170,7 @@ func ellipsisOnlyLine(s string) bool {
 // is false when it has none. Only angle slots break shell syntax (as
 // redirections); {{x}} and [...] are valid words.
 func UntemplateBash(src string) (out string, changed bool) {
-	if !strings.Contains(src, "<") {
+	if !angleSlotStart(src) {
 		return src, false
 	}
 	out = angleSlot.ReplaceAllString(src, "PLACEHOLDER")

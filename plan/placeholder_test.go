@@ -81,3 +81,15 @@ func FuzzBashSlotStart(f *testing.F) {
 		}
 	})
 }
+
+// FuzzAngleSlotStart holds the angle pre-check to its expression.
+func FuzzAngleSlotStart(f *testing.F) {
+	for _, s := range []string{"a < b", "<count>", "<é>", "x <_y>", "cat <<EOF", "<", "<1>"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if angleSlot.MatchString(s) && !angleSlotStart(s) {
+			t.Errorf("%q holds a slot the pre-check misses", s)
+		}
+	})
+}
