@@ -150,7 +150,11 @@ var headingLine = regexp.MustCompile(`^(#{1,6})[ \t]+(.+?)[ \t#]*$`)
 // canonical "## Execution".
 func (p *Pass) executionHeadingFix(d *plan.Doc) []Edit {
 	for n := 1; n <= d.Lines; n++ {
-		m := headingLine.FindStringSubmatch(p.line(d.File, n))
+		line := p.line(d.File, n)
+		if !strings.HasPrefix(line, "#") {
+			continue // not a heading: spare the expression
+		}
+		m := headingLine.FindStringSubmatch(line)
 		if m == nil || plan.SectionKey(m[2]) != plan.SecExecution || p.inCode(d, n) {
 			continue
 		}

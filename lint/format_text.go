@@ -125,11 +125,12 @@ func displayWidth(s string) int {
 }
 
 // isWide reports East Asian wide characters, which take two terminal
-// columns.
-func isWide(r rune) bool {
-	if r < 0x1100 {
-		return false // Latin, Greek, Cyrillic …: the common case, kept off the tables
-	}
+// columns. It is small enough to inline: Latin, Greek, Cyrillic …, the
+// common case, costs no call (the body rule asks of every character).
+func isWide(r rune) bool { return r >= 0x1100 && isWideAbove(r) }
+
+// isWideAbove is isWide for r from U+1100 on.
+func isWideAbove(r rune) bool {
 	if r >= 0x4E00 && r <= 0x9FFF {
 		// CJK Unified Ideographs, every one Han (TestWideIdeographs): most
 		// wide text, and the body-length rule asks of every character.

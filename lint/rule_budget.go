@@ -137,6 +137,9 @@ func checkArgumentHint(p *Pass) {
 		if !ok {
 			return
 		}
+		if !strings.Contains(line, "$ARGUMENTS") {
+			continue // the expression's every match holds it
+		}
 		if loc := argumentsRef.FindStringIndex(line); loc != nil {
 			p.ReportRange(plan.Pos{File: s.Entry, Line: n, Col: loc[0] + 1}, loc[1]+1,
 				"SKILL.md uses $ARGUMENTS but the front matter has no argument-hint: the user is not told what to pass (for example argument-hint: \"[folder]\")")

@@ -197,15 +197,17 @@ func checkNextPhase(p *Pass) {
 		byFile[ph.Doc.File] = i
 	}
 	for i, ph := range phases {
-		if ph.Next == nil || i+1 >= len(phases) || branching.MatchString(ph.NextText) {
+		if ph.Next == nil || i+1 >= len(phases) {
 			continue
 		}
 		target, ok := resolveLink(ph.Doc.File, ph.Next.Target)
 		if !ok {
 			continue
 		}
+		// The words are read last: most links go to the next phase, and
+		// the expression (case-folded, with alternatives) is the cost.
 		j, isPhase := byFile[target]
-		if !isPhase || j <= i+1 {
+		if !isPhase || j <= i+1 || branching.MatchString(ph.NextText) {
 			continue
 		}
 		p.ReportFix(ph.Next.Pos, 0, p.nextPhaseFix(ph, phases[i+1]), "Next Phase links to %s, but %s comes first", path.Base(target), path.Base(phases[i+1].Doc.File))

@@ -338,7 +338,7 @@ func TestDeepNestingIsSkipped(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, depth := deepestNesting([]byte(tt.src))
+			_, depth := deepestNesting([]byte(tt.src), lineStarts([]byte(tt.src)))
 			if depth != tt.depth {
 				t.Errorf("depth = %d, want %d", depth, tt.depth)
 			}

@@ -174,10 +174,20 @@ func attrListContinues(m *md, from, to int) bool {
 // boldKey matches "**Key**: value" and "**Key:** value".
 var boldKey = regexp.MustCompile(`^\*\*([^*:：]+?)\s*[:：]?\*\*\s*[:：]?\s*(.*)$`)
 
+// matchBoldKey is boldKey's submatches of s, nil when none. Most list
+// items do not start with "**": they skip the expression, whose set-up
+// alone costs in proportion to the item's length.
+func matchBoldKey(s string) []string {
+	if !strings.HasPrefix(s, "**") {
+		return nil
+	}
+	return boldKey.FindStringSubmatch(s)
+}
+
 // readAttr reads one attribute line into the step; false when the line is
 // not an attribute, which ends the attribute list.
 func readAttr(m *md, attrs *plan.StepAttrs, it *listItem) bool {
-	mm := boldKey.FindStringSubmatch(it.text)
+	mm := matchBoldKey(it.text)
 	if mm == nil {
 		return false
 	}
@@ -319,7 +329,7 @@ func readOutputs(m *md, s *plan.Section) []*plan.Output {
 	var walk func(items []*listItem)
 	walk = func(items []*listItem) {
 		for _, it := range items {
-			if mm := boldKey.FindStringSubmatch(it.text); mm != nil {
+			if mm := matchBoldKey(it.text); mm != nil {
 				val := strings.TrimSpace(mm[2])
 				switch strings.ToLower(strings.TrimSpace(mm[1])) {
 				case "file", "文件":

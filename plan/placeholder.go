@@ -3,6 +3,7 @@ package plan
 import (
 	"regexp"
 	"strings"
+	"unicode/utf8"
 )
 
 // A placeholder is a slot in a skill's text for the model (or the author
@@ -50,14 +51,56 @@ var (
 // BashPlaceholder returns the first slot of a shell block's text and its
 // byte offset; ok is false when it has none.
 func BashPlaceholder(text string) (slot string, at int, ok bool) {
-	if !strings.Contains(text, "{") {
-		return "", 0, false // no slot without a brace: spare the regular expression
+	if !bashSlotStart(text) {
+		return "", 0, false // no slot: spare the regular expression
 	}
 	loc := bashSlot.FindStringSubmatchIndex(text)
 	if loc == nil {
 		return "", 0, false
 	}
 	return text[loc[2]:loc[3]], loc[2], true
+}
+
+// bashSlotStart reports whether text has what every bashSlot match
+// starts with: a brace not after "$", "\\" or another brace, followed by a
+// name's first character or a second brace. Shell blocks are full of
+// braces (${VAR}, groups, functions) that start no slot, and the
+// expression cannot skip to a candidate by itself.
+func bashSlotStart(text string) bool {
+	for i := 0; ; i++ {
+		j := strings.IndexByte(text[i:], '{')
+		if j < 0 {
+			return false
+		}
+		i += j
+		if i > 0 && (text[i-1] == '$' || text[i-1] == '\\' || text[i-1] == '{') || i+1 == len(text) {
+			continue
+		}
+		if c := text[i+1]; c == '{' || c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' {
+			return true
+		}
+	}
+}
+
+// angleSlotStart reports whether s has what every angleSlot match
+// starts with: "<" before a letter, a digit or "_" (a byte past ASCII may
+// start a letter). Code is full of "<" that starts no slot (a < b,
+// heredocs, redirections), and the expression cannot skip to a candidate
+// by itself.
+func angleSlotStart(s string) bool {
+	for i := 0; ; i++ {
+		j := strings.IndexByte(s[i:], '<')
+		if j < 0 {
+			return false
+		}
+		i += j
+		if i+1 == len(s) {
+			return false
+		}
+		if c := s[i+1]; c == '_' || c >= utf8.RuneSelf || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' {
+			return true
+		}
+	}
 }
 
 // JSStandIn is what UntemplateJS puts in a slot's place: an identifier,
@@ -70,7 +113,7 @@ func UntemplateJS(src string) (out string, changed bool) {
 	// Each pattern needs a character most blocks lack: lint tries every
 	// block that does not parse, so those skip the expression.
 	out = src
-	if strings.Contains(out, "<") {
+	if angleSlotStart(out) {
 		out = angleSlot.ReplaceAllString(out, JSStandIn)
 	}
 	if strings.Contains(out, "{{") {
@@ -127,7 +170,7 @@ func ellipsisOnlyLine(s string) bool {
 // is false when it has none. Only angle slots break shell syntax (as
 // redirections); {{x}} and [...] are valid words.
 func UntemplateBash(src string) (out string, changed bool) {
-	if !strings.Contains(src, "<") {
+	if !angleSlotStart(src) {
 		return src, false
 	}
 	out = angleSlot.ReplaceAllString(src, "PLACEHOLDER")

@@ -68,3 +68,28 @@ func FuzzEllipsisScan(f *testing.F) {
 		}
 	})
 }
+
+// FuzzBashSlotStart holds the pre-check to the expression: it may pass
+// text without a slot, never miss one.
+func FuzzBashSlotStart(f *testing.F) {
+	for _, s := range []string{"echo {{x}}", "${x}", "a {b}", "\\{x}", "{{{x}}}", "{", "é{x}", "f() {\n  x\n}"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if bashSlot.MatchString(s) && !bashSlotStart(s) {
+			t.Errorf("%q holds a slot the pre-check misses", s)
+		}
+	})
+}
+
+// FuzzAngleSlotStart holds the angle pre-check to its expression.
+func FuzzAngleSlotStart(f *testing.F) {
+	for _, s := range []string{"a < b", "<count>", "<é>", "x <_y>", "cat <<EOF", "<", "<1>"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if angleSlot.MatchString(s) && !angleSlotStart(s) {
+			t.Errorf("%q holds a slot the pre-check misses", s)
+		}
+	})
+}

@@ -2,9 +2,11 @@ package skillfs
 
 import (
 	"errors"
+	"fmt"
 	iofs "io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -108,4 +110,62 @@ func must(t *testing.T, err error) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestReadBeneathAgreesWithRoot: a read resolved in one openat2 call
+// gives what the root's open gives, bytes or error, for every kind of
+// path (where there is no openat2 both are the root's).
+func TestReadBeneathAgreesWithRoot(t *testing.T) {
+	outside := t.TempDir()
+	dir := t.TempDir()
+	must(t, os.MkdirAll(filepath.Join(dir, "phases", "deep"), 0o755))
+	must(t, os.WriteFile(filepath.Join(dir, "phases", "deep", "a.md"), []byte("# a\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(outside, "secret"), []byte("s"), 0o644))
+	must(t, os.Symlink("deep/a.md", filepath.Join(dir, "phases", "link.md")))
+	must(t, os.Symlink("..", filepath.Join(dir, "phases", "deep", "up")))
+	must(t, os.Symlink("../"+filepath.Base(outside)+"/secret", filepath.Join(dir, "out.md")))
+	must(t, os.Symlink("loop.md", filepath.Join(dir, "loop.md")))
+	must(t, syscall.Mkfifo(filepath.Join(dir, "phases", "fifo.md"), 0o644))
+	fast, err := Open(dir)
+	must(t, err)
+	defer fast.Close()
+	slow, err := Open(dir)
+	must(t, err)
+	defer slow.Close()
+	slow.beneath = nil
+	if _, ok, _ := fast.readBeneath("phases/deep/up/deep/a.md"); !ok && fast.beneath != nil {
+		t.Error("a file beneath the root, through a link inside it, was not read in one resolution")
+	}
+	for _, name := range []string{
+		"phases/deep/a.md", "phases/link.md", "phases/deep/up/deep/a.md",
+		"out.md", "loop.md", "phases/fifo.md", "phases", "missing.md",
+		"phases/../out.md", "./phases/link.md", "phases//link.md", "/etc/passwd",
+	} {
+		got, gerr := fast.ReadFile(name)
+		want, werr := slow.ReadFile(name)
+		if string(got) != string(want) || fmt.Sprint(gerr) != fmt.Sprint(werr) {
+			t.Errorf("%s: one resolution %q, %v; the root's %q, %v", name, got, gerr, want, werr)
+		}
+	}
+	for _, name := range []string{".", "phases", "phases/deep/up", "phases/link.md", "out.md", "missing", "phases/../phases", "/etc"} {
+		got, gerr := fast.ReadDir(name)
+		want, werr := slow.ReadDir(name)
+		if g, w := listing(got), listing(want); g != w || fmt.Sprint(gerr) != fmt.Sprint(werr) {
+			t.Errorf("listing %s: one resolution %s, %v; the root's %s, %v", name, g, gerr, w, werr)
+		}
+	}
+}
+
+// listing shows a folder's entries with what their Info says.
+func listing(entries []iofs.DirEntry) string {
+	var b strings.Builder
+	for _, e := range entries {
+		info, err := e.Info()
+		if err != nil {
+			fmt.Fprintf(&b, "%s %v %v; ", e.Name(), e.Type(), err)
+			continue
+		}
+		fmt.Fprintf(&b, "%s %v %v %d; ", e.Name(), e.Type(), info.Mode(), info.Size())
+	}
+	return b.String()
 }
