@@ -124,24 +124,65 @@ func (b *Backend) open(id string, c *claim) *handle {
 // Claim claims run id: it reads the claim, judges it by this process's
 // clock (runstore.Lease), and takes it in one statement guarded by the
 // token and heartbeat it read, so that of two claimers exactly one wins
-// and a holder that beat meanwhile keeps its run. The process groups a
-// stale holder on this host left running are killed.
+// and a holder that beat meanwhile keeps its run; a claim that changed
+// between the read and the takeover is judged again (maxClaimTries). The
+// process groups a stale holder on this host left running are killed.
 func (b *Backend) Claim(ctx context.Context, id string, co runstore.ClaimOptions) (*runstore.Claimed, error) {
 	c := newClaim(co)
-	l, started, err := b.readLease(ctx, id)
-	if err != nil {
+	for try := 1; ; try++ {
+		l, started, err := b.readLease(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		if l.Token != "" && !l.Stale(time.Now()) {
+			return nil, l.Claimed(b.Where(id), started)
+		}
+		took, err := b.take(ctx, id, c, l)
+		if err != nil {
+			return nil, err
+		}
+		if took {
+			break
+		}
+		// Another claimer won, or the holder's heartbeat moved since it
+		// was read: it is judged again. A holder killed with a heartbeat
+		// under way moves it after its death (the server runs a statement
+		// whose client is gone): it is still stale, and is taken over.
+		if try == maxClaimTries {
+			l, started, err := b.readLease(ctx, id)
+			if err != nil {
+				return nil, err
+			}
+			return nil, l.Claimed(b.Where(id), started)
+		}
+	}
+	if err := b.db.Retry(ctx, "claiming run "+id, func() error { return b.killGroups(ctx, id) }); err != nil {
+		b.db.exec(ctx, `UPDATE runs SET holder = NULL, token = NULL WHERE id = ? AND token = ?`, id, c.token)
+		return nil, &runstore.WriteError{Err: fmt.Errorf("claiming run %s: %v", id, oneLine(err))}
+	}
+	h := b.open(id, c)
+	if err := b.db.Retry(ctx, "resuming run "+id, func() error { return h.numberOn(ctx) }); err != nil {
+		h.Release(ctx, false)
 		return nil, err
 	}
-	if l.Token != "" && !l.Stale(time.Now()) {
-		return nil, l.Claimed(b.Where(id), started)
-	}
+	return &runstore.Claimed{Handle: h, Key: id}, nil
+}
+
+// maxClaimTries is how many times Claim reads and judges a claim whose
+// guarded takeover found it changed.
+const maxClaimTries = 3
+
+// take takes run id for c in one statement guarded by the claim l it
+// read: the token and heartbeat, or no claim at all. It reports whether
+// the statement took it.
+func (b *Backend) take(ctx context.Context, id string, c *claim, l runstore.Lease) (bool, error) {
 	guard, args := `token IS NULL`, []any{}
 	if l.Token != "" {
 		guard, args = `token = ? AND heartbeat = ?`, []any{l.Token, ms(l.Heartbeat)}
 	}
 	now := ms(c.now())
 	var n int64
-	err = b.db.RetryWrite(ctx, "claiming run "+id, func() (bool, error) {
+	err := b.db.RetryWrite(ctx, "claiming run "+id, func() (bool, error) {
 		ok, err := b.db.holds(ctx, id, c.token)
 		if ok {
 			n = 1
@@ -156,27 +197,9 @@ func (b *Backend) Claim(ctx context.Context, id string, co runstore.ClaimOptions
 		return err
 	})
 	if err != nil {
-		return nil, &runstore.WriteError{Err: fmt.Errorf("claiming run %s: %v", id, oneLine(err))}
+		return false, &runstore.WriteError{Err: fmt.Errorf("claiming run %s: %v", id, oneLine(err))}
 	}
-	if n != 1 {
-		// Another claimer won, or the holder beat: whoever holds it now
-		// is named.
-		l, started, err := b.readLease(ctx, id)
-		if err != nil {
-			return nil, err
-		}
-		return nil, l.Claimed(b.Where(id), started)
-	}
-	if err := b.db.Retry(ctx, "claiming run "+id, func() error { return b.killGroups(ctx, id) }); err != nil {
-		b.db.exec(ctx, `UPDATE runs SET holder = NULL, token = NULL WHERE id = ? AND token = ?`, id, c.token)
-		return nil, &runstore.WriteError{Err: fmt.Errorf("claiming run %s: %v", id, oneLine(err))}
-	}
-	h := b.open(id, c)
-	if err := b.db.Retry(ctx, "resuming run "+id, func() error { return h.numberOn(ctx) }); err != nil {
-		h.Release(ctx, false)
-		return nil, err
-	}
-	return &runstore.Claimed{Handle: h, Key: id}, nil
+	return n == 1, nil
 }
 
 // killGroups kills the process groups of run id recorded on this host,
