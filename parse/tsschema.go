@@ -21,8 +21,9 @@ type tsTok struct {
 	col  int // 1-based
 }
 
-func tsLex(src string) []tsTok {
-	var toks []tsTok
+// tsLex splits src into tokens; end is where the text ends, the position
+// of what is read past the last token.
+func tsLex(src string) (toks []tsTok, end tsTok) {
 	line, col := 0, 1
 	rs := []rune(src)
 	for i := 0; i < len(rs); {
@@ -90,11 +91,14 @@ func tsLex(src string) []tsTok {
 			adv(1)
 		}
 	}
-	return toks
+	return toks, tsTok{line: line, col: col}
 }
 
 type tsParser struct {
-	toks  []tsTok
+	toks []tsTok
+	// end is the token past the last: its position is the text's end, where
+	// a block cut short is reported.
+	end   tsTok
 	i     int
 	block *plan.CodeBlock
 	notes []plan.Diagnostic
@@ -113,7 +117,7 @@ func (p *tsParser) peek() tsTok {
 	if p.i < len(p.toks) {
 		return p.toks[p.i]
 	}
-	return tsTok{}
+	return p.end
 }
 
 func (p *tsParser) next() tsTok {
@@ -177,7 +181,8 @@ func (p *tsParser) skipBalanced(stops string) {
 // into a JSON Schema rooted at the interface named like *State (else the
 // first one). ok is false when the block declares nothing.
 func convertTS(block *plan.CodeBlock) (schema map[string]any, root string, notes []plan.Diagnostic, ok bool) {
-	p := &tsParser{toks: tsLex(block.Text), block: block, defs: map[string]map[string]any{}, bases: map[string][]string{}}
+	toks, end := tsLex(block.Text)
+	p := &tsParser{toks: toks, end: end, block: block, defs: map[string]map[string]any{}, bases: map[string][]string{}}
 	for p.peek().kind != 0 {
 		p.accept('i', "export")
 		p.accept('i', "declare")
