@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"path/filepath"
-	"slices"
 	"sync"
 	"time"
 )
@@ -237,16 +235,7 @@ func (r *Record) record(e Event, mode Mode) error {
 			r.noteLost(err)
 			return err
 		}
-		// Not Clone when e changes no step: the steps' list of a long
-		// loop is megabytes, and Apply only appends to the lists then
-		// (capped, the append copies).
-		p := r.progress
-		p.CompletedSteps = slices.Clip(p.CompletedSteps)
-		p.CompletedPhases = slices.Clip(p.CompletedPhases)
-		p.ChecklistStatus = maps.Clone(p.ChecklistStatus)
-		if e.Record != nil || len(e.Inputs) > 0 {
-			p = r.progress.Clone()
-		}
+		p := r.progress.Clone()
 		p.Apply(&e)
 		if err := r.snapshot(&p); err != nil {
 			return err
@@ -322,7 +311,7 @@ func (r *Record) due(e *Event) bool {
 		// written then, is the whole run's.
 		return false
 	}
-	steps := len(r.progress.CompletedSteps)
+	steps := r.progress.CompletedSteps.Len()
 	since := time.Since(r.snapped)
 	if e.Level() == LevelPhase && (e.To == "completed" || e.To == "failed") {
 		return r.commits*SnapshotShare >= steps || since >= SnapshotLongest

@@ -38,11 +38,11 @@ func WriteProgress(w io.Writer, p *Progress) error {
 	str("currentPhase", p.CurrentPhase)
 	num("currentStep", p.CurrentStep)
 	num("totalSteps", p.TotalSteps)
-	if len(p.CompletedSteps) == 0 {
+	if p.CompletedSteps.Len() == 0 {
 		b.WriteString("completedSteps: []\n")
 	} else {
 		b.WriteString("completedSteps:\n")
-		for _, s := range p.CompletedSteps {
+		for s := range p.CompletedSteps.All() {
 			b.WriteString("  - step: " + strconv.Itoa(s.Step) + "\n")
 			b.WriteString("    status: " + s.Status + "\n")
 			b.WriteString("    evidenceCaptured: " + strconv.FormatBool(s.EvidenceCaptured) + "\n")
