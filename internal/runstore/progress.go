@@ -3,6 +3,7 @@ package runstore
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"maps"
 	"slices"
 	"strings"
@@ -513,14 +514,18 @@ func (p Progress) Clone() Progress {
 	return p
 }
 
-// EncodeState is state.json's content.
-func EncodeState(state map[string]any) ([]byte, error) {
+// WriteState writes state.json's content to w: the state indented, and a
+// newline. An Encoder writes from its own buffers, where MarshalIndent
+// and the newline appended made three copies of a long loop's state
+// (hundreds of kilobytes) at each snapshot.
+func WriteState(w io.Writer, state map[string]any) error {
 	if state == nil {
 		state = map[string]any{}
 	}
-	data, err := json.MarshalIndent(state, "", "  ")
-	if err != nil {
-		return nil, fmt.Errorf("encoding state: %w", err)
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(state); err != nil {
+		return fmt.Errorf("encoding state: %w", err)
 	}
-	return append(data, '\n'), nil
+	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"sync"
 	"time"
@@ -421,11 +422,8 @@ func (r *Record) flush(all bool) error {
 		return err
 	}
 	if r.stale {
-		data, err := EncodeState(r.state)
-		if err == nil {
-			err = WriteFile(r.files, filepath.Join(r.work, StateFile), data, false)
-		}
-		if err != nil {
+		write := func(w io.Writer) error { return WriteState(w, r.state) }
+		if err := WriteFileFrom(r.files, filepath.Join(r.work, StateFile), write, false); err != nil {
 			return err
 		}
 		r.stale = false

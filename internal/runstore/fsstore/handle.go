@@ -281,11 +281,11 @@ func (h *handle) writeThreads(cs []runstore.Checkpoint) ([]runstore.Checkpoint, 
 	}
 	for len(cs) > 0 {
 		c := cs[0]
-		data, err := json.Marshal(c)
-		if err != nil {
-			return cs, fmt.Errorf("encoding checkpoint: %w", err)
-		}
-		if err := runstore.WriteFile(h.files, filepath.Join(dir, strconv.Itoa(c.N)+".json"), append(data, '\n'), false); err != nil {
+		// Encoded as it is written: the state of a long loop's
+		// checkpoint is hundreds of kilobytes, and a copy of it with
+		// the newline appended was two more.
+		write := func(w io.Writer) error { return json.NewEncoder(w).Encode(c) }
+		if err := runstore.WriteFileFrom(h.files, filepath.Join(dir, strconv.Itoa(c.N)+".json"), write, false); err != nil {
 			return cs, err
 		}
 		cs = cs[1:]
