@@ -49,11 +49,16 @@ func (s Steps) Len() int { return len(s.at) }
 
 // At is record i (0-based): step i+1.
 func (s Steps) At(i int) StepRecord {
-	a := s.at[i]
-	r := a.kind.rec
+	r := s.at[i].kind.rec
 	r.Step = i + 1
-	r.Timestamp = time.Unix(a.sec, int64(a.nsec)).In(a.kind.loc)
+	r.Timestamp = s.time(i)
 	return r
+}
+
+// time is record i's Timestamp.
+func (s Steps) time(i int) time.Time {
+	a := s.at[i]
+	return time.Unix(a.sec, int64(a.nsec)).In(a.kind.loc)
 }
 
 // All yields the records in order.

@@ -3,6 +3,8 @@ package runstore
 import (
 	"encoding/json"
 	"runtime"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -92,5 +94,34 @@ func BenchmarkStepsLive(b *testing.B) {
 		runtime.ReadMemStats(&after)
 		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/n, "B/record")
 		runtime.KeepAlive(p)
+	}
+}
+
+// skill-state.yaml's records are written as each record's fields say,
+// whatever kind they share.
+func TestStepsWrittenAsTheirRecords(t *testing.T) {
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 120000000, time.UTC)
+	recs := []StepRecord{
+		NewStepRecord(1, "a", "A <&>", StepCompleted, false, t0),
+		NewStepRecord(2, "01-x#1", "", StepSkipped, true, t0.In(time.FixedZone("e", 3600))),
+		NewStepRecord(3, "a", "A <&>", StepCompleted, false, t0.Add(time.Nanosecond)),
+		NewStepRecord(4, "b\n\"c\"", "t", StepFailed, false, t0),
+	}
+	p := Progress{CompletedSteps: NewSteps(recs...)}
+	want := "completedSteps:\n"
+	for i, r := range recs {
+		want += "  - step: " + strconv.Itoa(i+1) + "\n    status: " + r.Status + "\n    evidenceCaptured: " + strconv.FormatBool(r.EvidenceCaptured) +
+			"\n    timestamp: " + quote(r.Timestamp.Format(time.RFC3339Nano)) + "\n    id: " + quote(r.ID) + "\n"
+		if r.Title != "" {
+			want += "    title: " + quote(r.Title) + "\n"
+		}
+		if r.Skipped {
+			want += "    skipped: true\n"
+		}
+		want += "    result: " + string(r.Result) + "\n"
+	}
+	got := string(EncodeProgress(&p))
+	if _, after, _ := strings.Cut(got, "completedSteps:\n"); !strings.HasPrefix("completedSteps:\n"+after, want) {
+		t.Errorf("records written:\n%s\nwant\n%s", got, want)
 	}
 }
