@@ -371,7 +371,7 @@ func (p *Progress) Apply(e *Event) {
 	if r := e.Record; r != nil {
 		p.record(*r)
 		p.loading = ""
-		p.LastAction = fmt.Sprintf("%s %s: %s", r.ID, r.Title, r.Result)
+		p.LastAction = r.ID + " " + r.Title + ": " + string(r.Result)
 	}
 	switch e.Level() {
 	case LevelStep:

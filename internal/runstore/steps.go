@@ -108,7 +108,10 @@ func (s *Steps) stamp(r StepRecord) stepAt {
 		if s.kinds == nil {
 			s.kinds = map[stepKind]*stepKind{}
 		}
-		p = &k
+		// A copy: k itself stays on the stack for the lookups that
+		// find their kind.
+		kind := k
+		p = &kind
 		s.kinds[k] = p
 	}
 	return stepAt{sec: r.Timestamp.Unix(), nsec: int32(r.Timestamp.Nanosecond()), kind: p}
