@@ -404,7 +404,7 @@ type taken struct {
 
 func takenFrom(p runstore.Progress) *taken {
 	t := &taken{done: map[string]bool{}, scopePhase: p.ScopePhase, scope: p.Scope}
-	for _, s := range p.CompletedSteps {
+	for s := range p.CompletedSteps.All() {
 		if s.Done() {
 			t.done[s.ID] = true
 		}

@@ -105,7 +105,7 @@ func Plan(o Options) (*DryRun, error) {
 			return nil, err
 		}
 		p := sum.Progress
-		for _, st := range p.CompletedSteps {
+		for st := range p.CompletedSteps.All() {
 			if st.Done() {
 				done[st.ID] = true
 			}

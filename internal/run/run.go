@@ -388,7 +388,7 @@ func changedSteps(s *plan.Skill, p runstore.Progress) []string {
 		}
 	}
 	var out []string
-	for _, r := range p.CompletedSteps {
+	for r := range p.CompletedSteps.All() {
 		if !r.Done() || !strings.Contains(r.ID, "#") {
 			// A failure runs again, and an action is not a step.
 			continue

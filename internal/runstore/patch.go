@@ -48,12 +48,16 @@ type changeJSON struct {
 // few changes an iteration, and two reflective encodings of each were
 // most of what encoding its line cost.
 func (c Change) MarshalJSON() ([]byte, error) {
+	return c.appendJSON(make([]byte, 0, 24+len(c.Value)))
+}
+
+// appendJSON appends MarshalJSON's encoding of c to b.
+func (c Change) appendJSON(b []byte) ([]byte, error) {
 	switch c.Op {
 	case OpSet, OpAppend, OpUnset:
 	default:
-		return json.Marshal(changeJSON{Op: c.Op, Path: c.Path, Value: c.Value})
+		return appendMarshal(b, changeJSON{Op: c.Op, Path: c.Path, Value: c.Value})
 	}
-	b := make([]byte, 0, 24+len(c.Value))
 	b = append(b, '{', '"')
 	b = append(b, c.Op...)
 	b = append(b, '"', ':')

@@ -83,10 +83,10 @@ func TestReplayLogWithImpliedCompletions(t *testing.T) {
 				t.Errorf("%s: an action's loading line reads as from %q, titled %q", name, e.From, e.Detail)
 			}
 		}
-		if len(rep.Progress.CompletedSteps) != 3 || len(rep.Checkpoints) != 2 || rep.Taken != 4 {
-			t.Fatalf("%s: %d steps, %d checkpoints (%d taken), want 3, 2 (4)", name, len(rep.Progress.CompletedSteps), len(rep.Checkpoints), rep.Taken)
+		if rep.Progress.CompletedSteps.Len() != 3 || len(rep.Checkpoints) != 2 || rep.Taken != 4 {
+			t.Fatalf("%s: %d steps, %d checkpoints (%d taken), want 3, 2 (4)", name, rep.Progress.CompletedSteps.Len(), len(rep.Checkpoints), rep.Taken)
 		}
-		for n, s := range rep.Progress.CompletedSteps {
+		for n, s := range rep.Progress.CompletedSteps.Records() {
 			if s.Step != n+1 || s.ID != "action-noop" || s.Title != "No-op" || s.Status != StatusPass || s.Result != StepCompleted || s.Timestamp.IsZero() {
 				t.Errorf("%s: step %d replayed as %+v", name, n+1, s)
 			}

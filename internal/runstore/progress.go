@@ -3,6 +3,7 @@ package runstore
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"maps"
 	"slices"
 	"strings"
@@ -111,8 +112,8 @@ type Progress struct {
 	// TotalSteps is the number of steps of the phases; for autonomous
 	// and hybrid skills, plus the actions started so far, since how many
 	// a loop will run is known only when it ends.
-	TotalSteps     int          `yaml:"totalSteps" json:"totalSteps" jsonschema:"required,minimum=0"`
-	CompletedSteps []StepRecord `yaml:"completedSteps" json:"completedSteps" jsonschema:"required"`
+	TotalSteps     int   `yaml:"totalSteps" json:"totalSteps" jsonschema:"required,minimum=0"`
+	CompletedSteps Steps `yaml:"completedSteps" json:"completedSteps" jsonschema:"required"`
 	// ChecklistStatus has pre-run (validation: inputs, the lint gate, the
 	// first preconditions; completed once the run passed them) and
 	// evidence (the declared outputs verified: in_progress while phases
@@ -311,14 +312,14 @@ func (l Loop) Moves(e *Event) (Loop, bool) {
 
 // StepDone reports whether the step has a record in completedSteps.
 func (p Progress) StepDone(step string) bool {
-	return slices.ContainsFunc(p.CompletedSteps, func(s StepRecord) bool { return s.ID == step && s.Done() })
+	return p.CompletedSteps.has(step)
 }
 
 // StepsDone counts the steps and actions that ended for good.
 func (p Progress) StepsDone() int {
 	n := 0
-	for _, r := range p.CompletedSteps {
-		if r.Done() {
+	for i := range p.CompletedSteps.Len() {
+		if p.CompletedSteps.done(i) {
 			n++
 		}
 	}
@@ -340,8 +341,7 @@ func (p *Progress) Apply(e *Event) {
 			ChecklistStatus: map[string]string{"pre-run": ChecklistPending, "evidence": ChecklistPending},
 			RunState:        RunPending, SkillHash: s.SkillHash, RunID: s.RunID, Skill: s.Skill, SkillRelease: s.SkillVersion,
 			SkillDir: s.SkillDir, Mode: s.Mode, Inputs: maps.Clone(s.Inputs), Phases: s.Phases,
-			Args: slices.Clone(s.Args), SessionID: s.SessionID,
-			CompletedSteps: []StepRecord{}, CompletedPhases: []string{},
+			Args: slices.Clone(s.Args), SessionID: s.SessionID, CompletedPhases: []string{},
 		}
 	}
 	if len(e.Inputs) > 0 {
@@ -371,7 +371,7 @@ func (p *Progress) Apply(e *Event) {
 	if r := e.Record; r != nil {
 		p.record(*r)
 		p.loading = ""
-		p.LastAction = fmt.Sprintf("%s %s: %s", r.ID, r.Title, r.Result)
+		p.LastAction = r.ID + " " + r.Title + ": " + string(r.Result)
 	}
 	switch e.Level() {
 	case LevelStep:
@@ -386,7 +386,7 @@ func (p *Progress) Apply(e *Event) {
 		}
 	case LevelAction:
 		p.applyUnit(p.Phase, e)
-		if e.To == "loading" && e.Action != p.loading && p.number(e.Action) > len(p.CompletedSteps) {
+		if e.To == "loading" && e.Action != p.loading && p.number(e.Action) > p.CompletedSteps.Len() {
 			// A loop's steps are the actions it started. An action loaded
 			// again before it finished (a retry within it, a resume after
 			// an interruption) or run again after failing is the step it
@@ -435,30 +435,30 @@ func (p *Progress) Apply(e *Event) {
 // else the next.
 func (p *Progress) number(id string) int {
 	if p.failed == 0 {
-		return len(p.CompletedSteps) + 1
+		return p.CompletedSteps.Len() + 1
 	}
-	if i := slices.IndexFunc(p.CompletedSteps, func(s StepRecord) bool { return s.ID == id && !s.Done() }); i >= 0 {
+	if i := p.CompletedSteps.failed(id); i >= 0 {
 		return i + 1
 	}
-	return len(p.CompletedSteps) + 1
+	return p.CompletedSteps.Len() + 1
 }
 
 // record files a finished step under its number: in place of its failed
 // record when it ran again after failing, so that numbers stay unique and
 // stable (shared/seeds/002), else at the end.
 func (p *Progress) record(r StepRecord) {
-	r.Step = p.number(r.ID)
+	n := p.number(r.ID)
 	if !r.Done() {
 		p.failed++
 	}
-	if r.Step <= len(p.CompletedSteps) {
-		if !p.CompletedSteps[r.Step-1].Done() {
+	if n <= p.CompletedSteps.Len() {
+		if !p.CompletedSteps.done(n - 1) {
 			p.failed--
 		}
-		p.CompletedSteps[r.Step-1] = r
+		p.CompletedSteps.set(n-1, r)
 		return
 	}
-	p.CompletedSteps = append(p.CompletedSteps, r)
+	p.CompletedSteps.add(r)
 }
 
 // applyUnit follows a phase's (or action's, within phase) lifecycle in
@@ -485,9 +485,10 @@ func (p *Progress) applyUnit(phase string, e *Event) {
 }
 
 // Clone copies the slices and maps so a caller may keep the copy while the
-// run changes.
+// run changes. completedSteps is shared, not copied (Steps): a long
+// loop's is megabytes as records.
 func (p Progress) Clone() Progress {
-	p.CompletedSteps = slices.Clone(p.CompletedSteps)
+	p.CompletedSteps = p.CompletedSteps.clone()
 	p.CompletedPhases = slices.Clone(p.CompletedPhases)
 	p.ChecklistStatus = maps.Clone(p.ChecklistStatus)
 	p.Inputs = maps.Clone(p.Inputs)
@@ -513,14 +514,18 @@ func (p Progress) Clone() Progress {
 	return p
 }
 
-// EncodeState is state.json's content.
-func EncodeState(state map[string]any) ([]byte, error) {
+// WriteState writes state.json's content to w: the state indented, and a
+// newline. An Encoder writes from its own buffers, where MarshalIndent
+// and the newline appended made three copies of a long loop's state
+// (hundreds of kilobytes) at each snapshot.
+func WriteState(w io.Writer, state map[string]any) error {
 	if state == nil {
 		state = map[string]any{}
 	}
-	data, err := json.MarshalIndent(state, "", "  ")
-	if err != nil {
-		return nil, fmt.Errorf("encoding state: %w", err)
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(state); err != nil {
+		return fmt.Errorf("encoding state: %w", err)
 	}
-	return append(data, '\n'), nil
+	return nil
 }

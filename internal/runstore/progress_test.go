@@ -16,7 +16,7 @@ func TestProgressEncodingRoundTrip(t *testing.T) {
 	for _, s := range nasty {
 		p := Progress{
 			SkillVersion: s, StartedAt: now, CurrentPhase: s, CurrentStep: 2, TotalSteps: 3,
-			CompletedSteps:  []StepRecord{{Step: 1, Status: StatusPass, EvidenceCaptured: true, Timestamp: now, ID: s, Title: s, Result: StepCompleted}},
+			CompletedSteps:  NewSteps(StepRecord{Step: 1, Status: StatusPass, EvidenceCaptured: true, Timestamp: now, ID: s, Title: s, Result: StepCompleted}),
 			ChecklistStatus: map[string]string{"pre-run": s, s: "x"},
 			LastAction:      s, Error: &RunError{Step: 2, Message: s, ID: s, Diagnostics: Diagnostics{Console: []string{s, "x"}, Stderr: s, Stdout: s, Files: []string{s}}}, CompletedAt: &now,
 			RunState: RunFailed, SkillHash: s, RunID: s, Skill: s, SkillRelease: s + "v", SkillDir: s, Mode: s, Phase: s,

@@ -5,9 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
+	"io"
 	"path/filepath"
-	"slices"
 	"sync"
 	"time"
 )
@@ -237,16 +236,7 @@ func (r *Record) record(e Event, mode Mode) error {
 			r.noteLost(err)
 			return err
 		}
-		// Not Clone when e changes no step: the steps' list of a long
-		// loop is megabytes, and Apply only appends to the lists then
-		// (capped, the append copies).
-		p := r.progress
-		p.CompletedSteps = slices.Clip(p.CompletedSteps)
-		p.CompletedPhases = slices.Clip(p.CompletedPhases)
-		p.ChecklistStatus = maps.Clone(p.ChecklistStatus)
-		if e.Record != nil || len(e.Inputs) > 0 {
-			p = r.progress.Clone()
-		}
+		p := r.progress.Clone()
 		p.Apply(&e)
 		if err := r.snapshot(&p); err != nil {
 			return err
@@ -322,7 +312,7 @@ func (r *Record) due(e *Event) bool {
 		// written then, is the whole run's.
 		return false
 	}
-	steps := len(r.progress.CompletedSteps)
+	steps := r.progress.CompletedSteps.Len()
 	since := time.Since(r.snapped)
 	if e.Level() == LevelPhase && (e.To == "completed" || e.To == "failed") {
 		return r.commits*SnapshotShare >= steps || since >= SnapshotLongest
@@ -432,11 +422,8 @@ func (r *Record) flush(all bool) error {
 		return err
 	}
 	if r.stale {
-		data, err := EncodeState(r.state)
-		if err == nil {
-			err = WriteFile(r.files, filepath.Join(r.work, StateFile), data, false)
-		}
-		if err != nil {
+		write := func(w io.Writer) error { return WriteState(w, r.state) }
+		if err := WriteFileFrom(r.files, filepath.Join(r.work, StateFile), write, false); err != nil {
 			return err
 		}
 		r.stale = false

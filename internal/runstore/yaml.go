@@ -38,24 +38,11 @@ func WriteProgress(w io.Writer, p *Progress) error {
 	str("currentPhase", p.CurrentPhase)
 	num("currentStep", p.CurrentStep)
 	num("totalSteps", p.TotalSteps)
-	if len(p.CompletedSteps) == 0 {
+	if p.CompletedSteps.Len() == 0 {
 		b.WriteString("completedSteps: []\n")
 	} else {
 		b.WriteString("completedSteps:\n")
-		for _, s := range p.CompletedSteps {
-			b.WriteString("  - step: " + strconv.Itoa(s.Step) + "\n")
-			b.WriteString("    status: " + s.Status + "\n")
-			b.WriteString("    evidenceCaptured: " + strconv.FormatBool(s.EvidenceCaptured) + "\n")
-			b.WriteString("    timestamp: " + stamp(s.Timestamp) + "\n")
-			b.WriteString("    id: " + quote(s.ID) + "\n")
-			if s.Title != "" {
-				b.WriteString("    title: " + quote(s.Title) + "\n")
-			}
-			if s.Skipped {
-				b.WriteString("    skipped: true\n")
-			}
-			b.WriteString("    result: " + string(s.Result) + "\n")
-		}
+		writeSteps(b, p.CompletedSteps)
 	}
 	b.WriteString("checklistStatus:\n")
 	for _, k := range slices.Sorted(maps.Keys(p.ChecklistStatus)) {
@@ -124,6 +111,40 @@ func WriteProgress(w io.Writer, p *Progress) error {
 	return b.Flush()
 }
 
+// writeSteps writes the records of completedSteps, a long loop's
+// thousands of them at each snapshot: made in one buffer, what a
+// record shares with its kind (Steps) encoded once per kind, as
+// quote and stamp would.
+func writeSteps(b *bufio.Writer, steps Steps) {
+	type lines struct{ head, tail []byte }
+	kinds := map[*stepKind]lines{}
+	var line []byte
+	for i, a := range steps.at {
+		k, ok := kinds[a.kind]
+		if !ok {
+			r := a.kind.rec
+			k.head = []byte("    status: " + r.Status + "\n    evidenceCaptured: " + strconv.FormatBool(r.EvidenceCaptured) + "\n")
+			tail := "\n    id: " + quote(r.ID) + "\n"
+			if r.Title != "" {
+				tail += "    title: " + quote(r.Title) + "\n"
+			}
+			if r.Skipped {
+				tail += "    skipped: true\n"
+			}
+			k.tail = []byte(tail + "    result: " + string(r.Result) + "\n")
+			kinds[a.kind] = k
+		}
+		line = append(line[:0], "  - step: "...)
+		line = strconv.AppendInt(line, int64(i+1), 10)
+		line = append(line, '\n')
+		line = append(line, k.head...)
+		line = append(line, "    timestamp: "...)
+		line = appendStamp(line, steps.time(i))
+		line = append(line, k.tail...)
+		b.Write(line)
+	}
+}
+
 func list(b *bufio.Writer, key string, items []string) {
 	if len(items) == 0 {
 		b.WriteString(key + ": []\n")
@@ -141,4 +162,12 @@ func quote(s string) string {
 	return string(data)
 }
 
-func stamp(t time.Time) string { return quote(t.Format(time.RFC3339Nano)) }
+func stamp(t time.Time) string { return string(appendStamp(nil, t)) }
+
+// appendStamp appends t as stamp writes it: RFC 3339 in double quotes,
+// which it needs no escaping in.
+func appendStamp(b []byte, t time.Time) []byte {
+	b = append(b, '"')
+	b = t.AppendFormat(b, time.RFC3339Nano)
+	return append(b, '"')
+}

@@ -118,7 +118,7 @@ func crashResume(t *testing.T, b crashtest.Backend) {
 			if err != nil || !json.Valid(data) {
 				t.Fatalf("%s: state.json is not valid JSON (%v): %q", what, err, data)
 			}
-			for _, s := range p.CompletedSteps {
+			for s := range p.CompletedSteps.All() {
 				done[s.ID] = true
 			}
 			if p.RunState == runstore.RunRunning {
@@ -133,11 +133,11 @@ func crashResume(t *testing.T, b crashtest.Backend) {
 			t.Fatalf("%s: %v", what, err)
 		}
 		final := sum.Progress
-		if final.RunState != runstore.RunCompleted || len(final.CompletedSteps) != 10 {
-			t.Fatalf("%s: run ended %s with %d steps", what, final.RunState, len(final.CompletedSteps))
+		if final.RunState != runstore.RunCompleted || final.CompletedSteps.Len() != 10 {
+			t.Fatalf("%s: run ended %s with %d steps", what, final.RunState, final.CompletedSteps.Len())
 		}
 		var ids []string
-		for _, s := range final.CompletedSteps {
+		for s := range final.CompletedSteps.All() {
 			ids = append(ids, s.ID)
 		}
 		reran += crashtest.CountRuns(t, what, filepath.Join(dir, "steps.log"), ids, func(id string) bool { return done[id] })

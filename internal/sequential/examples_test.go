@@ -43,7 +43,7 @@ func TestExampleSequential(t *testing.T) {
 		t.Errorf("report.md:\n%s", report)
 	}
 	p := progress(t, res.Dir)
-	if p.TotalSteps != 4 || len(p.CompletedSteps) != 4 || len(p.CompletedPhases) != 3 || p.SkillHash != s.Hash {
+	if p.TotalSteps != 4 || p.CompletedSteps.Len() != 4 || len(p.CompletedPhases) != 3 || p.SkillHash != s.Hash {
 		t.Errorf("progress: %+v", p)
 	}
 	for _, want := range []string{"phase 1/3 01-collect: Collect", "step 02-count#2 Summarize as JSON: completed", "run " + res.ID + ": completed"} {

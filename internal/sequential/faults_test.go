@@ -68,7 +68,7 @@ func TestDiskFullThenResume(t *testing.T) {
 				t.Fatalf("state.json after a full disk is not valid JSON: %v %q", err, data)
 			}
 			done := map[string]bool{}
-			for _, s := range p.CompletedSteps {
+			for s := range p.CompletedSteps.All() {
 				done[s.ID] = true
 			}
 			if !done[engine.StepID("02-p", 1)] {
@@ -80,15 +80,15 @@ func TestDiskFullThenResume(t *testing.T) {
 				t.Fatalf("resume with room again: %v", err)
 			}
 			final := progress(t, dir)
-			if final.RunState != runstore.RunCompleted || len(final.CompletedSteps) != 10 {
-				t.Fatalf("resumed run ended %s with %d steps", final.RunState, len(final.CompletedSteps))
+			if final.RunState != runstore.RunCompleted || final.CompletedSteps.Len() != 10 {
+				t.Fatalf("resumed run ended %s with %d steps", final.RunState, final.CompletedSteps.Len())
 			}
 			counts := map[string]int{}
 			log, _ := os.ReadFile(filepath.Join(dir, "steps.log"))
 			for _, l := range strings.Fields(string(log)) {
 				counts[l]++
 			}
-			for _, s := range final.CompletedSteps {
+			for s := range final.CompletedSteps.All() {
 				if n := counts[s.ID]; n != 1 && !(n == 2 && !done[s.ID]) {
 					t.Errorf("step %s ran %d times (completed before the full disk: %v)", s.ID, n, done[s.ID])
 				}
@@ -152,15 +152,15 @@ func TestResumeTakesOverDeadClaim(t *testing.T) {
 		t.Fatalf("claim.json after the kill = %+v, %v; want the dead process's", held, err)
 	}
 	done := map[string]bool{}
-	for _, s := range progress(t, dir).CompletedSteps {
+	for s := range progress(t, dir).CompletedSteps.All() {
 		done[s.ID] = true
 	}
 	if out, err := helper(t, skillDir, "0", "HELPER_RESUME="+dir).CombinedOutput(); err != nil {
 		t.Fatalf("resume over a dead process's claim: %v\n%s", err, out)
 	}
 	final := progress(t, dir)
-	if final.RunState != runstore.RunCompleted || len(final.CompletedSteps) != 10 {
-		t.Fatalf("resumed run ended %s with %d steps", final.RunState, len(final.CompletedSteps))
+	if final.RunState != runstore.RunCompleted || final.CompletedSteps.Len() != 10 {
+		t.Fatalf("resumed run ended %s with %d steps", final.RunState, final.CompletedSteps.Len())
 	}
 	log, _ := os.ReadFile(filepath.Join(dir, "steps.log"))
 	for step := range done {

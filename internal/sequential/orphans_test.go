@@ -157,7 +157,7 @@ func TestClaimDeletedUnderLiveRun(t *testing.T) {
 		}
 		final := progress(t, dir)
 		var ids []string
-		for _, s := range final.CompletedSteps {
+		for s := range final.CompletedSteps.All() {
 			ids = append(ids, s.ID)
 		}
 		if final.RunState != runstore.RunCompleted || len(ids) != 10 {
@@ -205,7 +205,7 @@ func TestFrozenHolderStopsBeforeWriting(t *testing.T) {
 	}
 	final := progress(t, dir)
 	var ids []string
-	for _, s := range final.CompletedSteps {
+	for s := range final.CompletedSteps.All() {
 		ids = append(ids, s.ID)
 	}
 	if final.RunState != runstore.RunCompleted || len(ids) != 10 {

@@ -28,7 +28,7 @@ func Run(ctx context.Context, r *engine.Runner, phases []*plan.Phase, loop Loop)
 	// from here on it never revisits.
 	p := r.Record().Progress()
 	done := map[string]bool{}
-	for _, s := range p.CompletedSteps {
+	for s := range p.CompletedSteps.All() {
 		if s.Done() {
 			done[s.ID] = true
 		}

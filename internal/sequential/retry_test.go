@@ -59,7 +59,7 @@ func TestRetryAfterFix(t *testing.T) {
 	// Step 2's pass takes the place and number of its failure
 	// (shared/seeds/002: numbers are unique); the failure stays in the
 	// event log.
-	if p.Error != nil || p.CompletedAt == nil || p.StepsDone() != 2 || len(p.CompletedSteps) != 2 || p.CompletedSteps[1].Status != runstore.StatusPass || p.CompletedSteps[1].Step != 2 {
+	if p.Error != nil || p.CompletedAt == nil || p.StepsDone() != 2 || p.CompletedSteps.Len() != 2 || p.CompletedSteps.At(1).Status != runstore.StatusPass || p.CompletedSteps.At(1).Step != 2 {
 		t.Errorf("progress after the retry: error %v, steps %v", p.Error, p.CompletedSteps)
 	}
 	if st, _ := readState(res.Dir); st["status"] != "completed" {

@@ -125,7 +125,7 @@ func TestStepPolicies(t *testing.T) {
 			}
 			p := progress(t, res.Dir)
 			var got []string
-			for _, r := range p.CompletedSteps {
+			for r := range p.CompletedSteps.All() {
 				got = append(got, string(r.Result))
 			}
 			if g := strings.Join(got, " "); g != strings.TrimPrefix(tt.wantSteps, "-") {

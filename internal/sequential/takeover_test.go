@@ -34,7 +34,7 @@ func TestAgentTakesOverFailedStep(t *testing.T) {
 		t.Errorf("the agent was not told of the failure:\n%s", prompt)
 	}
 	p := progress(t, res.Dir)
-	if len(p.CompletedSteps) != 1 || p.CompletedSteps[0].Result != runstore.StepCompleted {
+	if p.CompletedSteps.Len() != 1 || p.CompletedSteps.At(0).Result != runstore.StepCompleted {
 		t.Errorf("steps = %+v", p.CompletedSteps)
 	}
 

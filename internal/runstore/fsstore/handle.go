@@ -50,6 +50,8 @@ type handle struct {
 	files   runstore.Files
 	durable bool
 	claim   *claim
+	// line is the buffer the last line was made in (appendLine).
+	line []byte
 	// created says the run is new: its log's folder entry must be synced
 	// once the first line is.
 	created bool
@@ -132,7 +134,7 @@ func (h *handle) Append(_ context.Context, b runstore.Batch, mode runstore.Mode)
 		if e.Start == nil {
 			e.Run = ""
 		}
-		if err := h.appendLine(&h.events, EventsFile, e); err != nil {
+		if err := h.appendLine(&h.events, EventsFile, e.AppendJSON); err != nil {
 			return err
 		}
 		h.unsynced = true
@@ -140,7 +142,7 @@ func (h *handle) Append(_ context.Context, b runstore.Batch, mode runstore.Mode)
 	h.threads = append(h.threads, b.Checkpoints...)
 	for _, m := range b.Metrics {
 		m.Run = ""
-		if err := h.appendLine(&h.metrics, h.layout.metrics, m); err != nil {
+		if err := h.appendLine(&h.metrics, h.layout.metrics, m.AppendJSON); err != nil {
 			return err
 		}
 	}
@@ -281,11 +283,11 @@ func (h *handle) writeThreads(cs []runstore.Checkpoint) ([]runstore.Checkpoint, 
 	}
 	for len(cs) > 0 {
 		c := cs[0]
-		data, err := json.Marshal(c)
-		if err != nil {
-			return cs, fmt.Errorf("encoding checkpoint: %w", err)
-		}
-		if err := runstore.WriteFile(h.files, filepath.Join(dir, strconv.Itoa(c.N)+".json"), append(data, '\n'), false); err != nil {
+		// Encoded as it is written: the state of a long loop's
+		// checkpoint is hundreds of kilobytes, and a copy of it with
+		// the newline appended was two more.
+		write := func(w io.Writer) error { return json.NewEncoder(w).Encode(c) }
+		if err := runstore.WriteFileFrom(h.files, filepath.Join(dir, strconv.Itoa(c.N)+".json"), write, false); err != nil {
 			return cs, err
 		}
 		cs = cs[1:]
@@ -293,13 +295,11 @@ func (h *handle) writeThreads(cs []runstore.Checkpoint) ([]runstore.Checkpoint, 
 	return nil, nil
 }
 
-// appendLine writes v as one JSON line with a single write call, so that a
-// killed process leaves whole lines (and at worst one partial last line).
-func (h *handle) appendLine(lf **logFile, name string, v any) error {
-	data, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Errorf("encoding %s line: %w", name, err)
-	}
+// appendLine writes the JSON line encode appends as one line with a
+// single write call, so that a killed process leaves whole lines (and at
+// worst one partial last line). The line is made in a buffer kept for
+// the next, unless it grew past keepLine.
+func (h *handle) appendLine(lf **logFile, name string, encode func([]byte) ([]byte, error)) error {
 	if *lf == nil {
 		f, err := h.files.OpenAppend(filepath.Join(h.dir, name))
 		if err != nil {
@@ -309,9 +309,17 @@ func (h *handle) appendLine(lf **logFile, name string, v any) error {
 		*lf = &logFile{f: f, torn: endsMidLine(f, size), size: size}
 	}
 	l := *lf
-	line := append(data, '\n')
+	line := h.line[:0]
 	if l.torn {
-		line = append([]byte{'\n'}, line...)
+		line = append(line, '\n')
+	}
+	line, err := encode(line)
+	if err != nil {
+		return fmt.Errorf("encoding %s line: %w", name, err)
+	}
+	line = append(line, '\n')
+	if cap(line) <= keepLine {
+		h.line = line
 	}
 	n, err := l.f.Write(line)
 	l.size += int64(n)
@@ -322,6 +330,11 @@ func (h *handle) appendLine(lf **logFile, name string, v any) error {
 	l.torn = false
 	return nil
 }
+
+// keepLine is the largest buffer appendLine keeps for the next line: a
+// line with the whole state (a run's first, or an old log's) may be
+// megabytes, and is not kept live for the short lines after it.
+const keepLine = 64 << 10
 
 // endsMidLine reports whether the file, size bytes long, is not empty and
 // its last byte is not a newline.

@@ -166,7 +166,7 @@ func TestTornAndDamagedLog(t *testing.T) {
 	step(back, "01-a#2", 2)
 	back.Close()
 	sum, err := s.Status("r1")
-	if err != nil || len(sum.Progress.CompletedSteps) != 2 {
+	if err != nil || sum.Progress.CompletedSteps.Len() != 2 {
 		t.Fatalf("after writing past a torn line: %v, %+v", err, sum)
 	}
 
@@ -207,7 +207,7 @@ func TestDiskFullLeavesRecordReadable(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got []string
-	for _, rec := range sum.Progress.CompletedSteps {
+	for rec := range sum.Progress.CompletedSteps.All() {
 		got = append(got, rec.ID)
 	}
 	if strings.Join(got, " ") != "01-a#1 01-a#3" || sum.LastState["n"] != 3.0 {

@@ -175,7 +175,7 @@ func (h *handle) rows() (tableRows, error) {
 	w := &h.waiting
 	r := tableRows{checkpoints: w.Checkpoints}
 	for _, e := range w.Events {
-		body, err := json.Marshal(e)
+		body, err := e.AppendJSON(nil)
 		if err != nil {
 			return tableRows{}, err
 		}
@@ -186,7 +186,7 @@ func (h *handle) rows() (tableRows, error) {
 		r.times, r.workers = append(r.times, ms(c.Time)), append(r.workers, string(wk))
 	}
 	for _, m := range w.Metrics {
-		body, _ := json.Marshal(m)
+		body, _ := m.AppendJSON(nil)
 		r.metrics = append(r.metrics, string(body))
 	}
 	return r, nil
