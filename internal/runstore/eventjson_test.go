@@ -81,6 +81,7 @@ func TestEventAppendJSONIsMarshal(t *testing.T) {
 		Position:   -7,
 		Scope:      map[string]any{"x": []any{1.5, "<y>", nil, map[string]any{}}},
 	}
+	allSet(t, full)
 	sameJSON(t, &full)
 	for _, m := range []Mark{{Hook: "h", Worker: w, implied: true}, {Hook: "h", Worker: w, implied: true, timed: true}} {
 		e := Event{Time: t0, Action: "a", To: "completed", Checkpoint: &m}
@@ -90,6 +91,19 @@ func TestEventAppendJSONIsMarshal(t *testing.T) {
 	bad := Event{Time: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC), To: "x"}
 	if _, err := bad.AppendJSON(nil); err == nil {
 		t.Error("a time past year 9999 was encoded")
+	}
+}
+
+// allSet fails for each exported field v leaves zero: a field added to
+// Event or Metric must be set in its test too, or AppendJSON may leave it
+// out unseen.
+func allSet(t *testing.T, v any) {
+	t.Helper()
+	rv := reflect.ValueOf(v)
+	for i := range rv.NumField() {
+		if f := rv.Type().Field(i); f.IsExported() && rv.Field(i).IsZero() {
+			t.Errorf("%T.%s is not set: set it, and check that AppendJSON writes it", v, f.Name)
+		}
 	}
 }
 
@@ -115,11 +129,16 @@ func FuzzEventAppendJSON(f *testing.F) {
 // string needs escaping, whatever the float.
 func TestMetricAppendJSONIsMarshal(t *testing.T) {
 	t0 := time.Date(2026, 1, 2, 3, 4, 5, 600, time.UTC)
+	full := Metric{Time: t0, Run: "r", Kind: KindAgent, Phase: "p", Action: "a", Step: "p#1", DurationMS: 1, Attempts: 2, Outcome: "failed", Request: "q", Call: 3, Session: "s", Turns: 4, CostUSD: 1, InputTokens: 5, OutputTokens: 6, ContextWindow: 7}
+	allSet(t, full)
 	for _, f := range []float64{0, 3.582, -0.5, 1e-6, 9.99e-7, 1e-7, 1.5e-300, 5e-324, 1e20, 1e21, 123456789.123, 1.7976931348623157e308, -2e-9} {
 		for _, m := range []Metric{
 			{Time: t0, Kind: KindAction, Action: "action-noop", DurationMS: f, Attempts: 1, Outcome: "completed"},
-			{Time: t0, Run: "r", Kind: KindAgent, Phase: "p", Step: "p#1", DurationMS: 1, Attempts: 2, Outcome: "failed", Request: "q", Call: 3, Session: "s", Turns: 4, CostUSD: f, InputTokens: 5, OutputTokens: 6, ContextWindow: 7},
+			full,
 		} {
+			if m.Kind == KindAgent {
+				m.CostUSD = f
+			}
 			want, err := json.Marshal(m)
 			if err != nil {
 				t.Fatal(err)
