@@ -56,7 +56,7 @@ func (ev *evaluation) mcpObject() goja.Value {
 func (ev *evaluation) callMCP(fn, server, tool string, arg goja.Value) goja.Value {
 	var args map[string]any
 	if !goja.IsUndefined(arg) && !goja.IsNull(arg) {
-		v, err := fromJS(ev.vm, arg)
+		v, err := fromJS(ev.globals.g, arg)
 		if err != nil {
 			ev.throw(fn, err)
 		}

@@ -43,12 +43,13 @@ type pureVM struct {
 // nothing one evaluation leaves behind (a global, a changed state) is seen
 // by the next.
 func newPure(ctx context.Context, env PureEnv) (*pureVM, error) {
-	vm := goja.New()
 	timeout := env.Timeout
 	if timeout <= 0 {
 		timeout = DefaultPureTimeout
 	}
-	_, _, stop := deadline(ctx, vm, timeout, env.Memory)
+	r := prepare(env.Memory)
+	vm := r.vm
+	_, stop := deadline(ctx, r, timeout)
 	p := &pureVM{vm: vm, stop: stop}
 	var err error
 	if p.state, err = toJS(vm, env.State); err != nil {

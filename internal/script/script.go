@@ -175,26 +175,44 @@ const DefaultJSMemory = 512 << 20
 // code that runs no loop of its own (the ticks weigh the rest).
 const memoryEvery = time.Millisecond
 
-// deadline bounds an evaluation: it returns a context that ends after
-// timeout (with ErrTimeout as its cause), or once the live heap passes
-// budget bytes (ErrMemory; zero means DefaultJSMemory), and interrupts vm
-// when it ends, and the runtime's lazy globals. Call the returned
-// function when the evaluation is over.
+// prepared is a runtime with what does not depend on the state or the
+// evaluation: goja's builtins, the allocation guards (guardAllocations)
+// with the lazy globals in front of them, and the heap meter's tick. A
+// loop makes the next iteration's behind the current one (Host.Turn).
+type prepared struct {
+	vm *goja.Runtime
+	gl *globals
+	m  *meter
+}
+
+// prepare makes a runtime whose evaluations may grow the heap to budget
+// bytes (zero means DefaultJSMemory). Nothing runs in it, and nothing
+// runs for it, until deadline.
+func prepare(budget int64) *prepared {
+	if budget <= 0 {
+		budget = DefaultJSMemory
+	}
+	vm := goja.New()
+	p := &prepared{vm: vm, gl: guardAllocations(vm, budget), m: &meter{vm: vm, budget: budget}}
+	_ = vm.GlobalObject().DefineDataProperty(tickName, vm.ToValue(p.m.tick), goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE)
+	return p
+}
+
+// deadline bounds the evaluations of p: it returns a context that ends
+// after timeout (with ErrTimeout as its cause), or once the live heap
+// passes p's budget (ErrMemory), and interrupts p's runtime when it ends.
+// Call the returned function when the evaluation is over.
 //
 // goja has no heap limit, so the heap is weighed: by the code itself at
 // the head of each loop iteration and function call (tick.go), by a
 // watchdog every memoryEvery for what runs no loop, and before the
 // builtins that allocate in one call (guardAllocations).
-func deadline(ctx context.Context, vm *goja.Runtime, timeout time.Duration, budget int64) (context.Context, *globals, func()) {
-	if budget <= 0 {
-		budget = DefaultJSMemory
-	}
-	gl := guardAllocations(vm, budget)
+func deadline(ctx context.Context, p *prepared, timeout time.Duration) (context.Context, func()) {
+	vm, m := p.vm, p.m
 	ctx, cancel := context.WithTimeoutCause(ctx, timeout, fmt.Errorf("%w after %v", ErrTimeout, timeout))
 	ctx, over := context.WithCancelCause(ctx)
 	stop := context.AfterFunc(ctx, func() { vm.Interrupt(context.Cause(ctx)) })
-	m := &meter{vm: vm, budget: budget, over: over, origin: time.Now()}
-	_ = vm.GlobalObject().DefineDataProperty(tickName, vm.ToValue(m.tick), goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE)
+	m.over, m.origin = over, time.Now()
 	go func() {
 		t := time.NewTicker(memoryEvery)
 		defer t.Stop()
@@ -210,7 +228,7 @@ func deadline(ctx context.Context, vm *goja.Runtime, timeout time.Duration, budg
 			}
 		}
 	}()
-	return ctx, gl, func() {
+	return ctx, func() {
 		stop()
 		over(nil)
 		cancel()
@@ -526,22 +544,31 @@ func (a *lazyArray) own() {
 }
 
 // fromJS copies a JS value out as a Go JSON value (maps, slices, float64,
-// string, bool, nil); undefined and functions become nil. Skill code has
-// run by then, so JSON itself and every toJSON and getter are read
-// protected.
-func fromJS(vm *goja.Runtime, v goja.Value) (any, error) {
+// string, bool, nil); undefined and functions become nil. It is what
+// JSON.stringify and JSON.parse make of v, by the runtime's own stringify
+// whatever code did to the global JSON since, weighed by g first as code's
+// JSON.stringify is: a result too big for the budget fails with
+// ErrMemory. Skill code has run by then, so every toJSON and getter is
+// read protected. Going through goja's MarshalJSON rather than the JSON
+// object spares a runtime that never read JSON making it, and the text a
+// JS string.
+func fromJS(g *guard, v goja.Value) (any, error) {
 	if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
 		return nil, nil
 	}
-	var s goja.Value
+	vm := g.vm
+	obj, isObj := v.(*goja.Object)
+	if !isObj {
+		// MarshalJSON is an object's: a primitive goes as the one item
+		// of an array.
+		obj = vm.NewArray(v)
+	}
+	var data []byte
 	var jsonErr error
 	err := protect(vm, func() {
-		stringify, ok := goja.AssertFunction(vm.Get("JSON").ToObject(vm).Get("stringify"))
-		if !ok {
-			jsonErr = errors.New("JSON.stringify is not a function any more")
-			return
+		if jsonErr = g.fits("JSON.stringify", g.jsonSize(obj, nil)); jsonErr == nil {
+			data, jsonErr = obj.MarshalJSON()
 		}
-		s, jsonErr = stringify(goja.Undefined(), v)
 	})
 	if err == nil {
 		err = jsonErr
@@ -549,12 +576,12 @@ func fromJS(vm *goja.Runtime, v goja.Value) (any, error) {
 	if err != nil {
 		return nil, plain(vm, err)
 	}
-	if s == nil || goja.IsUndefined(s) {
-		return nil, nil
-	}
 	var out any
-	if err := json.Unmarshal([]byte(s.String()), &out); err != nil {
+	if err := json.Unmarshal(data, &out); err != nil {
 		return nil, fmt.Errorf("decoding a JS value: %w", err)
+	}
+	if !isObj {
+		out = out.([]any)[0]
 	}
 	return out, nil
 }

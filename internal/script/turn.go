@@ -50,9 +50,10 @@ type Turn struct {
 // (Options.Timeout) counts from now; each evaluation in it is bounded
 // too, a selection by DefaultPureTimeout.
 func (h *Host) Turn(ctx context.Context, state map[string]any) (*Turn, error) {
-	vm := goja.New()
-	base, gl, stop := deadline(ctx, vm, h.opts.Timeout, h.opts.JSMemory)
-	t := &Turn{h: h, ev: h.evaluation(base, vm, gl, stop), base: base, state: state,
+	p := h.turnRuntime()
+	vm := p.vm
+	base, stop := deadline(ctx, p, h.opts.Timeout)
+	t := &Turn{h: h, ev: h.evaluation(base, p, stop), base: base, state: state,
 		values: make(map[string]goja.Value, len(state)), declared: map[*plan.CodeBlock]bool{}}
 	for k, v := range state {
 		jv, err := toJS(vm, v)
@@ -69,6 +70,27 @@ func (h *Host) Turn(ctx context.Context, state map[string]any) (*Turn, error) {
 	}
 	_ = vm.Set("inputs", inputs)
 	return t, nil
+}
+
+// turnRuntime is the runtime of a Turn: the one made behind the last
+// Turn, and the next is made behind this one, on a goroutine of its own
+// that ends once it is made (an iteration's own work is several times
+// what making a runtime takes, so it is ready when the next Turn starts,
+// and a second core makes it while this one runs the iteration). What is
+// made then depends on neither the state nor the iteration: the next
+// Turn's deadline, state and host API are its own, as ever. The first
+// Turn of a Host makes its runtime itself; the last leaves one unused,
+// which its goroutine has ended with.
+func (h *Host) turnRuntime() *prepared {
+	var p *prepared
+	if h.spare != nil {
+		p = <-h.spare
+	} else {
+		h.spare = make(chan *prepared, 1)
+		p = prepare(h.opts.JSMemory)
+	}
+	go func(next chan<- *prepared, budget int64) { next <- prepare(budget) }(h.spare, h.opts.JSMemory)
+	return p
 }
 
 // Close ends the turn's runtime and its deadline.
