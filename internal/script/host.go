@@ -269,12 +269,16 @@ func (ev *evaluation) enter(st goja.Value) error {
 	if args == nil {
 		args = []string{}
 	}
-	globals := map[string]any{
-		"state": st, "inputs": inputs, "args": vm.NewArray(anySlice(args)...), "ARGUMENTS": strings.Join(args, " "),
-		"workDir": h.opts.WorkDir, "skillDir": h.opts.SkillDir, "projectDir": h.opts.ProjectDir,
+	// In this order on the global object, every time.
+	globals := [...]struct {
+		name string
+		v    any
+	}{
+		{"state", st}, {"inputs", inputs}, {"args", vm.NewArray(anySlice(args)...)}, {"ARGUMENTS", strings.Join(args, " ")},
+		{"workDir", h.opts.WorkDir}, {"skillDir", h.opts.SkillDir}, {"projectDir", h.opts.ProjectDir},
 	}
-	for name, v := range globals {
-		_ = vm.Set(name, v)
+	for _, g := range globals {
+		_ = vm.Set(g.name, g.v)
 	}
 	ev.install()
 	return nil

@@ -234,10 +234,16 @@ func (p *pureVM) selectNext(o *plan.Orchestrator) (string, bool, error) {
 	if goja.IsNull(v) || goja.IsUndefined(v) {
 		return "", false, nil
 	}
-	// Export runs the getters of an object; one that fails is no id.
+	// Export runs the getters of an object; one that fails is no id. A
+	// primitive (the usual id) runs nothing.
 	var id string
 	var isStr bool
-	_ = protect(p.vm, func() { id, isStr = v.Export().(string) })
+	export := func() { id, isStr = v.Export().(string) }
+	if _, isObj := v.(*goja.Object); isObj {
+		_ = protect(p.vm, export)
+	} else {
+		export()
+	}
 	if !isStr || id == "" {
 		return "", false, &Error{Pos: o.Decision.Body, Msg: fmt.Sprintf("selectNextAction returned %s, want an action id or null", describe(p.vm, v))}
 	}

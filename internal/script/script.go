@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"reflect"
 	"regexp"
 	"runtime"
 	"slices"
@@ -39,6 +40,15 @@ const (
 
 // ErrTimeout is wrapped by the error of an evaluation that ran out of time.
 var ErrTimeout = errors.New("evaluation timed out")
+
+// timedOut is the cause of an evaluation that ran out of time after the
+// duration: ErrTimeout, written out only when read, as most evaluations
+// end in time (fmt.Errorf for each was a tenth of setting one up).
+type timedOut time.Duration
+
+func (d timedOut) Error() string { return ErrTimeout.Error() + " after " + time.Duration(d).String() }
+
+func (d timedOut) Unwrap() error { return ErrTimeout }
 
 // Error is a failure of skill code: a syntax error, an exception, a
 // timeout. Pos is where in the markdown file it happened (the innermost
@@ -209,7 +219,7 @@ func prepare(budget int64) *prepared {
 // builtins that allocate in one call (guardAllocations).
 func deadline(ctx context.Context, p *prepared, timeout time.Duration) (context.Context, func()) {
 	vm, m := p.vm, p.m
-	ctx, cancel := context.WithTimeoutCause(ctx, timeout, fmt.Errorf("%w after %v", ErrTimeout, timeout))
+	ctx, cancel := context.WithTimeoutCause(ctx, timeout, timedOut(timeout))
 	ctx, over := context.WithCancelCause(ctx)
 	stop := context.AfterFunc(ctx, func() { vm.Interrupt(context.Cause(ctx)) })
 	m.over, m.origin = over, time.Now()
@@ -586,6 +596,9 @@ func fromJS(g *guard, v goja.Value) (any, error) {
 	return out, nil
 }
 
+// promiseType is what ExportType says of a promise.
+var promiseType = reflect.TypeFor[*goja.Promise]()
+
 // await settles the value of an async call: goja runs the job queue when
 // the outermost call returns, so a promise that is still pending waits on
 // something that will never come.
@@ -594,7 +607,11 @@ func await(vm *goja.Runtime, v goja.Value, pos plan.Pos) (goja.Value, error) {
 	if !isObj {
 		return v, nil
 	}
-	// Export runs the getters of a plain object.
+	// Export runs the getters of a plain object: only a promise, which
+	// its type tells without running any, is exported.
+	if obj.ExportType() != promiseType {
+		return v, nil
+	}
 	var p *goja.Promise
 	if err := protect(vm, func() { p, _ = obj.Export().(*goja.Promise) }); err != nil {
 		return nil, &Error{Pos: pos, Msg: "reading the result: " + plain(vm, err).Error()}

@@ -40,6 +40,9 @@ type Turn struct {
 	// values, built once.
 	state  map[string]any
 	values map[string]goja.Value
+	// keys are state's keys, sorted: the order of a state object's
+	// fields (object).
+	keys []string
 	// declared are the blocks whose declarations the runtime holds.
 	declared map[*plan.CodeBlock]bool
 	// acted is set once an action ran: a retry gets a runtime of its own.
@@ -54,7 +57,7 @@ func (h *Host) Turn(ctx context.Context, state map[string]any) (*Turn, error) {
 	vm := p.vm
 	base, stop := deadline(ctx, p, h.opts.Timeout)
 	t := &Turn{h: h, ev: h.evaluation(base, p, stop), base: base, state: state,
-		values: make(map[string]goja.Value, len(state)), declared: map[*plan.CodeBlock]bool{}}
+		values: make(map[string]goja.Value, len(state)), keys: slices.Sorted(maps.Keys(state)), declared: map[*plan.CodeBlock]bool{}}
 	for k, v := range state {
 		jv, err := toJS(vm, v)
 		if err != nil {
@@ -179,8 +182,13 @@ func (t *Turn) RunAction(ctx context.Context, a *plan.Action, state map[string]a
 func (t *Turn) object(state map[string]any) (goja.Value, error) {
 	vm := t.ev.vm
 	o := vm.NewObject()
-	// In sorted order, as toJS has them.
-	for _, k := range slices.Sorted(maps.Keys(state)) {
+	// In sorted order, as toJS has them: the turn's, unless state's keys
+	// are others (an action's state has the turn's, current_action set).
+	keys := t.keys
+	if !sameKeys(state, t.state) {
+		keys = slices.Sorted(maps.Keys(state))
+	}
+	for _, k := range keys {
 		v := state[k]
 		jv, ok := t.values[k]
 		if !ok || !same(v, t.state[k]) {
@@ -192,6 +200,19 @@ func (t *Turn) object(state map[string]any) (goja.Value, error) {
 		_ = o.Set(k, jv)
 	}
 	return o, nil
+}
+
+// sameKeys reports whether a and b have the same keys.
+func sameKeys(a, b map[string]any) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k := range a {
+		if _, ok := b[k]; !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // same reports whether a and b are the same Go value: equal scalars, or
@@ -218,7 +239,7 @@ func same(a, b any) bool {
 // next evaluation.
 func (t *Turn) stage(ctx context.Context, timeout time.Duration) (context.Context, func()) {
 	vm := t.ev.vm
-	ctx, cancel := context.WithTimeoutCause(ctx, timeout, fmt.Errorf("%w after %v", ErrTimeout, timeout))
+	ctx, cancel := context.WithTimeoutCause(ctx, timeout, timedOut(timeout))
 	ctx, end := context.WithCancelCause(ctx)
 	unlink := context.AfterFunc(t.base, func() { end(context.Cause(t.base)) })
 	var mu sync.Mutex
