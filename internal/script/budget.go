@@ -42,7 +42,7 @@ func heapMetric(name string) int64 {
 // of the prototypes at once, JSON and the sizedConstructors when code
 // first reads one (globals).
 func guardAllocations(vm *goja.Runtime, budget int64) *globals {
-	g := &guard{vm: vm, budget: budget}
+	g := &guard{vm: vm, budget: budget, protector: newProtector(vm)}
 	array := vm.Get("Array").ToObject(vm)
 	arrayProto := array.Get("prototype").ToObject(vm)
 	g.wrap(arrayProto, "fill", func(c goja.FunctionCall) int64 {
@@ -100,9 +100,13 @@ var (
 )
 
 type guard struct {
-	vm     *goja.Runtime
-	budget int64
+	vm        *goja.Runtime
+	budget    int64
+	protector *protector
 }
+
+// protect is protect in g's runtime.
+func (g *guard) protect(f func()) error { return g.protector.run(f) }
 
 // check stops the evaluation when an allocation of n bytes would take the
 // heap past the budget.
@@ -115,9 +119,12 @@ func (g *guard) check(what string, n int64) bool {
 }
 
 // fits is the error of an allocation of n bytes by what that would take
-// the heap past the budget, nil when it fits.
+// the heap past the budget, nil when it fits. One of a thousandth of the
+// budget or less is not weighed: reading the heap costs more than such a
+// call (a join of a few items, an action's result), and the ticks and the
+// watchdog weigh what many of them add up to.
 func (g *guard) fits(what string, n int64) error {
-	if n <= 0 || n <= g.budget-liveHeap() {
+	if n <= g.budget>>10 || n <= g.budget-liveHeap() {
 		return nil
 	}
 	// The live figure is the last collection's, which may count what an

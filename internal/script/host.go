@@ -380,7 +380,7 @@ func (h *Host) RunStep(ctx context.Context, block *plan.CodeBlock, state map[str
 		return nil, err
 	}
 	scope.keep(ev.globals.g, binds)
-	st, err := global(ev.vm, "state")
+	st, err := ev.globals.g.global("state")
 	if err != nil {
 		return nil, &Error{Pos: block.Body, Msg: "reading the state after the step: " + err.Error(), Err: err}
 	}

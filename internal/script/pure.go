@@ -34,7 +34,9 @@ type PureEnv struct {
 
 // pureVM is a runtime prepared for pure evaluations, under a deadline.
 type pureVM struct {
-	vm    *goja.Runtime
+	vm *goja.Runtime
+	// g guards vm's allocations, and protects its conversions.
+	g     *guard
 	state goja.Value
 	stop  func()
 }
@@ -50,7 +52,7 @@ func newPure(ctx context.Context, env PureEnv) (*pureVM, error) {
 	r := prepare(env.Memory)
 	vm := r.vm
 	_, stop := deadline(ctx, r, timeout)
-	p := &pureVM{vm: vm, stop: stop}
+	p := &pureVM{vm: vm, g: r.gl.g, stop: stop}
 	var err error
 	if p.state, err = toJS(vm, env.State); err != nil {
 		p.stop()
@@ -216,7 +218,7 @@ func selectionBlocks(o *plan.Orchestrator) ([]*plan.CodeBlock, error) {
 // selectNext calls selectNextAction(state) in p, where the orchestrator's
 // declarations are.
 func (p *pureVM) selectNext(o *plan.Orchestrator) (string, bool, error) {
-	sel, err := global(p.vm, "selectNextAction")
+	sel, err := p.g.global("selectNextAction")
 	if err != nil {
 		return "", false, &Error{Pos: o.Decision.Body, Msg: "reading selectNextAction: " + err.Error(), Err: err}
 	}
@@ -240,7 +242,7 @@ func (p *pureVM) selectNext(o *plan.Orchestrator) (string, bool, error) {
 	var isStr bool
 	export := func() { id, isStr = v.Export().(string) }
 	if _, isObj := v.(*goja.Object); isObj {
-		_ = protect(p.vm, export)
+		_ = p.g.protect(export)
 	} else {
 		export()
 	}

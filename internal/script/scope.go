@@ -100,7 +100,7 @@ func (s *Scope) keep(g *guard, b jsstatic.Bindings) {
 		return
 	}
 	var got goja.Value
-	if err := protect(vm, func() { got, _ = fn(goja.Undefined()) }); err != nil || got == nil {
+	if err := g.protect(func() { got, _ = fn(goja.Undefined()) }); err != nil || got == nil {
 		return
 	}
 	v, err := fromJS(g, got)

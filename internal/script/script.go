@@ -575,7 +575,7 @@ func fromJS(g *guard, v goja.Value) (any, error) {
 	}
 	var data []byte
 	var jsonErr error
-	err := protect(vm, func() {
+	err := g.protect(func() {
 		if jsonErr = g.fits("JSON.stringify", g.jsonSize(obj, nil)); jsonErr == nil {
 			data, jsonErr = obj.MarshalJSON()
 		}

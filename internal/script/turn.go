@@ -139,7 +139,7 @@ func (t *Turn) pure(ctx context.Context, decls []*plan.CodeBlock) (*pureVM, func
 		return nil, nil, err
 	}
 	_, done := t.stage(ctx, DefaultPureTimeout)
-	p := &pureVM{vm: t.ev.vm, state: st, stop: done}
+	p := &pureVM{vm: t.ev.vm, g: t.ev.globals.g, state: st, stop: done}
 	_ = t.ev.vm.Set("state", st)
 	for _, b := range decls {
 		if t.declared[b] {
