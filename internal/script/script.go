@@ -464,7 +464,7 @@ func build(vm *goja.Runtime, v any) goja.Value {
 	case map[string]any:
 		o := vm.NewObject()
 		for _, k := range slices.Sorted(maps.Keys(v)) {
-			_ = o.Set(k, build(vm, v[k]))
+			put(o, k, build(vm, v[k]))
 		}
 		return o
 	case []any:
@@ -480,6 +480,15 @@ func build(vm *goja.Runtime, v any) goja.Value {
 		return goja.Null()
 	}
 	return vm.ToValue(v)
+}
+
+// put gives o, an object being built, field k, as JSON.parse does: an own
+// data property, even for "__proto__" or a name code made a setter of on
+// Object.prototype (a selection runs before its iteration's action builds
+// objects in the same runtime), and without o.Set's look up the prototype
+// chain for one.
+func put(o *goja.Object, k string, v goja.Value) {
+	_ = o.DefineDataProperty(k, v, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_TRUE)
 }
 
 // lazyItems is the length from which an array reaches JS as a lazyArray.

@@ -197,7 +197,7 @@ func (t *Turn) object(state map[string]any) (goja.Value, error) {
 				return nil, err
 			}
 		}
-		_ = o.Set(k, jv)
+		put(o, k, jv)
 	}
 	return o, nil
 }

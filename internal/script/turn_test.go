@@ -137,3 +137,35 @@ func TestTurnsMadeAheadAreFreshAndEnd(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// The state objects of a turn hold the state's fields as JSON.parse would,
+// own data properties, even after a selection put setters on
+// Object.prototype in the same runtime, and "__proto__" is a field.
+func TestTurnStateFieldsAreOwn(t *testing.T) {
+	h := newFixture(t).host(t, nil)
+	state := map[string]any{"n": 1.0, "__proto__": map[string]any{"polluted": true}, "sub": map[string]any{"k": 1.0}}
+	turn, err := h.Turn(context.Background(), state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer turn.Close()
+	o := &plan.Orchestrator{Decision: block("phases/orchestrator.md", `function selectNextAction(state) {
+  Object.defineProperty(Object.prototype, 'n', {set(v) { globalThis.stolen = v }, configurable: true});
+  Object.defineProperty(Object.prototype, 'k', {set(v) { globalThis.stolen = v }, configurable: true});
+  return 'action-x';
+}`)}
+	if _, _, err := turn.SelectNextAction(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	acting := maps.Clone(state)
+	acting["n"], acting["sub"] = 2.0, map[string]any{"k": 2.0}
+	a := turnAction(`return {stateUpdates: {n: state.n, k: state.sub.k, own: Object.keys(state).join(), polluted: ({}).polluted === undefined && state.__proto__.polluted, stolen: typeof stolen}};`)
+	got, err := turn.RunAction(context.Background(), a, acting)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"n": 2.0, "k": 2.0, "own": "__proto__,n,sub", "polluted": true, "stolen": "undefined"}
+	if !maps.Equal(got, want) {
+		t.Errorf("the action read %v, want %v", got, want)
+	}
+}
