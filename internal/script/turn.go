@@ -181,7 +181,7 @@ func (t *Turn) RunAction(ctx context.Context, a *plan.Action, state map[string]a
 // of it when it is the same Go value as the turn's state holds.
 func (t *Turn) object(state map[string]any) (goja.Value, error) {
 	vm := t.ev.vm
-	o := vm.NewObject()
+	o := newFields(vm)
 	// In sorted order, as toJS has them: the turn's, unless state's keys
 	// are others (an action's state has the turn's, current_action set).
 	keys := t.keys
@@ -197,9 +197,9 @@ func (t *Turn) object(state map[string]any) (goja.Value, error) {
 				return nil, err
 			}
 		}
-		put(o, k, jv)
+		o.set(k, jv)
 	}
-	return o, nil
+	return o.done(), nil
 }
 
 // sameKeys reports whether a and b have the same keys.

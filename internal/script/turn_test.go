@@ -159,12 +159,12 @@ func TestTurnStateFieldsAreOwn(t *testing.T) {
 	}
 	acting := maps.Clone(state)
 	acting["n"], acting["sub"] = 2.0, map[string]any{"k": 2.0}
-	a := turnAction(`return {stateUpdates: {n: state.n, k: state.sub.k, own: Object.keys(state).join(), polluted: ({}).polluted === undefined && state.__proto__.polluted, stolen: typeof stolen}};`)
+	a := turnAction(`return {stateUpdates: {n: state.n, k: state.sub.k, own: Object.keys(state).join(), polluted: ({}).polluted === undefined && state.__proto__.polluted, stolen: typeof stolen, proto: Object.getPrototypeOf(state) === Object.prototype && Object.getPrototypeOf(state.sub) === Object.prototype && state.hasOwnProperty('n')}};`)
 	got, err := turn.RunAction(context.Background(), a, acting)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]any{"n": 2.0, "k": 2.0, "own": "__proto__,n,sub", "polluted": true, "stolen": "undefined"}
+	want := map[string]any{"n": 2.0, "k": 2.0, "own": "__proto__,n,sub", "polluted": true, "stolen": "undefined", "proto": true}
 	if !maps.Equal(got, want) {
 		t.Errorf("the action read %v, want %v", got, want)
 	}
