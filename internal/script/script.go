@@ -208,6 +208,20 @@ func prepare(budget int64) *prepared {
 	return p
 }
 
+// bounded is ctx ended after timeout, with timedOut(timeout) as its
+// cause, or by the returned function with its cause: one context and a
+// timer, where WithTimeoutCause under WithCancelCause made two contexts
+// (a loop iteration makes three of these). Its Err is Canceled either way;
+// the cause tells a timeout.
+func bounded(ctx context.Context, timeout time.Duration) (context.Context, context.CancelCauseFunc) {
+	ctx, end := context.WithCancelCause(ctx)
+	t := time.AfterFunc(timeout, func() { end(timedOut(timeout)) })
+	return ctx, func(cause error) {
+		t.Stop()
+		end(cause)
+	}
+}
+
 // deadline bounds the evaluations of p: it returns a context that ends
 // after timeout (with ErrTimeout as its cause), or once the live heap
 // passes p's budget (ErrMemory), and interrupts p's runtime when it ends.
@@ -219,8 +233,7 @@ func prepare(budget int64) *prepared {
 // builtins that allocate in one call (guardAllocations).
 func deadline(ctx context.Context, p *prepared, timeout time.Duration) (context.Context, func()) {
 	vm, m := p.vm, p.m
-	ctx, cancel := context.WithTimeoutCause(ctx, timeout, timedOut(timeout))
-	ctx, over := context.WithCancelCause(ctx)
+	ctx, over := bounded(ctx, timeout)
 	stop := context.AfterFunc(ctx, func() { vm.Interrupt(context.Cause(ctx)) })
 	m.over, m.origin = over, time.Now()
 	go func() {
@@ -241,7 +254,6 @@ func deadline(ctx context.Context, p *prepared, timeout time.Duration) (context.
 	return ctx, func() {
 		stop()
 		over(nil)
-		cancel()
 	}
 }
 

@@ -239,8 +239,7 @@ func same(a, b any) bool {
 // next evaluation.
 func (t *Turn) stage(ctx context.Context, timeout time.Duration) (context.Context, func()) {
 	vm := t.ev.vm
-	ctx, cancel := context.WithTimeoutCause(ctx, timeout, timedOut(timeout))
-	ctx, end := context.WithCancelCause(ctx)
+	ctx, end := bounded(ctx, timeout)
 	unlink := context.AfterFunc(t.base, func() { end(context.Cause(t.base)) })
 	var mu sync.Mutex
 	running, fired := true, false
@@ -259,7 +258,6 @@ func (t *Turn) stage(ctx context.Context, timeout time.Duration) (context.Contex
 		stop()
 		unlink()
 		end(nil)
-		cancel()
 		if fired {
 			vm.ClearInterrupt()
 		}
