@@ -236,24 +236,43 @@ func deadline(ctx context.Context, p *prepared, timeout time.Duration) (context.
 	ctx, over := bounded(ctx, timeout)
 	stop := context.AfterFunc(ctx, func() { vm.Interrupt(context.Cause(ctx)) })
 	m.over, m.origin = over, time.Now()
-	go func() {
-		t := time.NewTicker(memoryEvery)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				if err := m.exceeded(); err != nil {
-					m.stop(err)
-					return
-				}
-			}
-		}
-	}()
+	w := &watchdog{ctx: ctx, m: m}
+	w.mu.Lock()
+	w.t = time.AfterFunc(memoryEvery, w.weigh)
+	w.mu.Unlock()
 	return ctx, func() {
 		stop()
 		over(nil)
+		w.mu.Lock()
+		w.t.Stop()
+		w.mu.Unlock()
+	}
+}
+
+// watchdog weighs an evaluation's heap every memoryEvery until its
+// context ends, for code that runs no loop of its own. A timer rather
+// than a goroutine of its own: most evaluations (a loop iteration's
+// selection and action) end before it first fires, and starting and
+// ending a goroutine for each was a loop iteration's 3%.
+type watchdog struct {
+	ctx context.Context
+	m   *meter
+	mu  sync.Mutex
+	t   *time.Timer
+}
+
+func (w *watchdog) weigh() {
+	if w.ctx.Err() != nil {
+		return
+	}
+	if err := w.m.exceeded(); err != nil {
+		w.m.stop(err)
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.ctx.Err() == nil {
+		w.t.Reset(memoryEvery)
 	}
 }
 
