@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/skillkit/skillkit/internal/orchestrator"
 	"github.com/skillkit/skillkit/internal/runstore/fsstore"
@@ -37,6 +38,9 @@ func noopOptions(b testing.TB, n int, sync bool) lifecycle.Options {
 // BenchmarkLoopIteration is the loop's own cost per iteration: selection,
 // a no-op JS action through the unit lifecycle (events, checkpoint,
 // metrics), state.json written before and after, skill-state.yaml once.
+// "cpu-µs/op" is the process's CPU (user and system, every goroutine's)
+// per iteration: on a shared machine the time per op swings with the
+// other load, and work moved off the loop's goroutine still counts here.
 // One op is one iteration of a single run of b.N actions; "durable" has
 // the fsyncs on (as runs do), "nosync" shows the cost without them.
 func BenchmarkLoopIteration(b *testing.B) {
@@ -47,7 +51,7 @@ func BenchmarkLoopIteration(b *testing.B) {
 		}
 		b.Run(name, func(b *testing.B) {
 			o := noopOptions(b, b.N, sync)
-			w0 := written(b)
+			w0, cpu0 := written(b), cpuTime()
 			b.ResetTimer()
 			res, err := lifecycle.Run(context.Background(), o)
 			b.StopTimer()
@@ -56,6 +60,9 @@ func BenchmarkLoopIteration(b *testing.B) {
 			}
 			if w0 >= 0 {
 				b.ReportMetric(float64(written(b)-w0)/float64(b.N), "written-B/op")
+			}
+			if cpu0 >= 0 {
+				b.ReportMetric(float64(cpuTime()-cpu0)/float64(time.Microsecond)/float64(b.N), "cpu-µs/op")
 			}
 			if got := len(completed(state(b, res.Dir))); got != b.N {
 				b.Fatalf("%d actions ran, want %d", got, b.N)

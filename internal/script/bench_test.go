@@ -2,6 +2,7 @@ package script
 
 import (
 	"context"
+	"maps"
 	"testing"
 
 	"github.com/dop251/goja"
@@ -71,5 +72,42 @@ func BenchmarkTightLoop(b *testing.B) {
 		if _, err := h.RunStep(ctx, src, map[string]any{}, nil); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkTurn is a no-op loop iteration's JavaScript: a Turn over a
+// loop's state, its selection and its action, as the orchestrator runs
+// them (testdata/noop-loop of internal/orchestrator). The runtime of the
+// next Turn is made on a goroutine behind this one: ns/op is the
+// iteration's own path, which a second core shortens.
+func BenchmarkTurn(b *testing.B) {
+	h, err := NewHost(Options{WorkDir: b.TempDir()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	o := &plan.Orchestrator{Decision: block("phases/orchestrator.md",
+		"function selectNextAction(state) {\n  return state.completed_actions.length < state.limit ? 'action-noop' : null;\n}")}
+	a := turnAction("function execute(state) {\n  return {};\n}")
+	done := make([]any, 100)
+	for i := range done {
+		done[i] = "action-noop"
+	}
+	state := map[string]any{"status": "running", "started_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:00:00Z",
+		"current_action": nil, "completed_actions": done, "errors": []any{}, "error_count": 0.0, "limit": 1000.0}
+	acting := maps.Clone(state)
+	acting["current_action"] = "action-noop"
+	ctx := context.Background()
+	for b.Loop() {
+		t, err := h.Turn(ctx, state)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if id, ok, err := t.SelectNextAction(ctx, o); err != nil || !ok || id != "action-noop" {
+			b.Fatal(id, ok, err)
+		}
+		if _, err := t.RunAction(ctx, a, acting); err != nil {
+			b.Fatal(err)
+		}
+		t.Close()
 	}
 }

@@ -27,6 +27,7 @@ var bombs = map[string]string{
 	"repeat":          `"x".repeat(2**30)`,
 	"pad":             `"x".padStart(2**30)`,
 	"stringify":       `let a = [1, 2, 3, 4, 5, 6, 7, 8]; for (let i = 0; i < 40; i++) a = [a, a]; JSON.stringify(a)`,
+	"result":          `let a = [1, 2, 3, 4, 5, 6, 7, 8]; for (let i = 0; i < 40; i++) a = [a, a]; return {stateUpdates: {a}}`,
 	"replace":         `"x".repeat(1 << 20).replace(/x/g, "y".repeat(1000))`,
 	"replaceAll":      `"x".repeat(1 << 20).replaceAll("x", "$&".repeat(500))`,
 	"doubling":        `let s = "x"; for (;;) s += s`,

@@ -42,24 +42,26 @@ func heapMetric(name string) int64 {
 // of the prototypes at once, JSON and the sizedConstructors when code
 // first reads one (globals).
 func guardAllocations(vm *goja.Runtime, budget int64) *globals {
-	g := &guard{vm: vm, budget: budget}
-	proto := func(ctor string) *goja.Object {
-		return vm.Get(ctor).ToObject(vm).Get("prototype").ToObject(vm)
-	}
-	g.wrap(proto("Array"), "fill", func(c goja.FunctionCall) int64 {
+	g := &guard{vm: vm, budget: budget, protector: newProtector(vm)}
+	array := vm.Get("Array").ToObject(vm)
+	arrayProto := array.Get("prototype").ToObject(vm)
+	g.wrap(arrayProto, "fill", func(c goja.FunctionCall) int64 {
 		return g.length(c.This) * slotBytes
 	})
-	g.wrap(proto("Array"), "join", func(c goja.FunctionCall) int64 {
+	g.wrap(arrayProto, "join", func(c goja.FunctionCall) int64 {
 		sep := int64(1)
 		if a := c.Argument(0); !goja.IsUndefined(a) {
 			sep = int64(len(a.String()))
 		}
 		return mul(g.length(c.This), sep)
 	})
-	g.wrap(vm.Get("Array").ToObject(vm), "from", func(c goja.FunctionCall) int64 {
+	g.wrap(array, "from", func(c goja.FunctionCall) int64 {
 		return g.length(c.Argument(0)) * slotBytes
 	})
-	str := proto("String")
+	// String.prototype as a string primitive reaches it: through the
+	// String constructor, goja would make that and its statics too, for
+	// nothing to guard.
+	str := vm.ToValue("").ToObject(vm).Prototype()
 	g.wrap(str, "repeat", func(c goja.FunctionCall) int64 {
 		return mul(int64(len(c.This.String())), c.Argument(0).ToInteger())
 	})
@@ -98,24 +100,40 @@ var (
 )
 
 type guard struct {
-	vm     *goja.Runtime
-	budget int64
+	vm        *goja.Runtime
+	budget    int64
+	protector *protector
 }
+
+// protect is protect in g's runtime.
+func (g *guard) protect(f func()) error { return g.protector.run(f) }
 
 // check stops the evaluation when an allocation of n bytes would take the
 // heap past the budget.
 func (g *guard) check(what string, n int64) bool {
-	if n <= 0 || n <= g.budget-liveHeap() {
-		return true
+	if err := g.fits(what, n); err != nil {
+		g.vm.Interrupt(err)
+		return false
+	}
+	return true
+}
+
+// fits is the error of an allocation of n bytes by what that would take
+// the heap past the budget, nil when it fits. One of a thousandth of the
+// budget or less is not weighed: reading the heap costs more than such a
+// call (a join of a few items, an action's result), and the ticks and the
+// watchdog weigh what many of them add up to.
+func (g *guard) fits(what string, n int64) error {
+	if n <= g.budget>>10 || n <= g.budget-liveHeap() {
+		return nil
 	}
 	// The live figure is the last collection's, which may count what an
 	// evaluation stopped before this one left: collect, and judge again.
 	runtime.GC()
 	if n <= g.budget-liveHeap() {
-		return true
+		return nil
 	}
-	g.vm.Interrupt(fmt.Errorf("%w: %s would allocate about %d MiB, past the budget of %d MiB (--js-memory)", ErrMemory, what, n>>20, g.budget>>20))
-	return false
+	return fmt.Errorf("%w: %s would allocate about %d MiB, past the budget of %d MiB (--js-memory)", ErrMemory, what, n>>20, g.budget>>20)
 }
 
 func (g *guard) wrap(obj *goja.Object, name string, cost func(goja.FunctionCall) int64) {

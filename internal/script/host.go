@@ -95,6 +95,9 @@ type Host struct {
 	// shellPath where it is, "" when neither is on PATH: looked up once,
 	// where each block's two lookups stat'ed every PATH entry twice.
 	shell, shellPath string
+	// spare is where the runtime of the next Turn is made, nil before
+	// the first Turn (turnRuntime).
+	spare chan *prepared
 }
 
 // NewHost checks opts and prepares a Host.
@@ -235,10 +238,10 @@ type evaluation struct {
 }
 
 func (h *Host) start(ctx context.Context, state map[string]any) (*evaluation, error) {
-	vm := goja.New()
-	ctx, gl, stop := deadline(ctx, vm, h.opts.Timeout, h.opts.JSMemory)
-	ev := h.evaluation(ctx, vm, gl, stop)
-	st, err := toJS(vm, state)
+	p := prepare(h.opts.JSMemory)
+	ctx, stop := deadline(ctx, p, h.opts.Timeout)
+	ev := h.evaluation(ctx, p, stop)
+	st, err := toJS(p.vm, state)
 	if err != nil {
 		ev.stop()
 		return nil, err
@@ -250,8 +253,8 @@ func (h *Host) start(ctx context.Context, state map[string]any) (*evaluation, er
 	return ev, nil
 }
 
-func (h *Host) evaluation(ctx context.Context, vm *goja.Runtime, gl *globals, stop func()) *evaluation {
-	return &evaluation{h: h, ctx: ctx, vm: vm, globals: gl, stop: stop, ended: make(chan func() error)}
+func (h *Host) evaluation(ctx context.Context, p *prepared, stop func()) *evaluation {
+	return &evaluation{h: h, ctx: ctx, vm: p.vm, globals: p.gl, stop: stop, ended: make(chan func() error)}
 }
 
 // enter gives the runtime what effectful code sees: the state st, the
@@ -266,12 +269,16 @@ func (ev *evaluation) enter(st goja.Value) error {
 	if args == nil {
 		args = []string{}
 	}
-	globals := map[string]any{
-		"state": st, "inputs": inputs, "args": vm.NewArray(anySlice(args)...), "ARGUMENTS": strings.Join(args, " "),
-		"workDir": h.opts.WorkDir, "skillDir": h.opts.SkillDir, "projectDir": h.opts.ProjectDir,
+	// In this order on the global object, every time.
+	globals := [...]struct {
+		name string
+		v    any
+	}{
+		{"state", st}, {"inputs", inputs}, {"args", vm.NewArray(anySlice(args)...)}, {"ARGUMENTS", strings.Join(args, " ")},
+		{"workDir", h.opts.WorkDir}, {"skillDir", h.opts.SkillDir}, {"projectDir", h.opts.ProjectDir},
 	}
-	for name, v := range globals {
-		_ = vm.Set(name, v)
+	for _, g := range globals {
+		_ = vm.Set(g.name, g.v)
 	}
 	ev.install()
 	return nil
@@ -326,7 +333,7 @@ func (ev *evaluation) runWith(b *plan.CodeBlock, head string) (any, error) {
 	if v, err = await(ev.vm, v, b.Body); err != nil {
 		return nil, err
 	}
-	out, err := fromJS(ev.vm, v)
+	out, err := fromJS(ev.globals.g, v)
 	if err != nil {
 		return nil, &Error{Pos: b.Body, Msg: "reading the result: " + err.Error(), Err: err}
 	}
@@ -372,12 +379,12 @@ func (h *Host) RunStep(ctx context.Context, block *plan.CodeBlock, state map[str
 	if err != nil {
 		return nil, err
 	}
-	scope.keep(ev.vm, binds)
-	st, err := global(ev.vm, "state")
+	scope.keep(ev.globals.g, binds)
+	st, err := ev.globals.g.global("state")
 	if err != nil {
 		return nil, &Error{Pos: block.Body, Msg: "reading the state after the step: " + err.Error(), Err: err}
 	}
-	after, err := fromJS(ev.vm, st)
+	after, err := fromJS(ev.globals.g, st)
 	if err != nil {
 		return nil, &Error{Pos: block.Body, Msg: "reading the state after the step: " + err.Error(), Err: err}
 	}

@@ -556,7 +556,7 @@ func (ev *evaluation) console(prefix string) func(goja.FunctionCall) goja.Value 
 		for i, v := range call.Arguments {
 			parts[i] = v.String()
 			if obj, ok := v.(*goja.Object); ok && obj.ClassName() != "Error" && obj.ClassName() != "Function" {
-				if j, err := fromJS(ev.vm, v); err == nil {
+				if j, err := fromJS(ev.globals.g, v); err == nil {
 					if data, err := json.Marshal(j); err == nil {
 						parts[i] = string(data)
 					}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strings"
 
 	"github.com/dop251/goja"
 
@@ -22,6 +23,10 @@ var mcpNames = regexp.MustCompile(`\bmcp__[A-Za-z0-9_$]+`)
 // block: the names are open-ended, so they are found in the code rather
 // than listed.
 func (ev *evaluation) defineMCP(src string) {
+	if !strings.Contains(src, jsstatic.MCPPrefix) {
+		// No name to find: the search was a loop iteration's 2%.
+		return
+	}
 	for _, name := range mcpNames.FindAllString(jsstatic.RewriteMCP(src), -1) {
 		if ev.vm.GlobalObject().Get(name) != nil {
 			continue
@@ -56,7 +61,7 @@ func (ev *evaluation) mcpObject() goja.Value {
 func (ev *evaluation) callMCP(fn, server, tool string, arg goja.Value) goja.Value {
 	var args map[string]any
 	if !goja.IsUndefined(arg) && !goja.IsNull(arg) {
-		v, err := fromJS(ev.vm, arg)
+		v, err := fromJS(ev.globals.g, arg)
 		if err != nil {
 			ev.throw(fn, err)
 		}

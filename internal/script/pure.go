@@ -34,7 +34,9 @@ type PureEnv struct {
 
 // pureVM is a runtime prepared for pure evaluations, under a deadline.
 type pureVM struct {
-	vm    *goja.Runtime
+	vm *goja.Runtime
+	// g guards vm's allocations, and protects its conversions.
+	g     *guard
 	state goja.Value
 	stop  func()
 }
@@ -43,13 +45,14 @@ type pureVM struct {
 // nothing one evaluation leaves behind (a global, a changed state) is seen
 // by the next.
 func newPure(ctx context.Context, env PureEnv) (*pureVM, error) {
-	vm := goja.New()
 	timeout := env.Timeout
 	if timeout <= 0 {
 		timeout = DefaultPureTimeout
 	}
-	_, _, stop := deadline(ctx, vm, timeout, env.Memory)
-	p := &pureVM{vm: vm, stop: stop}
+	r := prepare(env.Memory)
+	vm := r.vm
+	_, stop := deadline(ctx, r, timeout)
+	p := &pureVM{vm: vm, g: r.gl.g, stop: stop}
 	var err error
 	if p.state, err = toJS(vm, env.State); err != nil {
 		p.stop()
@@ -215,7 +218,7 @@ func selectionBlocks(o *plan.Orchestrator) ([]*plan.CodeBlock, error) {
 // selectNext calls selectNextAction(state) in p, where the orchestrator's
 // declarations are.
 func (p *pureVM) selectNext(o *plan.Orchestrator) (string, bool, error) {
-	sel, err := global(p.vm, "selectNextAction")
+	sel, err := p.g.global("selectNextAction")
 	if err != nil {
 		return "", false, &Error{Pos: o.Decision.Body, Msg: "reading selectNextAction: " + err.Error(), Err: err}
 	}
@@ -233,10 +236,16 @@ func (p *pureVM) selectNext(o *plan.Orchestrator) (string, bool, error) {
 	if goja.IsNull(v) || goja.IsUndefined(v) {
 		return "", false, nil
 	}
-	// Export runs the getters of an object; one that fails is no id.
+	// Export runs the getters of an object; one that fails is no id. A
+	// primitive (the usual id) runs nothing.
 	var id string
 	var isStr bool
-	_ = protect(p.vm, func() { id, isStr = v.Export().(string) })
+	export := func() { id, isStr = v.Export().(string) }
+	if _, isObj := v.(*goja.Object); isObj {
+		_ = p.g.protect(export)
+	} else {
+		export()
+	}
 	if !isStr || id == "" {
 		return "", false, &Error{Pos: o.Decision.Body, Msg: fmt.Sprintf("selectNextAction returned %s, want an action id or null", describe(p.vm, v))}
 	}

@@ -20,27 +20,50 @@ import (
 // the evaluation's deadline (still armed while the evaluation converts
 // its results, so a conversion that never returns ends with the
 // evaluation's time limit) and a Go panic inside goja all come back as an
-// error.
-func protect(vm *goja.Runtime, f func()) (err error) {
+// error. A runtime's guard keeps one protector for the conversions of
+// every evaluation (guard.protect).
+func protect(vm *goja.Runtime, f func()) error { return newProtector(vm).run(f) }
+
+// protector is the goja function protect calls f through: made once per
+// runtime where conversions are frequent, as making a function for each
+// was a third of converting a small result.
+type protector struct {
+	vm   *goja.Runtime
+	call goja.Callable
+	// f is what the call runs, set for its duration (a protected f may
+	// protect another).
+	f func()
+}
+
+func newProtector(vm *goja.Runtime) *protector {
+	p := &protector{vm: vm}
+	p.call, _ = goja.AssertFunction(vm.ToValue(func(goja.FunctionCall) goja.Value {
+		p.f()
+		return goja.Undefined()
+	}))
+	return p
+}
+
+// run is protect of f.
+func (p *protector) run(f func()) (err error) {
+	prev := p.f
+	p.f = f
 	defer func() {
+		p.f = prev
 		// A panic that is neither an exception nor an interrupt is a fault
 		// of the engine; the runtime is dropped after a failed evaluation,
 		// so the run can still fail cleanly with the step's position.
-		if p := recover(); p != nil {
-			err = fmt.Errorf("the JavaScript engine failed: %v", p)
+		if r := recover(); r != nil {
+			err = fmt.Errorf("the JavaScript engine failed: %v", r)
 		}
 	}()
-	call, _ := goja.AssertFunction(vm.ToValue(func(goja.FunctionCall) goja.Value {
-		f()
-		return goja.Undefined()
-	}))
-	_, err = call(goja.Undefined())
+	_, err = p.call(goja.Undefined())
 	var ierr *goja.InterruptedError
 	if errors.As(err, &ierr) {
 		// An interrupt is spent once it fires, but the evaluation is still
 		// out of time: whatever skill code a later conversion would run
 		// must stop at once, not loop on unbounded.
-		vm.Interrupt(ierr.Value())
+		p.vm.Interrupt(ierr.Value())
 	}
 	return err
 }
@@ -117,12 +140,12 @@ func plain(vm *goja.Runtime, err error) error {
 	return err
 }
 
-// global is the value of the global name, read protected: skill code may
-// have made it a getter.
-func global(vm *goja.Runtime, name string) (goja.Value, error) {
+// global is the value of the global name of g's runtime, read
+// protected: skill code may have made it a getter.
+func (g *guard) global(name string) (goja.Value, error) {
 	var v goja.Value
-	if err := protect(vm, func() { v = vm.Get(name) }); err != nil {
-		return nil, plain(vm, err)
+	if err := g.protect(func() { v = g.vm.Get(name) }); err != nil {
+		return nil, plain(g.vm, err)
 	}
 	return v, nil
 }

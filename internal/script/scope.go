@@ -84,9 +84,9 @@ func (s *Scope) enter(vm *goja.Runtime) {
 	}
 }
 
-// keep adds the bindings of block b, which just ran in vm, to the scope:
-// every value JSON can hold, and every declaration's source.
-func (s *Scope) keep(vm *goja.Runtime, b jsstatic.Bindings) {
+// keep adds the bindings of block b, which just ran in g's runtime, to the
+// scope: every value JSON can hold, and every declaration's source.
+func (s *Scope) keep(g *guard, b jsstatic.Bindings) {
 	if s == nil {
 		return
 	}
@@ -94,15 +94,16 @@ func (s *Scope) keep(vm *goja.Runtime, b jsstatic.Bindings) {
 	if len(b.Values) == 0 {
 		return
 	}
+	vm := g.vm
 	fn, ok := goja.AssertFunction(vm.Get(captureName))
 	if !ok {
 		return
 	}
 	var got goja.Value
-	if err := protect(vm, func() { got, _ = fn(goja.Undefined()) }); err != nil || got == nil {
+	if err := g.protect(func() { got, _ = fn(goja.Undefined()) }); err != nil || got == nil {
 		return
 	}
-	v, err := fromJS(vm, got)
+	v, err := fromJS(g, got)
 	m, _ := v.(map[string]any)
 	if err != nil || m == nil {
 		return

@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"reflect"
 	"regexp"
 	"runtime"
 	"slices"
@@ -39,6 +40,15 @@ const (
 
 // ErrTimeout is wrapped by the error of an evaluation that ran out of time.
 var ErrTimeout = errors.New("evaluation timed out")
+
+// timedOut is the cause of an evaluation that ran out of time after the
+// duration: ErrTimeout, written out only when read, as most evaluations
+// end in time (fmt.Errorf for each was a tenth of setting one up).
+type timedOut time.Duration
+
+func (d timedOut) Error() string { return ErrTimeout.Error() + " after " + time.Duration(d).String() }
+
+func (d timedOut) Unwrap() error { return ErrTimeout }
 
 // Error is a failure of skill code: a syntax error, an exception, a
 // timeout. Pos is where in the markdown file it happened (the innermost
@@ -175,45 +185,94 @@ const DefaultJSMemory = 512 << 20
 // code that runs no loop of its own (the ticks weigh the rest).
 const memoryEvery = time.Millisecond
 
-// deadline bounds an evaluation: it returns a context that ends after
-// timeout (with ErrTimeout as its cause), or once the live heap passes
-// budget bytes (ErrMemory; zero means DefaultJSMemory), and interrupts vm
-// when it ends, and the runtime's lazy globals. Call the returned
-// function when the evaluation is over.
+// prepared is a runtime with what does not depend on the state or the
+// evaluation: goja's builtins, the allocation guards (guardAllocations)
+// with the lazy globals in front of them, and the heap meter's tick. A
+// loop makes the next iteration's behind the current one (Host.Turn).
+type prepared struct {
+	vm *goja.Runtime
+	gl *globals
+	m  *meter
+}
+
+// prepare makes a runtime whose evaluations may grow the heap to budget
+// bytes (zero means DefaultJSMemory). Nothing runs in it, and nothing
+// runs for it, until deadline.
+func prepare(budget int64) *prepared {
+	if budget <= 0 {
+		budget = DefaultJSMemory
+	}
+	vm := goja.New()
+	p := &prepared{vm: vm, gl: guardAllocations(vm, budget), m: &meter{vm: vm, budget: budget}}
+	_ = vm.GlobalObject().DefineDataProperty(tickName, vm.ToValue(p.m.tick), goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE)
+	return p
+}
+
+// bounded is ctx ended after timeout, with timedOut(timeout) as its
+// cause, or by the returned function with its cause: one context and a
+// timer, where WithTimeoutCause under WithCancelCause made two contexts
+// (a loop iteration makes three of these). Its Err is Canceled either way;
+// the cause tells a timeout.
+func bounded(ctx context.Context, timeout time.Duration) (context.Context, context.CancelCauseFunc) {
+	ctx, end := context.WithCancelCause(ctx)
+	t := time.AfterFunc(timeout, func() { end(timedOut(timeout)) })
+	return ctx, func(cause error) {
+		t.Stop()
+		end(cause)
+	}
+}
+
+// deadline bounds the evaluations of p: it returns a context that ends
+// after timeout (with ErrTimeout as its cause), or once the live heap
+// passes p's budget (ErrMemory), and interrupts p's runtime when it ends.
+// Call the returned function when the evaluation is over.
 //
 // goja has no heap limit, so the heap is weighed: by the code itself at
 // the head of each loop iteration and function call (tick.go), by a
 // watchdog every memoryEvery for what runs no loop, and before the
 // builtins that allocate in one call (guardAllocations).
-func deadline(ctx context.Context, vm *goja.Runtime, timeout time.Duration, budget int64) (context.Context, *globals, func()) {
-	if budget <= 0 {
-		budget = DefaultJSMemory
-	}
-	gl := guardAllocations(vm, budget)
-	ctx, cancel := context.WithTimeoutCause(ctx, timeout, fmt.Errorf("%w after %v", ErrTimeout, timeout))
-	ctx, over := context.WithCancelCause(ctx)
+func deadline(ctx context.Context, p *prepared, timeout time.Duration) (context.Context, func()) {
+	vm, m := p.vm, p.m
+	ctx, over := bounded(ctx, timeout)
 	stop := context.AfterFunc(ctx, func() { vm.Interrupt(context.Cause(ctx)) })
-	m := &meter{vm: vm, budget: budget, over: over, origin: time.Now()}
-	_ = vm.GlobalObject().DefineDataProperty(tickName, vm.ToValue(m.tick), goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE)
-	go func() {
-		t := time.NewTicker(memoryEvery)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				if err := m.exceeded(); err != nil {
-					m.stop(err)
-					return
-				}
-			}
-		}
-	}()
-	return ctx, gl, func() {
+	m.over, m.origin = over, time.Now()
+	w := &watchdog{ctx: ctx, m: m}
+	w.mu.Lock()
+	w.t = time.AfterFunc(memoryEvery, w.weigh)
+	w.mu.Unlock()
+	return ctx, func() {
 		stop()
 		over(nil)
-		cancel()
+		w.mu.Lock()
+		w.t.Stop()
+		w.mu.Unlock()
+	}
+}
+
+// watchdog weighs an evaluation's heap every memoryEvery until its
+// context ends, for code that runs no loop of its own. A timer rather
+// than a goroutine of its own: most evaluations (a loop iteration's
+// selection and action) end before it first fires, and starting and
+// ending a goroutine for each was a loop iteration's 3%.
+type watchdog struct {
+	ctx context.Context
+	m   *meter
+	mu  sync.Mutex
+	t   *time.Timer
+}
+
+func (w *watchdog) weigh() {
+	if w.ctx.Err() != nil {
+		return
+	}
+	if err := w.m.exceeded(); err != nil {
+		w.m.stop(err)
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.ctx.Err() == nil {
+		w.t.Reset(memoryEvery)
 	}
 }
 
@@ -434,11 +493,11 @@ func isJSONData(v any) bool {
 func build(vm *goja.Runtime, v any) goja.Value {
 	switch v := v.(type) {
 	case map[string]any:
-		o := vm.NewObject()
+		o := newFields(vm)
 		for _, k := range slices.Sorted(maps.Keys(v)) {
-			_ = o.Set(k, build(vm, v[k]))
+			o.set(k, build(vm, v[k]))
 		}
-		return o
+		return o.done()
 	case []any:
 		if len(v) >= lazyItems {
 			return vm.NewDynamicArray(&lazyArray{vm: vm, items: v})
@@ -452,6 +511,29 @@ func build(vm *goja.Runtime, v any) goja.Value {
 		return goja.Null()
 	}
 	return vm.ToValue(v)
+}
+
+// fields is an object being built as JSON.parse builds one: each field
+// an own data property, even "__proto__" or a name code made a setter of
+// on Object.prototype (a selection runs before its iteration's action
+// builds objects in the same runtime). The fields are set while the
+// object has no prototype, which done gives it: o.Set finds no setter
+// then (DefineDataProperty would do as well, at twice the allocations).
+type fields struct{ o, proto *goja.Object }
+
+func newFields(vm *goja.Runtime) fields {
+	o := vm.NewObject()
+	f := fields{o: o, proto: o.Prototype()}
+	_ = o.SetPrototype(nil)
+	return f
+}
+
+func (f fields) set(k string, v goja.Value) { _ = f.o.Set(k, v) }
+
+// done is the object, fields set.
+func (f fields) done() *goja.Object {
+	_ = f.o.SetPrototype(f.proto)
+	return f.o
 }
 
 // lazyItems is the length from which an array reaches JS as a lazyArray.
@@ -526,22 +608,31 @@ func (a *lazyArray) own() {
 }
 
 // fromJS copies a JS value out as a Go JSON value (maps, slices, float64,
-// string, bool, nil); undefined and functions become nil. Skill code has
-// run by then, so JSON itself and every toJSON and getter are read
-// protected.
-func fromJS(vm *goja.Runtime, v goja.Value) (any, error) {
+// string, bool, nil); undefined and functions become nil. It is what
+// JSON.stringify and JSON.parse make of v, by the runtime's own stringify
+// whatever code did to the global JSON since, weighed by g first as code's
+// JSON.stringify is: a result too big for the budget fails with
+// ErrMemory. Skill code has run by then, so every toJSON and getter is
+// read protected. Going through goja's MarshalJSON rather than the JSON
+// object spares a runtime that never read JSON making it, and the text a
+// JS string.
+func fromJS(g *guard, v goja.Value) (any, error) {
 	if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
 		return nil, nil
 	}
-	var s goja.Value
+	vm := g.vm
+	obj, isObj := v.(*goja.Object)
+	if !isObj {
+		// MarshalJSON is an object's: a primitive goes as the one item
+		// of an array.
+		obj = vm.NewArray(v)
+	}
+	var data []byte
 	var jsonErr error
-	err := protect(vm, func() {
-		stringify, ok := goja.AssertFunction(vm.Get("JSON").ToObject(vm).Get("stringify"))
-		if !ok {
-			jsonErr = errors.New("JSON.stringify is not a function any more")
-			return
+	err := g.protect(func() {
+		if jsonErr = g.fits("JSON.stringify", g.jsonSize(obj, nil)); jsonErr == nil {
+			data, jsonErr = obj.MarshalJSON()
 		}
-		s, jsonErr = stringify(goja.Undefined(), v)
 	})
 	if err == nil {
 		err = jsonErr
@@ -549,15 +640,18 @@ func fromJS(vm *goja.Runtime, v goja.Value) (any, error) {
 	if err != nil {
 		return nil, plain(vm, err)
 	}
-	if s == nil || goja.IsUndefined(s) {
-		return nil, nil
-	}
 	var out any
-	if err := json.Unmarshal([]byte(s.String()), &out); err != nil {
+	if err := json.Unmarshal(data, &out); err != nil {
 		return nil, fmt.Errorf("decoding a JS value: %w", err)
+	}
+	if !isObj {
+		out = out.([]any)[0]
 	}
 	return out, nil
 }
+
+// promiseType is what ExportType says of a promise.
+var promiseType = reflect.TypeFor[*goja.Promise]()
 
 // await settles the value of an async call: goja runs the job queue when
 // the outermost call returns, so a promise that is still pending waits on
@@ -567,7 +661,11 @@ func await(vm *goja.Runtime, v goja.Value, pos plan.Pos) (goja.Value, error) {
 	if !isObj {
 		return v, nil
 	}
-	// Export runs the getters of a plain object.
+	// Export runs the getters of a plain object: only a promise, which
+	// its type tells without running any, is exported.
+	if obj.ExportType() != promiseType {
+		return v, nil
+	}
 	var p *goja.Promise
 	if err := protect(vm, func() { p, _ = obj.Export().(*goja.Promise) }); err != nil {
 		return nil, &Error{Pos: pos, Msg: "reading the result: " + plain(vm, err).Error()}

@@ -40,6 +40,9 @@ type Turn struct {
 	// values, built once.
 	state  map[string]any
 	values map[string]goja.Value
+	// keys are state's keys, sorted: the order of a state object's
+	// fields (object).
+	keys []string
 	// declared are the blocks whose declarations the runtime holds.
 	declared map[*plan.CodeBlock]bool
 	// acted is set once an action ran: a retry gets a runtime of its own.
@@ -50,10 +53,11 @@ type Turn struct {
 // (Options.Timeout) counts from now; each evaluation in it is bounded
 // too, a selection by DefaultPureTimeout.
 func (h *Host) Turn(ctx context.Context, state map[string]any) (*Turn, error) {
-	vm := goja.New()
-	base, gl, stop := deadline(ctx, vm, h.opts.Timeout, h.opts.JSMemory)
-	t := &Turn{h: h, ev: h.evaluation(base, vm, gl, stop), base: base, state: state,
-		values: make(map[string]goja.Value, len(state)), declared: map[*plan.CodeBlock]bool{}}
+	p := h.turnRuntime()
+	vm := p.vm
+	base, stop := deadline(ctx, p, h.opts.Timeout)
+	t := &Turn{h: h, ev: h.evaluation(base, p, stop), base: base, state: state,
+		values: make(map[string]goja.Value, len(state)), keys: slices.Sorted(maps.Keys(state)), declared: map[*plan.CodeBlock]bool{}}
 	for k, v := range state {
 		jv, err := toJS(vm, v)
 		if err != nil {
@@ -69,6 +73,27 @@ func (h *Host) Turn(ctx context.Context, state map[string]any) (*Turn, error) {
 	}
 	_ = vm.Set("inputs", inputs)
 	return t, nil
+}
+
+// turnRuntime is the runtime of a Turn: the one made behind the last
+// Turn, and the next is made behind this one, on a goroutine of its own
+// that ends once it is made (an iteration's own work is several times
+// what making a runtime takes, so it is ready when the next Turn starts,
+// and a second core makes it while this one runs the iteration). What is
+// made then depends on neither the state nor the iteration: the next
+// Turn's deadline, state and host API are its own, as ever. The first
+// Turn of a Host makes its runtime itself; the last leaves one unused,
+// which its goroutine has ended with.
+func (h *Host) turnRuntime() *prepared {
+	var p *prepared
+	if h.spare != nil {
+		p = <-h.spare
+	} else {
+		h.spare = make(chan *prepared, 1)
+		p = prepare(h.opts.JSMemory)
+	}
+	go func(next chan<- *prepared, budget int64) { next <- prepare(budget) }(h.spare, h.opts.JSMemory)
+	return p
 }
 
 // Close ends the turn's runtime and its deadline.
@@ -114,7 +139,7 @@ func (t *Turn) pure(ctx context.Context, decls []*plan.CodeBlock) (*pureVM, func
 		return nil, nil, err
 	}
 	_, done := t.stage(ctx, DefaultPureTimeout)
-	p := &pureVM{vm: t.ev.vm, state: st, stop: done}
+	p := &pureVM{vm: t.ev.vm, g: t.ev.globals.g, state: st, stop: done}
 	_ = t.ev.vm.Set("state", st)
 	for _, b := range decls {
 		if t.declared[b] {
@@ -156,9 +181,14 @@ func (t *Turn) RunAction(ctx context.Context, a *plan.Action, state map[string]a
 // of it when it is the same Go value as the turn's state holds.
 func (t *Turn) object(state map[string]any) (goja.Value, error) {
 	vm := t.ev.vm
-	o := vm.NewObject()
-	// In sorted order, as toJS has them.
-	for _, k := range slices.Sorted(maps.Keys(state)) {
+	o := newFields(vm)
+	// In sorted order, as toJS has them: the turn's, unless state's keys
+	// are others (an action's state has the turn's, current_action set).
+	keys := t.keys
+	if !sameKeys(state, t.state) {
+		keys = slices.Sorted(maps.Keys(state))
+	}
+	for _, k := range keys {
 		v := state[k]
 		jv, ok := t.values[k]
 		if !ok || !same(v, t.state[k]) {
@@ -167,9 +197,22 @@ func (t *Turn) object(state map[string]any) (goja.Value, error) {
 				return nil, err
 			}
 		}
-		_ = o.Set(k, jv)
+		o.set(k, jv)
 	}
-	return o, nil
+	return o.done(), nil
+}
+
+// sameKeys reports whether a and b have the same keys.
+func sameKeys(a, b map[string]any) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k := range a {
+		if _, ok := b[k]; !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // same reports whether a and b are the same Go value: equal scalars, or
@@ -196,8 +239,7 @@ func same(a, b any) bool {
 // next evaluation.
 func (t *Turn) stage(ctx context.Context, timeout time.Duration) (context.Context, func()) {
 	vm := t.ev.vm
-	ctx, cancel := context.WithTimeoutCause(ctx, timeout, fmt.Errorf("%w after %v", ErrTimeout, timeout))
-	ctx, end := context.WithCancelCause(ctx)
+	ctx, end := bounded(ctx, timeout)
 	unlink := context.AfterFunc(t.base, func() { end(context.Cause(t.base)) })
 	var mu sync.Mutex
 	running, fired := true, false
@@ -216,7 +258,6 @@ func (t *Turn) stage(ctx context.Context, timeout time.Duration) (context.Contex
 		stop()
 		unlink()
 		end(nil)
-		cancel()
 		if fired {
 			vm.ClearInterrupt()
 		}

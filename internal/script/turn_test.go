@@ -3,7 +3,9 @@ package script
 import (
 	"context"
 	"errors"
+	"fmt"
 	"maps"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -102,5 +104,68 @@ func TestTurnEvaluationsAreBounded(t *testing.T) {
 	got, err := turn.RunAction(context.Background(), turnAction(`return {stateUpdates: {n: state.n + 1}};`), map[string]any{"n": 2.0})
 	if err != nil || got["n"] != 3.0 {
 		t.Errorf("the action after a cancelled selection: %v, %v", got, err)
+	}
+}
+
+// The runtime of a Turn is made behind the one before it (turnRuntime):
+// still a runtime of its own, with its time counted from its Turn, not
+// from when it was made, and the goroutine that made the last one, never
+// used, ends.
+func TestTurnsMadeAheadAreFreshAndEnd(t *testing.T) {
+	h := newFixture(t).host(t, func(o *Options) { o.Timeout = 300 * time.Millisecond })
+	before := runtime.NumGoroutine()
+	for i := range 3 {
+		turn, err := h.Turn(context.Background(), map[string]any{"i": float64(i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := turnAction(`const was = typeof globalThis.mine; globalThis.mine = state.i; return {stateUpdates: {was, json: JSON.stringify([state.i])}};`)
+		got, err := turn.RunAction(context.Background(), a, map[string]any{"i": float64(i)})
+		turn.Close()
+		if err != nil || got["was"] != "undefined" || got["json"] != fmt.Sprintf("[%d]", i) {
+			t.Errorf("turn %d: %v, %v; want a fresh runtime", i+1, got, err)
+		}
+		// Longer than the timeout: the next runtime waits made, and its
+		// evaluation's time starts with its Turn.
+		time.Sleep(400 * time.Millisecond)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for runtime.NumGoroutine() > before {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d goroutines after the turns, %d before", runtime.NumGoroutine(), before)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// The state objects of a turn hold the state's fields as JSON.parse would,
+// own data properties, even after a selection put setters on
+// Object.prototype in the same runtime, and "__proto__" is a field.
+func TestTurnStateFieldsAreOwn(t *testing.T) {
+	h := newFixture(t).host(t, nil)
+	state := map[string]any{"n": 1.0, "__proto__": map[string]any{"polluted": true}, "sub": map[string]any{"k": 1.0}}
+	turn, err := h.Turn(context.Background(), state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer turn.Close()
+	o := &plan.Orchestrator{Decision: block("phases/orchestrator.md", `function selectNextAction(state) {
+  Object.defineProperty(Object.prototype, 'n', {set(v) { globalThis.stolen = v }, configurable: true});
+  Object.defineProperty(Object.prototype, 'k', {set(v) { globalThis.stolen = v }, configurable: true});
+  return 'action-x';
+}`)}
+	if _, _, err := turn.SelectNextAction(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	acting := maps.Clone(state)
+	acting["n"], acting["sub"] = 2.0, map[string]any{"k": 2.0}
+	a := turnAction(`return {stateUpdates: {n: state.n, k: state.sub.k, own: Object.keys(state).join(), polluted: ({}).polluted === undefined && state.__proto__.polluted, stolen: typeof stolen, proto: Object.getPrototypeOf(state) === Object.prototype && Object.getPrototypeOf(state.sub) === Object.prototype && state.hasOwnProperty('n')}};`)
+	got, err := turn.RunAction(context.Background(), a, acting)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"n": 2.0, "k": 2.0, "own": "__proto__,n,sub", "polluted": true, "stolen": "undefined", "proto": true}
+	if !maps.Equal(got, want) {
+		t.Errorf("the action read %v, want %v", got, want)
 	}
 }
