@@ -48,9 +48,9 @@ func Lint(paths []string, opts Options) (*Result, error) {
 	// One run parses each block text and compiles each schema once:
 	// skills copied from one another (versions of a repository, a
 	// vendored copy) share the work.
-	schemas, blocks := newSchemaCache(), plan.NewBlocks()
+	run, blocks := newRunCache(), plan.NewBlocks()
 	for _, t := range targets {
-		t.schemas, t.blocks = schemas, blocks
+		t.run, t.blocks = run, blocks
 	}
 	results := make([][]Finding, len(targets))
 	listings := make([]int, len(targets))
@@ -310,7 +310,7 @@ func lintParsed(s *plan.Skill, t *target, base, profile string, read func(string
 		profile = ProfileFor(t.dir)
 	}
 	p := newPass(s, profile, read)
-	p.schemas = t.schemas
+	p.cache = t.run
 	raw := p.run(allRules)
 	sup := collectSuppressions(p.Docs())
 	skillRel := relPath(base, t.dir)
@@ -394,7 +394,7 @@ func LintSkill(dir string, files map[string][]byte, profile string, cache *Cache
 	if err != nil {
 		return nil, nil, err
 	}
-	s, findings, _, err := lintTarget(&target{dir: dir, cfg: cfg, files: files, cache: cache, schemas: cache.schemaCache(), blocks: cache.blocks()}, dir, profile)
+	s, findings, _, err := lintTarget(&target{dir: dir, cfg: cfg, files: files, cache: cache, run: cache.runCache(), blocks: cache.blocks()}, dir, profile)
 	cache.sweep()
 	if err != nil {
 		return nil, nil, err

@@ -78,6 +78,11 @@ func (b *Blocks) JS(c *CodeBlock) (*jsstatic.Program, error) {
 	return c.js.prog, c.js.err
 }
 
+// Bash is c.BashSyntax taken from the cache too, for a block Classify
+// did not parse (one it gave to the agent for a placeholder first); the
+// block keeps it, as JS does.
+func (b *Blocks) Bash(c *CodeBlock) error { return c.bashParsed(b) }
+
 func (b *Blocks) jsOf(text string) *jsParse {
 	if b == nil {
 		return newJSParse(text)
