@@ -5,7 +5,6 @@ import (
 	"sync"
 
 	"github.com/skillkit/skillkit/internal/stateschema"
-	"github.com/skillkit/skillkit/jsstatic"
 	"github.com/skillkit/skillkit/plan"
 )
 
@@ -58,12 +57,11 @@ type runCache struct {
 	// compiling checks a schema against its draft's meta-schema, which
 	// costs more than the rest of most skills' state rules.
 	schemas onceCache[compiled]
-	// filledJS and filledBash hold lint's second reading of a block that
-	// does not parse as written, by the block's text: the parse with its
-	// template slots filled (nil when it still does not parse), and
-	// whether the shell parses so filled. Filling scans the text with
-	// regexps; every copy of such a block asked again.
-	filledJS   onceCache[*jsstatic.Program]
+	// filledBash holds whether a shell block that does not parse as
+	// written parses with its template slots filled, by the block's
+	// text: filling scans the text with a regexp, and every copy of such
+	// a block asked again. (JavaScript blocks so filled are kept by
+	// plan.Blocks, which holds their programs only while a skill does.)
 	filledBash onceCache[bool]
 }
 
@@ -85,7 +83,6 @@ func (rc *runCache) compile(ss *plan.StateSchema) compiled {
 // sweep forgets what no lint read since the last sweep.
 func (rc *runCache) sweep() {
 	rc.schemas.sweep()
-	rc.filledJS.sweep()
 	rc.filledBash.sweep()
 }
 

@@ -27,8 +27,8 @@ type Pass struct {
 	// to be absent).
 	nav **stateschema.Nav
 	// schema caches the compiled state schema; cache, when set, is the
-	// lint run's cache it comes from, with the second readings of blocks
-	// that do not parse.
+	// lint run's cache it comes from, with the second readings of shell
+	// blocks that do not parse.
 	schema *compiled
 	cache  *runCache
 	// updates caches the skill's state updates (stateWrites), mcp its
@@ -143,33 +143,12 @@ func (p *Pass) parseJS(c *plan.CodeBlock) *jsBlock {
 		b.prog, b.err = p.Skill.Blocks.JS(c)
 	}
 	if b.err != nil {
-		if prog := p.filledJS(c.Text); prog != nil {
+		if prog := p.Skill.Blocks.Filled(c, parseJSText); prog != nil {
 			b.prog, b.template = prog, true
 		}
 	}
 	p.js[c] = b
 	return b
-}
-
-// filledJS is the parse of a block's text with its template slots
-// filled, nil when it has none or does not parse so filled; from the
-// run's cache when there is one.
-func (p *Pass) filledJS(text string) *jsstatic.Program {
-	fill := func() *jsstatic.Program {
-		t, changed := plan.UntemplateJS(text)
-		if !changed {
-			return nil
-		}
-		prog, err := parseJSText(t)
-		if err != nil {
-			return nil
-		}
-		return prog
-	}
-	if p.cache == nil {
-		return fill()
-	}
-	return p.cache.filledJS.get(text, fill)
 }
 
 // filledBash reports whether a shell block's text parses once its
