@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/skillkit/skillkit/internal/mcp"
@@ -55,20 +54,22 @@ func Lint(paths []string, opts Options) (*Result, error) {
 	results := make([][]Finding, len(targets))
 	listings := make([]int, len(targets))
 	errs := make([]error, len(targets))
-	// One worker per CPU takes the skills in turn. A worker keeps its
-	// goroutine, and so the stack goja's recursive descent grew: a
-	// goroutine per skill grew a fresh stack for each (copystack was 2%
-	// of a lint of the corpus's CPU profile). The order is the skills'
-	// own: by their lint times on the corpus, longest first would end
-	// the run 1% sooner at best.
-	var next atomic.Int64
+	// A goroutine per skill, as many at once as there are CPUs. A fixed
+	// pool of workers, each keeping the stack the JavaScript parser grew,
+	// ran 1.5% fewer instructions on three copies of the corpus but held
+	// about 3 MB more heap at each collection (10-14 MB against 7-8 on
+	// twenty copies) and peaked 14% higher (121 against 106 MB), with no
+	// CPU time the shared machine could tell apart.
+	sem := make(chan struct{}, runtime.NumCPU())
 	var wg sync.WaitGroup
-	for range min(runtime.NumCPU(), len(targets)) {
-		wg.Go(func() {
-			for i := int(next.Add(1) - 1); i < len(targets); i = int(next.Add(1) - 1) {
-				_, results[i], listings[i], errs[i] = lintTarget(targets[i], base, opts.Profile)
-			}
-		})
+	for i, t := range targets {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			_, results[i], listings[i], errs[i] = lintTarget(t, base, opts.Profile)
+		}()
 	}
 	wg.Wait()
 	for i, t := range targets {
