@@ -17,12 +17,12 @@ import (
 // Each lint forgets what the skill no longer holds. Use one Cache per
 // skill, from one goroutine at a time.
 type Cache struct {
-	parses  *plan.Blocks
-	schemas *schemaCache
+	parses *plan.Blocks
+	run    *runCache
 }
 
 // NewCache returns an empty cache.
-func NewCache() *Cache { return &Cache{parses: plan.NewBlocks(), schemas: newSchemaCache()} }
+func NewCache() *Cache { return &Cache{parses: plan.NewBlocks(), run: newRunCache()} }
 
 func (c *Cache) blocks() *plan.Blocks {
 	if c == nil {
@@ -31,73 +31,100 @@ func (c *Cache) blocks() *plan.Blocks {
 	return c.parses
 }
 
-// schemaCache returns the cache's compiled schemas, a new cache when
-// there is none.
-func (c *Cache) schemaCache() *schemaCache {
+// runCache returns the cache's run cache, a new one when there is none.
+func (c *Cache) runCache() *runCache {
 	if c == nil {
-		return newSchemaCache()
+		return newRunCache()
 	}
-	return c.schemas
+	return c.run
 }
 
 // sweep forgets what the last lint did not read.
 func (c *Cache) sweep() {
 	if c != nil {
 		c.parses.Sweep()
-		c.schemas.sweep()
+		c.run.sweep()
 	}
 }
 
-// schemaCache compiles each state schema once, by its file and content:
-// once per lint run (skills copied from one another share theirs, and
-// compiling checks a schema against its draft's meta-schema, which costs
-// more than the rest of most skills' state rules), and once per editing
-// session while the schema is unchanged. Safe for concurrent use.
-type schemaCache struct {
-	mu  sync.Mutex
-	m   map[string]*schemaEntry
-	gen int
+// runCache is what a lint run works out once for all its skills, by
+// content, so that skills copied from one another (versions of a
+// repository, a vendored copy) share the work; an editing session keeps
+// it from one lint to the next while the content is unchanged. Safe for
+// concurrent use.
+type runCache struct {
+	// schemas holds each state schema compiled, by its file and content:
+	// compiling checks a schema against its draft's meta-schema, which
+	// costs more than the rest of most skills' state rules.
+	schemas onceCache[compiled]
+	// filledBash holds whether a shell block that does not parse as
+	// written parses with its template slots filled, by the block's
+	// text: filling scans the text with a regexp, and every copy of such
+	// a block asked again. (JavaScript blocks so filled are kept by
+	// plan.Blocks, which holds their programs only while a skill does.)
+	filledBash onceCache[bool]
 }
 
-type schemaEntry struct {
-	once sync.Once
-	c    compiled
-	gen  int
-}
-
-func newSchemaCache() *schemaCache { return &schemaCache{m: map[string]*schemaEntry{}} }
+func newRunCache() *runCache { return &runCache{} }
 
 // compile returns the compiled schema of ss.
-func (sc *schemaCache) compile(ss *plan.StateSchema) compiled {
+func (rc *runCache) compile(ss *plan.StateSchema) compiled {
 	key, err := json.Marshal(ss.Schema)
 	if err != nil {
 		sch, err := stateschema.Compile(ss.File, ss.Schema)
 		return compiled{sch, err}
 	}
-	k := ss.File + "\x00" + string(key)
-	sc.mu.Lock()
-	e := sc.m[k]
-	if e == nil {
-		e = &schemaEntry{}
-		sc.m[k] = e
-	}
-	e.gen = sc.gen
-	sc.mu.Unlock()
-	e.once.Do(func() {
+	return rc.schemas.get(ss.File+"\x00"+string(key), func() compiled {
 		sch, err := stateschema.Compile(ss.File, ss.Schema)
-		e.c = compiled{sch, err}
+		return compiled{sch, err}
 	})
-	return e.c
 }
 
-// sweep forgets the schemas no lint compiled since the last sweep.
-func (sc *schemaCache) sweep() {
-	sc.mu.Lock()
-	defer sc.mu.Unlock()
-	for k, e := range sc.m {
-		if e.gen < sc.gen {
-			delete(sc.m, k)
+// sweep forgets what no lint read since the last sweep.
+func (rc *runCache) sweep() {
+	rc.schemas.sweep()
+	rc.filledBash.sweep()
+}
+
+// onceCache works a value out once per key, whichever goroutine asks
+// first; the others wait for it. The zero value is ready to use.
+type onceCache[T any] struct {
+	mu  sync.Mutex
+	m   map[string]*onceEntry[T]
+	gen int
+}
+
+type onceEntry[T any] struct {
+	once sync.Once
+	v    T
+	gen  int
+}
+
+// get returns the value of key, working it out with f the first time.
+func (c *onceCache[T]) get(key string, f func() T) T {
+	c.mu.Lock()
+	if c.m == nil {
+		c.m = map[string]*onceEntry[T]{}
+	}
+	e := c.m[key]
+	if e == nil {
+		e = &onceEntry[T]{}
+		c.m[key] = e
+	}
+	e.gen = c.gen
+	c.mu.Unlock()
+	e.once.Do(func() { e.v = f() })
+	return e.v
+}
+
+// sweep forgets the keys no get asked for since the last sweep.
+func (c *onceCache[T]) sweep() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for k, e := range c.m {
+		if e.gen < c.gen {
+			delete(c.m, k)
 		}
 	}
-	sc.gen++
+	c.gen++
 }

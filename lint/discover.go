@@ -95,10 +95,10 @@ type target struct {
 	// cache keeps work between lints of the skill (LintSkill); nil keeps
 	// none.
 	cache *Cache
-	// schemas compiles each state schema of a lint run once, blocks
-	// parses each block text once; nil does it for each skill.
-	schemas *schemaCache
-	blocks  *plan.Blocks
+	// run is the lint run's cache, blocks parses each block text once;
+	// nil does it for each skill.
+	run    *runCache
+	blocks *plan.Blocks
 }
 
 // open returns what the skill is read from, keeping what it read: the

@@ -26,10 +26,11 @@ type Pass struct {
 	// nav caches the state schema navigator (a nil *stateschema.Nav once known
 	// to be absent).
 	nav **stateschema.Nav
-	// schema caches the compiled state schema; schemas, when set, is the
-	// lint run's cache it comes from.
-	schema  *compiled
-	schemas *schemaCache
+	// schema caches the compiled state schema; cache, when set, is the
+	// lint run's cache it comes from, with the second readings of shell
+	// blocks that do not parse.
+	schema *compiled
+	cache  *runCache
 	// updates caches the skill's state updates (stateWrites), mcp its
 	// MCP tool calls (mcpCalls): two rules read each.
 	updates *[]update
@@ -142,14 +143,26 @@ func (p *Pass) parseJS(c *plan.CodeBlock) *jsBlock {
 		b.prog, b.err = p.Skill.Blocks.JS(c)
 	}
 	if b.err != nil {
-		if t, changed := plan.UntemplateJS(c.Text); changed {
-			if prog, err := parseJSText(t); err == nil {
-				b.prog, b.template = prog, true
-			}
+		if prog := p.Skill.Blocks.Filled(c, parseJSText); prog != nil {
+			b.prog, b.template = prog, true
 		}
 	}
 	p.js[c] = b
 	return b
+}
+
+// filledBash reports whether a shell block's text parses once its
+// template slots are filled (false when it has none); from the run's
+// cache when there is one.
+func (p *Pass) filledBash(text string) bool {
+	fill := func() bool {
+		t, changed := plan.UntemplateBash(text)
+		return changed && plan.ParseBash(t) == nil
+	}
+	if p.cache == nil {
+		return fill()
+	}
+	return p.cache.filledBash.get(text, fill)
 }
 
 // parseExpr parses a checkable expression's JavaScript once per pass; nil

@@ -86,11 +86,8 @@ func checkJSSyntax(p *Pass) {
 func checkBashSyntax(p *Pass) {
 	for _, db := range p.runBlocks(plan.LangBash) {
 		c := db.CodeBlock
-		err := c.BashSyntax()
-		if err == nil {
-			continue
-		}
-		if t, changed := plan.UntemplateBash(c.Text); changed && plan.ParseBash(t) == nil {
+		err := p.Skill.Blocks.Bash(c)
+		if err == nil || p.filledBash(c.Text) {
 			continue
 		}
 		var pe syntax.ParseError

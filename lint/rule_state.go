@@ -42,12 +42,12 @@ func schemaOf(s *plan.Skill) *plan.StateSchema {
 }
 
 // compiledSchema compiles the skill's schema once per pass, and once
-// per lint run for skills whose schemas are the same (schemaCache).
+// per lint run for skills whose schemas are the same (runCache).
 func (p *Pass) compiledSchema() (*stateschema.Schema, error) {
 	if p.schema == nil {
 		var c compiled
-		if p.schemas != nil {
-			c = p.schemas.compile(p.Skill.StateSchema)
+		if p.cache != nil {
+			c = p.cache.compile(p.Skill.StateSchema)
 		} else {
 			ss := p.Skill.StateSchema
 			c.schema, c.err = stateschema.Compile(ss.File, ss.Schema)

@@ -22,6 +22,9 @@ type Blocks struct {
 	mu   sync.Mutex
 	js   map[string]*blockEntry[jsParse]
 	bash map[string]*blockEntry[bashParse]
+	// filled holds the readings of blocks that do not parse as written,
+	// once their template slots are filled (Filled).
+	filled map[string]*blockEntry[jsParse]
 	// gen counts sweeps: an entry read since the last one carries it.
 	gen int
 }
@@ -33,7 +36,7 @@ type blockEntry[T any] struct {
 
 // NewBlocks returns an empty cache.
 func NewBlocks() *Blocks {
-	return &Blocks{js: map[string]*blockEntry[jsParse]{}, bash: map[string]*blockEntry[bashParse]{}}
+	return &Blocks{js: map[string]*blockEntry[jsParse]{}, bash: map[string]*blockEntry[bashParse]{}, filled: map[string]*blockEntry[jsParse]{}}
 }
 
 // Sweep forgets the blocks no parse read since the last Sweep, and
@@ -46,6 +49,7 @@ func (b *Blocks) Sweep() {
 	defer b.mu.Unlock()
 	sweep(b.js, b.gen)
 	sweep(b.bash, b.gen)
+	sweep(b.filled, b.gen)
 	b.gen++
 }
 
@@ -61,7 +65,7 @@ func sweep[T any](m map[string]*blockEntry[T], gen int) {
 func (b *Blocks) Len() int {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return len(b.js) + len(b.bash)
+	return len(b.js) + len(b.bash) + len(b.filled)
 }
 
 // JS is c.JS, the parse of a block Classify did not read (a State
@@ -76,6 +80,39 @@ func (b *Blocks) JS(c *CodeBlock) (*jsstatic.Program, error) {
 	}
 	c.js = b.jsOf(c.Text)
 	return c.js.prog, c.js.err
+}
+
+// Bash is c.BashSyntax taken from the cache too, for a block Classify
+// did not parse (one it gave to the agent for a placeholder first); the
+// block keeps it, as JS does.
+func (b *Blocks) Bash(c *CodeBlock) error { return c.bashParsed(b) }
+
+// Filled is the program read reads from c's text with its template
+// slots filled (UntemplateJS), for a block that does not parse as
+// written: lint checks such a block as the template it is. It is nil
+// when filling changes nothing or read fails. Like JS, it is taken from
+// the cache by the block's text and kept by the block; every caller of
+// one cache passes the same read.
+func (b *Blocks) Filled(c *CodeBlock, read func(string) (*jsstatic.Program, error)) *jsstatic.Program {
+	if c.filled == nil {
+		fill := func(text string) *jsParse {
+			t, changed := UntemplateJS(text)
+			if !changed {
+				return &jsParse{}
+			}
+			prog, err := read(t)
+			return &jsParse{prog: prog, err: err}
+		}
+		if b == nil {
+			c.filled = fill(c.Text)
+		} else {
+			c.filled = lookup(b, b.filled, c.Text, fill)
+		}
+	}
+	if c.filled.err != nil {
+		return nil
+	}
+	return c.filled.prog
 }
 
 func (b *Blocks) jsOf(text string) *jsParse {

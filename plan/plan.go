@@ -390,6 +390,9 @@ type CodeBlock struct {
 	js *jsParse
 	// bash is the block's bash parse error, kept by Classify (bashParsed).
 	bash *bashParse
+	// filled is lint's reading of the block with its template slots
+	// filled, kept by Blocks.Filled.
+	filled *jsParse
 }
 
 // bashParse is one parse of a block as bash: why it failed, nil if not.
