@@ -35,6 +35,10 @@ var bombs = map[string]string{
 	"reduce":          `new Array(64).fill(0).reduce((s) => s + s, "x")`,
 	"declared":        `const grow = (s) => { while (true) s = s.concat(s) }; grow("x")`,
 	"push":            `const keep = []; for (;;) keep.push(new Array(1000).fill(1))`,
+	// Many guarded calls, each too small to be weighed on its own, from
+	// a builtin's loop (no tick of skill code runs between them, and no
+	// interrupt lands until the builtin returns).
+	"small calls": `const a = new Array(10000); new Array(4000).fill(a).map(Function.prototype.call, Array.prototype.join)`,
 }
 
 // peakHeap runs f and returns how far the live heap grew above where it

@@ -103,6 +103,9 @@ type guard struct {
 	vm        *goja.Runtime
 	budget    int64
 	protector *protector
+	// unweighed is what the calls let through unweighed since the heap
+	// was last weighed (fits).
+	unweighed int64
 }
 
 // protect is protect in g's runtime.
@@ -120,19 +123,32 @@ func (g *guard) check(what string, n int64) bool {
 
 // fits is the error of an allocation of n bytes by what that would take
 // the heap past the budget, nil when it fits. One of a thousandth of the
-// budget or less is not weighed: reading the heap costs more than such a
-// call (a join of a few items, an action's result), and the ticks and the
-// watchdog weigh what many of them add up to.
+// budget or less is not weighed until such calls add up to that much:
+// reading the heap costs more than such a call (a join of a few items, an
+// action's result). Neither the ticks nor the watchdog can weigh for them:
+// a builtin's loop calling a guarded builtin (a map of joins) runs no
+// tick of skill code, and no interrupt lands until it returns.
 func (g *guard) fits(what string, n int64) error {
-	if n <= g.budget>>10 || n <= g.budget-liveHeap() {
+	small := g.budget >> 10
+	if n <= small {
+		if g.unweighed += n; g.unweighed <= small {
+			return nil
+		}
+	}
+	if n <= g.budget-liveHeap() {
+		g.unweighed = 0
 		return nil
 	}
 	// The live figure is the last collection's, which may count what an
 	// evaluation stopped before this one left: collect, and judge again.
 	runtime.GC()
 	if n <= g.budget-liveHeap() {
+		g.unweighed = 0
 		return nil
 	}
+	// Refused, the calls after this one are weighed each, as they would
+	// be if they were not small: a builtin's loop goes on calling until
+	// it returns and the interrupt lands.
 	return fmt.Errorf("%w: %s would allocate about %d MiB, past the budget of %d MiB (--js-memory)", ErrMemory, what, n>>20, g.budget>>20)
 }
 

@@ -382,7 +382,7 @@ func TestHostCallTimeoutNamesErrTimeout(t *testing.T) {
 		t.Errorf("err = %v, want Bash's call to fail with ErrTimeout, not context.Canceled", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(300*time.Millisecond, cancel)
+	time.AfterFunc(50*time.Millisecond, cancel)
 	_, err = h.RunStep(ctx, block("phases/01-x.md", `Bash("sleep 5")`), map[string]any{}, nil)
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("stopped by its caller: err = %v, want context.Canceled", err)
