@@ -18,6 +18,7 @@ var bombs = map[string]string{
 	"fill":            `new Array(2**28).fill(0)`,
 	"from":            `Array.from({length: 2**28})`,
 	"join":            `new Array(2**30).join("x")`,
+	"join of strings": `new Array(2000).fill("x".repeat(60000)).join()`,
 	"typed array":     `new Float64Array(2**28)`,
 	"typed from like": `new Uint8Array({length: 2**31})`,
 	"array buffer":    `new ArrayBuffer(2**31)`,

@@ -53,7 +53,8 @@ func guardAllocations(vm *goja.Runtime, budget int64) *globals {
 		if a := c.Argument(0); !goja.IsUndefined(a) {
 			sep = int64(len(a.String()))
 		}
-		return mul(g.length(c.This), sep)
+		n := g.length(c.This)
+		return g.stringsLength(c.This, n, mul(n, sep))
 	})
 	g.wrap(array, "from", func(c goja.FunctionCall) int64 {
 		return g.length(c.Argument(0)) * slotBytes
@@ -320,6 +321,32 @@ func (g *guard) length(v goja.Value) int64 {
 		return 0
 	}
 	return max(0, l.ToInteger())
+}
+
+// stringsLength is total, what an array's join allocates besides its
+// items, plus the length of the items of obj (of length n) that are
+// strings: a join of a few long strings allocates them all, which the
+// separators alone did not weigh. A long array is weighed by its first
+// items, as jsonSize weighs it; counting stops past the budget.
+func (g *guard) stringsLength(v goja.Value, n, total int64) int64 {
+	obj, ok := v.(*goja.Object)
+	if !ok || total > g.budget {
+		return total
+	}
+	seen := min(n, sampleElements)
+	var items int64
+	for i := int64(0); i < seen && items <= g.budget; i++ {
+		if s, ok := obj.Get(strconv.FormatInt(i, 10)).(goja.String); ok {
+			items += int64(s.Length())
+		}
+	}
+	if seen > 0 && seen < n {
+		items = mul(items/seen+1, n)
+	}
+	if items > math.MaxInt64-total {
+		return math.MaxInt64
+	}
+	return total + items
 }
 
 // jsonSize estimates the length of JSON.stringify(v, _, space), each
