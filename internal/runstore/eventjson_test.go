@@ -88,6 +88,11 @@ func TestEventAppendJSONIsMarshal(t *testing.T) {
 		sameJSON(t, &e)
 	}
 	sameJSON(t, &Event{})
+	// A change's value as json.Marshal takes it: compacted (a line break
+	// in it would split the line), and refused when it is no JSON.
+	for _, v := range []string{"[1,\n 2]", "{\r\n\"a\": \"<\u2028>\"}\n", "{", "[1] 2"} {
+		sameJSON(t, &Event{Time: t0, To: "x", Patch: []Change{{Op: OpSet, Path: []string{"a"}, Value: json.RawMessage(v)}}})
+	}
 	bad := Event{Time: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC), To: "x"}
 	if _, err := bad.AppendJSON(nil); err == nil {
 		t.Error("a time past year 9999 was encoded")
@@ -118,9 +123,6 @@ func FuzzEventAppendJSON(f *testing.F) {
 		}
 		e := Event{Time: time.Unix(0, int64(position)).UTC(), Action: action, From: State(detail), To: State(key), Detail: detail,
 			Patch: []Change{{Op: OpSet, Path: []string{key, detail}, Value: json.RawMessage(value)}}, Position: position}
-		var v any
-		_ = json.Unmarshal([]byte(value), &v)
-		e.Patch[0].Value, _ = json.Marshal(v)
 		sameJSON(t, &e)
 	})
 }

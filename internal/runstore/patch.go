@@ -1,6 +1,7 @@
 package runstore
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -75,7 +76,14 @@ func (c Change) appendJSON(b []byte) ([]byte, error) {
 	}
 	if c.Value != nil {
 		b = append(b, `,"value":`...)
-		b = append(b, c.Value...)
+		// Compacted, as json.Marshal compacts what MarshalJSON writes:
+		// a line break in the value would split a log's line, and a
+		// value that is no JSON would make the line none.
+		buf := bytes.NewBuffer(b)
+		if err := json.Compact(buf, c.Value); err != nil {
+			return b, fmt.Errorf("the value of state change %s %s: %w", c.Op, strings.Join(c.Path, "."), err)
+		}
+		b = buf.Bytes()
 	}
 	return append(b, '}'), nil
 }

@@ -18,6 +18,7 @@ var bombs = map[string]string{
 	"fill":            `new Array(2**28).fill(0)`,
 	"from":            `Array.from({length: 2**28})`,
 	"join":            `new Array(2**30).join("x")`,
+	"join of strings": `new Array(2000).fill("x".repeat(60000)).join()`,
 	"typed array":     `new Float64Array(2**28)`,
 	"typed from like": `new Uint8Array({length: 2**31})`,
 	"array buffer":    `new ArrayBuffer(2**31)`,
@@ -35,6 +36,10 @@ var bombs = map[string]string{
 	"reduce":          `new Array(64).fill(0).reduce((s) => s + s, "x")`,
 	"declared":        `const grow = (s) => { while (true) s = s.concat(s) }; grow("x")`,
 	"push":            `const keep = []; for (;;) keep.push(new Array(1000).fill(1))`,
+	// Many guarded calls, each too small to be weighed on its own, from
+	// a builtin's loop (no tick of skill code runs between them, and no
+	// interrupt lands until the builtin returns).
+	"small calls": `const a = new Array(10000); new Array(4000).fill(a).map(Function.prototype.call, Array.prototype.join)`,
 }
 
 // peakHeap runs f and returns how far the live heap grew above where it

@@ -53,7 +53,8 @@ func guardAllocations(vm *goja.Runtime, budget int64) *globals {
 		if a := c.Argument(0); !goja.IsUndefined(a) {
 			sep = int64(len(a.String()))
 		}
-		return mul(g.length(c.This), sep)
+		n := g.length(c.This)
+		return g.stringsLength(c.This, n, mul(n, sep))
 	})
 	g.wrap(array, "from", func(c goja.FunctionCall) int64 {
 		return g.length(c.Argument(0)) * slotBytes
@@ -103,6 +104,9 @@ type guard struct {
 	vm        *goja.Runtime
 	budget    int64
 	protector *protector
+	// unweighed is what the calls let through unweighed since the heap
+	// was last weighed (fits).
+	unweighed int64
 }
 
 // protect is protect in g's runtime.
@@ -120,19 +124,32 @@ func (g *guard) check(what string, n int64) bool {
 
 // fits is the error of an allocation of n bytes by what that would take
 // the heap past the budget, nil when it fits. One of a thousandth of the
-// budget or less is not weighed: reading the heap costs more than such a
-// call (a join of a few items, an action's result), and the ticks and the
-// watchdog weigh what many of them add up to.
+// budget or less is not weighed until such calls add up to that much:
+// reading the heap costs more than such a call (a join of a few items, an
+// action's result). Neither the ticks nor the watchdog can weigh for them:
+// a builtin's loop calling a guarded builtin (a map of joins) runs no
+// tick of skill code, and no interrupt lands until it returns.
 func (g *guard) fits(what string, n int64) error {
-	if n <= g.budget>>10 || n <= g.budget-liveHeap() {
+	small := g.budget >> 10
+	if n <= small {
+		if g.unweighed += n; g.unweighed <= small {
+			return nil
+		}
+	}
+	if n <= g.budget-liveHeap() {
+		g.unweighed = 0
 		return nil
 	}
 	// The live figure is the last collection's, which may count what an
 	// evaluation stopped before this one left: collect, and judge again.
 	runtime.GC()
 	if n <= g.budget-liveHeap() {
+		g.unweighed = 0
 		return nil
 	}
+	// Refused, the calls after this one are weighed each, as they would
+	// be if they were not small: a builtin's loop goes on calling until
+	// it returns and the interrupt lands.
 	return fmt.Errorf("%w: %s would allocate about %d MiB, past the budget of %d MiB (--js-memory)", ErrMemory, what, n>>20, g.budget>>20)
 }
 
@@ -304,6 +321,32 @@ func (g *guard) length(v goja.Value) int64 {
 		return 0
 	}
 	return max(0, l.ToInteger())
+}
+
+// stringsLength is total, what an array's join allocates besides its
+// items, plus the length of the items of obj (of length n) that are
+// strings: a join of a few long strings allocates them all, which the
+// separators alone did not weigh. A long array is weighed by its first
+// items, as jsonSize weighs it; counting stops past the budget.
+func (g *guard) stringsLength(v goja.Value, n, total int64) int64 {
+	obj, ok := v.(*goja.Object)
+	if !ok || total > g.budget {
+		return total
+	}
+	seen := min(n, sampleElements)
+	var items int64
+	for i := int64(0); i < seen && items <= g.budget; i++ {
+		if s, ok := obj.Get(strconv.FormatInt(i, 10)).(goja.String); ok {
+			items += int64(s.Length())
+		}
+	}
+	if seen > 0 && seen < n {
+		items = mul(items/seen+1, n)
+	}
+	if items > math.MaxInt64-total {
+		return math.MaxInt64
+	}
+	return total + items
 }
 
 // jsonSize estimates the length of JSON.stringify(v, _, space), each

@@ -367,3 +367,24 @@ func TestPlainAndAsyncBlocksAlike(t *testing.T) {
 		}
 	}
 }
+
+// TestHostCallTimeoutNamesErrTimeout: a host call killed by the
+// evaluation's time limit fails with the limit, not with the context's
+// bare Canceled. The engine takes Canceled for the user stopping the run
+// (engine.interrupted), so a step that timed out in Bash would stop the
+// run for a resume instead of failing, and its message would not say it
+// timed out.
+func TestHostCallTimeoutNamesErrTimeout(t *testing.T) {
+	f := newFixture(t)
+	h := f.host(t, func(o *Options) { o.Timeout = 300 * time.Millisecond })
+	_, err := f.step(t, h, `Bash("sleep 5")`)
+	if !errors.Is(err, ErrTimeout) || errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "Bash: evaluation timed out after 300ms") {
+		t.Errorf("err = %v, want Bash's call to fail with ErrTimeout, not context.Canceled", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(50*time.Millisecond, cancel)
+	_, err = h.RunStep(ctx, block("phases/01-x.md", `Bash("sleep 5")`), map[string]any{}, nil)
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("stopped by its caller: err = %v, want context.Canceled", err)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -54,6 +55,12 @@ func (ev *evaluation) throw(fn string, err error) {
 // hostError is the JS Error of a failed host call: thrown, or the reason
 // of a rejected promise.
 func (ev *evaluation) hostError(fn string, err error) *goja.Object {
+	if ctxErr := ev.ctx.Err(); ctxErr != nil && errors.Is(err, ctxErr) {
+		// The call failed because the evaluation ended: its cause is the
+		// error. The context of a timeout ends Canceled (bounded), which
+		// the engine takes for the user stopping the run.
+		err = context.Cause(ev.ctx)
+	}
 	return ev.vm.NewGoError(fmt.Errorf("%s: %w", fn, err))
 }
 
