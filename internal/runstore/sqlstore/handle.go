@@ -182,11 +182,17 @@ func (h *handle) rows() (tableRows, error) {
 		r.events = append(r.events, string(body))
 	}
 	for _, c := range w.Checkpoints {
-		wk, _ := json.Marshal(c.Worker)
+		wk, err := json.Marshal(c.Worker)
+		if err != nil {
+			return tableRows{}, err
+		}
 		r.times, r.workers = append(r.times, ms(c.Time)), append(r.workers, string(wk))
 	}
 	for _, m := range w.Metrics {
-		body, _ := m.AppendJSON(nil)
+		body, err := m.AppendJSON(nil)
+		if err != nil {
+			return tableRows{}, err
+		}
 		r.metrics = append(r.metrics, string(body))
 	}
 	return r, nil

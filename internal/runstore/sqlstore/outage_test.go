@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"errors"
+	"math"
 	"syscall"
 	"testing"
 	"time"
@@ -119,6 +120,27 @@ func TestHoldsAfterALostClaim(t *testing.T) {
 		}
 		if ok, err := d.holds(ctx, "r1", "another"); ok || err != nil {
 			t.Errorf("holds with another token = %v, %v", ok, err)
+		}
+	})
+}
+
+// A metric that JSON cannot hold (a duration that is not a number) fails
+// its write, and no row of it is stored: its body was stored cut short.
+func TestMetricThatCannotBeEncodedIsNotStored(t *testing.T) {
+	sqltest.Each(t, func(t *testing.T, url string) {
+		ctx := context.Background()
+		d := openDB(t, url)
+		h := createRun(t, d)
+		bad := runstore.Batch{Metrics: []runstore.Metric{{Time: time.Now(), Kind: runstore.KindStep, DurationMS: math.NaN()}}}
+		if err := h.Append(ctx, bad, runstore.Durable); err == nil {
+			t.Fatal("a metric of NaN ms was written")
+		}
+		var metrics int
+		if err := d.db.QueryRowContext(ctx, d.q(`SELECT COUNT(*) FROM metrics WHERE run_id = ?`), "r1").Scan(&metrics); err != nil {
+			t.Fatal(err)
+		}
+		if metrics != 0 {
+			t.Errorf("%d metric rows stored, want none", metrics)
 		}
 	})
 }
