@@ -43,6 +43,12 @@ type Program struct {
 	shift int
 	// expr is set by ParseExpression: Body is one expression statement.
 	expr bool
+	// written is the block as written, where src is a copy of it with
+	// spans replaced on their lines (MapPositions): positions are its.
+	written struct {
+		starts []int
+		back   func(int) int
+	}
 	// memo keeps what the whole-program questions answered: a program
 	// is read by parse, Classify, several lint rules and the runtime,
 	// and an editor's lint reads a cached one at every change. Answers
@@ -151,9 +157,35 @@ func (p *Program) index() {
 }
 
 // Position turns an AST index into a 1-based line and byte column of the
-// block's text.
+// block's text: of the text as written, after MapPositions.
 func (p *Program) Position(idx file.Idx) (line, col int) {
-	return p.offsetPos(int(idx) - 1 - p.shift)
+	off := int(idx) - 1 - p.shift
+	if w := &p.written; w.back != nil {
+		line, _ := p.offsetPos(off)
+		off = w.back(max(0, min(off, len(p.src))))
+		return line, off - w.starts[line-1] + 1
+	}
+	return p.offsetPos(off)
+}
+
+// MapPositions makes the program's positions those of text, where the
+// program was read from a copy of text with spans replaced, each within
+// its line (a template's slots filled): back maps a byte offset of the
+// copy to one of text. Call it before asking the program anything: its
+// answers are kept.
+func (p *Program) MapPositions(text string, back func(int) int) {
+	starts := []int{0}
+	for i := 0; i < len(text); i++ {
+		if text[i] == '\n' {
+			starts = append(starts, i+1)
+		}
+	}
+	if len(starts) != len(p.starts) {
+		// Lines were added or removed: a column of text could not be
+		// found on the line of the copy; the copy's positions stand.
+		return
+	}
+	p.written.starts, p.written.back = starts, back
 }
 
 func (p *Program) offsetPos(off int) (line, col int) {

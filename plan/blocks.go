@@ -96,11 +96,14 @@ func (b *Blocks) Bash(c *CodeBlock) error { return c.bashParsed(b) }
 func (b *Blocks) Filled(c *CodeBlock, read func(string) (*jsstatic.Program, error)) *jsstatic.Program {
 	if c.filled == nil {
 		fill := func(text string) *jsParse {
-			t, changed := UntemplateJS(text)
-			if !changed {
+			t, back := untemplateJS(text)
+			if back == nil {
 				return &jsParse{}
 			}
 			prog, err := read(t)
+			if prog != nil {
+				prog.MapPositions(text, back)
+			}
 			return &jsParse{prog: prog, err: err}
 		}
 		if b == nil {

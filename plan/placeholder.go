@@ -110,26 +110,98 @@ const JSStandIn = "_tpl_"
 // UntemplateJS replaces a JavaScript block's slots by neutral values;
 // changed is false when it has none.
 func UntemplateJS(src string) (out string, changed bool) {
+	out, back := untemplateJS(src)
+	return out, back != nil
+}
+
+// untemplateJS is UntemplateJS, with back mapping a byte offset of out
+// to the offset of src it came from (nil when nothing changed): a
+// diagnostic of the filled text is given where the block has it. No
+// replacement adds or removes a line break.
+func untemplateJS(src string) (out string, back func(int) int) {
 	// Each pattern needs a character most blocks lack: lint tries every
 	// block that does not parse, so those skip the expression.
+	var passes [][]edit
 	out = src
+	replace := func(re *regexp.Regexp, with string, keep bool) {
+		var edits []edit
+		out, edits = replaceEdits(re, out, with, keep)
+		if edits != nil {
+			passes = append(passes, edits)
+		}
+	}
 	if angleSlotStart(out) {
-		out = angleSlot.ReplaceAllString(out, JSStandIn)
+		replace(angleSlot, JSStandIn, false)
 	}
 	if strings.Contains(out, "{{") {
-		out = mustacheSlot.ReplaceAllString(out, JSStandIn)
+		replace(mustacheSlot, JSStandIn, false)
 	}
 	if strings.Contains(out, "...") || strings.Contains(out, "…") {
 		// Most blocks' "..." is a spread (f(...args)), a slot nowhere:
 		// the expressions run only where a scan finds a match for them.
 		if ellipsisBeforeCloser(out) {
-			out = ellipsisElement.ReplaceAllString(out, "$1")
+			replace(ellipsisElement, "", true)
 		}
 		if ellipsisOnlyLine(out) {
-			out = ellipsisLine.ReplaceAllString(out, "")
+			replace(ellipsisLine, "", false)
 		}
 	}
-	return out, out != src
+	if passes == nil {
+		return out, nil
+	}
+	return out, func(off int) int {
+		for i := len(passes) - 1; i >= 0; i-- {
+			off = mapBack(passes[i], off)
+		}
+		return off
+	}
+}
+
+// edit is one replacement of a pass: at in the pass's output, old bytes
+// of its input became new bytes.
+type edit struct{ at, old, new int }
+
+// replaceEdits is re.ReplaceAllString(s, with), with the edits made; with
+// keep, the match's first group stays as it was after the part replaced
+// (the closer after an ellipsis).
+func replaceEdits(re *regexp.Regexp, s, with string, keep bool) (string, []edit) {
+	var (
+		b     strings.Builder
+		edits []edit
+		last  int
+	)
+	for _, m := range re.FindAllStringSubmatchIndex(s, -1) {
+		end := m[1]
+		if keep {
+			end = m[2]
+		}
+		b.WriteString(s[last:m[0]])
+		edits = append(edits, edit{at: b.Len(), old: end - m[0], new: len(with)})
+		b.WriteString(with)
+		last = end
+	}
+	if edits == nil {
+		return s, nil
+	}
+	b.WriteString(s[last:])
+	return b.String(), edits
+}
+
+// mapBack maps an offset of a pass's output to its input: within a
+// replacement, to the same distance into what it replaced, at most its
+// last byte.
+func mapBack(edits []edit, off int) int {
+	shift := 0
+	for _, e := range edits {
+		if off < e.at {
+			break
+		}
+		if off < e.at+e.new {
+			return e.at - shift + min(off-e.at, max(e.old-1, 0))
+		}
+		shift += e.new - e.old
+	}
+	return off - shift
 }
 
 // ellipsisBeforeCloser reports whether ellipsisElement matches s: an

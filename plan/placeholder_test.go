@@ -1,6 +1,11 @@
 package plan
 
-import "testing"
+import (
+	"strings"
+	"testing"
+
+	"github.com/skillkit/skillkit/jsstatic"
+)
 
 // TestPlaceholderVariants pins what each variant takes as a slot, and
 // what it leaves alone on purpose.
@@ -90,6 +95,64 @@ func FuzzAngleSlotStart(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		if angleSlot.MatchString(s) && !angleSlotStart(s) {
 			t.Errorf("%q holds a slot the pre-check misses", s)
+		}
+	})
+}
+
+// A template block that parses once its slots are filled is checked as
+// written: what lint finds in it is where the block has it, not where the
+// filled text has it (a slot before a name on its line moved the name).
+func TestFilledBlockPositionsAreTheBlocks(t *testing.T) {
+	text := "const n = f(<count>, {{items}}, missing);\nreturn [n, ...]\n"
+	c := &CodeBlock{Lang: "js", Text: text}
+	prog := NewBlocks().Filled(c, jsstatic.Parse)
+	if prog == nil {
+		t.Fatal("the filled block did not parse")
+	}
+	got := map[string][2]int{}
+	for _, r := range prog.FreeNames() {
+		got[r.Name] = [2]int{r.Line, r.Col}
+	}
+	want := map[string][2]int{
+		"f":       {1, 11},
+		JSStandIn: {1, 13}, // the first slot, <count>
+		"missing": {1, 33},
+	}
+	for name, at := range want {
+		if got[name] != at {
+			t.Errorf("%s at %v, want %v (all: %v)", name, got[name], at, got)
+		}
+	}
+}
+
+// FuzzUntemplateJSMapsBack holds the map from the filled text back to the
+// block: it never goes back, stays on the same line, lands within the
+// block, and what no slot replaced is the block's own byte.
+func FuzzUntemplateJSMapsBack(f *testing.F) {
+	for _, s := range []string{
+		"const n = <count>;", "f({{items}}, [1, ...])", "a()\n  ...\nb()", "x(<a>, <b>)\n{{c}} + <d>\n[1, …]\n",
+		"…)", "<é>", "{{}}", "...\n]",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		out, back := untemplateJS(src)
+		if back == nil {
+			if out != src {
+				t.Fatalf("changed %q to %q without a map", src, out)
+			}
+			return
+		}
+		prev := -1
+		for o := 0; o <= len(out); o++ {
+			b := back(o)
+			if b < prev || b < 0 || b > len(src) {
+				t.Fatalf("%q -> %q: offset %d maps to %d after %d", src, out, o, b, prev)
+			}
+			prev = b
+			if strings.Count(out[:o], "\n") != strings.Count(src[:b], "\n") {
+				t.Fatalf("%q -> %q: offset %d maps to %d, another line", src, out, o, b)
+			}
 		}
 	})
 }
