@@ -388,3 +388,21 @@ func TestHostCallTimeoutNamesErrTimeout(t *testing.T) {
 		t.Errorf("stopped by its caller: err = %v, want context.Canceled", err)
 	}
 }
+
+// An evaluation's time limit ends its context as any deadline does:
+// DeadlineExceeded, with ErrTimeout as the cause; ended early, it is
+// Canceled with the cause given. What reads the context (a command, the
+// engine, which takes Canceled for the run stopped) tells them apart.
+func TestBoundedEndsAsADeadline(t *testing.T) {
+	ctx, end := bounded(context.Background(), 10*time.Millisecond)
+	defer end(nil)
+	<-ctx.Done()
+	if !errors.Is(ctx.Err(), context.DeadlineExceeded) || !errors.Is(context.Cause(ctx), ErrTimeout) {
+		t.Errorf("timed out: Err %v, cause %v; want DeadlineExceeded, ErrTimeout", ctx.Err(), context.Cause(ctx))
+	}
+	ctx, end = bounded(context.Background(), time.Hour)
+	end(ErrMemory)
+	if !errors.Is(ctx.Err(), context.Canceled) || !errors.Is(context.Cause(ctx), ErrMemory) {
+		t.Errorf("ended: Err %v, cause %v; want Canceled, ErrMemory", ctx.Err(), context.Cause(ctx))
+	}
+}

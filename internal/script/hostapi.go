@@ -56,9 +56,9 @@ func (ev *evaluation) throw(fn string, err error) {
 // of a rejected promise.
 func (ev *evaluation) hostError(fn string, err error) *goja.Object {
 	if ctxErr := ev.ctx.Err(); ctxErr != nil && errors.Is(err, ctxErr) {
-		// The call failed because the evaluation ended: its cause is the
-		// error. The context of a timeout ends Canceled (bounded), which
-		// the engine takes for the user stopping the run.
+		// The call failed because the evaluation ended: its cause (a
+		// timeout, the heap budget) says why, where the context's error
+		// says only that it ended.
 		err = context.Cause(ev.ctx)
 	}
 	return ev.vm.NewGoError(fmt.Errorf("%s: %w", fn, err))

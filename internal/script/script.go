@@ -209,16 +209,16 @@ func prepare(budget int64) *prepared {
 }
 
 // bounded is ctx ended after timeout, with timedOut(timeout) as its
-// cause, or by the returned function with its cause: one context and a
-// timer, where WithTimeoutCause under WithCancelCause made two contexts
-// (a loop iteration makes three of these). Its Err is Canceled either way;
-// the cause tells a timeout.
+// cause and context.DeadlineExceeded as its Err, or by the returned
+// function with its cause and context.Canceled: what reads the context
+// (a host call's command, the engine, which takes Canceled for the user
+// stopping the run) tells a timeout as from any context with a deadline.
 func bounded(ctx context.Context, timeout time.Duration) (context.Context, context.CancelCauseFunc) {
 	ctx, end := context.WithCancelCause(ctx)
-	t := time.AfterFunc(timeout, func() { end(timedOut(timeout)) })
+	ctx, cancel := context.WithTimeoutCause(ctx, timeout, timedOut(timeout))
 	return ctx, func(cause error) {
-		t.Stop()
 		end(cause)
+		cancel()
 	}
 }
 
