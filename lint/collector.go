@@ -18,9 +18,9 @@ const collectorPercent = 400
 // at 1x and 11% at 20x, for a peak of about 60 MB at 1x and 110 MB at
 // 20x; 800 saved little more for half as much memory again. A language
 // server session of 500 changes of a 2,000-line file took a third less
-// CPU, for 10 MB more at its peak (docs/lsp.md, "Speed"). No memory limit: under
-// one, a deeply nested expression's parser stack made the collector
-// thrash (30x slower).
+// CPU, for 10 MB more at its peak (docs/lsp.md, "Speed"). No memory
+// limit: under one, a deeply nested expression's parser stack made the
+// collector thrash (30x slower).
 func TuneCollector() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(collectorPercent)
