@@ -202,7 +202,10 @@ func editSteps(text string) []editStep {
 func TestKeptDocumentsFollowTheFiles(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), ".claude", "skills", "demo")
 	skill := "---\nname: demo\ndescription: Counts files.\n---\n\n# Demo\n\nSee [the count](phases/01-count.md) and [the report](phases/02-report.md).\n"
-	report := "# Phase 2: Report\n\n## Execution\n\n### Step 1: Report\n\n```javascript\nconsole.log(state.count);\n```\n"
+	// The report's Timeout is not a duration: the phase reader adds that
+	// diagnostic to the kept document at every lint, and it must be
+	// reported once.
+	report := "# Phase 2: Report\n\n## Execution\n\n### Step 1: Report\n\n- **Timeout**: forever\n\n```javascript\nconsole.log(state.count);\n```\n"
 	testfs.WriteTree(t, dir, map[string]string{
 		"SKILL.md":               skill,
 		"phases/01-count.md":     phaseMD,
@@ -257,7 +260,7 @@ func TestKeptDocumentsFollowTheFiles(t *testing.T) {
 		}
 	}
 	// The changes on disk must have been seen, not only matched.
-	for _, rule := range []string{"state-unknown-field", "js-syntax", "link-broken"} {
+	for _, rule := range []string{"state-unknown-field", "js-syntax", "link-broken", "step-attribute"} {
 		if !seen[rule] {
 			t.Errorf("no %s finding in any step: the changes on disk were not linted (%v)", rule, seen)
 		}
