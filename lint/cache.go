@@ -5,24 +5,36 @@ import (
 	"sync"
 
 	"github.com/skillkit/skillkit/internal/stateschema"
+	"github.com/skillkit/skillkit/parse"
 	"github.com/skillkit/skillkit/plan"
 )
 
 // Cache keeps what one lint of a skill learnt for the next lint of the
 // same skill, so that an editor's lint after a change redoes only the
-// work of what changed: the parse of every code block whose text is as
-// it was, and the state schema while it is unchanged. The parses are
+// work of what changed: the markdown parse of every file whose bytes are
+// as they were, the parse of every code block whose text is as it was,
+// and the state schema while it is unchanged. The parses are
 // found through the skill LintSkill returned (plan.Blocks holds them
 // weakly): keep it until the next lint, as the language server does.
 // Each lint forgets what the skill no longer holds. Use one Cache per
 // skill, from one goroutine at a time.
 type Cache struct {
+	docs   *parse.Docs
 	parses *plan.Blocks
 	run    *runCache
 }
 
 // NewCache returns an empty cache.
-func NewCache() *Cache { return &Cache{parses: plan.NewBlocks(), run: newRunCache()} }
+func NewCache() *Cache {
+	return &Cache{docs: parse.NewDocs(), parses: plan.NewBlocks(), run: newRunCache()}
+}
+
+func (c *Cache) documents() *parse.Docs {
+	if c == nil {
+		return nil
+	}
+	return c.docs
+}
 
 func (c *Cache) blocks() *plan.Blocks {
 	if c == nil {

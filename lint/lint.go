@@ -269,7 +269,7 @@ func lintTarget(t *target, base, profile string) (*plan.Skill, []Finding, int, e
 	if err != nil {
 		return nil, nil, 0, fmt.Errorf("linting %s: %w", t.dir, err)
 	}
-	opts := parse.Options{NoHash: true, MCPServers: servers.Names(), Blocks: t.blocks}
+	opts := parse.Options{NoHash: true, MCPServers: servers.Names(), Blocks: t.blocks, Docs: t.cache.documents()}
 	var read func(string) ([]byte, error)
 	if files, err := t.open(); err == nil {
 		// Otherwise parse opens the folder itself, and says why it cannot.

@@ -59,12 +59,22 @@ func bodyStart(s *plan.Skill) int {
 // rule calls this for every line of SKILL.md.
 func lineTokens(text string) int {
 	wide, other := 0, 1
-	for _, r := range text {
+	// Bytes below utf8.RuneSelf are whole characters and none is wide:
+	// they are counted without decoding (the rule asks of every line of
+	// every SKILL.md, and decoding each was a sixth of the rules' time).
+	for i := 0; i < len(text); {
+		if text[i] < utf8.RuneSelf {
+			other++
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(text[i:])
 		if isWide(r) {
 			wide++
 		} else {
 			other++
 		}
+		i += n
 	}
 	return wide + (other+3)/4
 }

@@ -266,11 +266,13 @@ type stateUse struct {
 	nested bool
 }
 
-// stateUses collects what checkStateFields checks: reads in
+// stateUses hands use, in order, what checkStateFields checks: reads in
 // preconditions, catalog preconditions, step conditions, decision logic
-// and State Updates blocks, and the keys actions write.
-func stateUses(p *Pass) []stateUse {
-	var out []stateUse
+// and State Updates blocks, and the keys actions write. It hands them
+// one by one rather than as a list: a skill holds one per JavaScript
+// block and more, and the list was a sixteenth of what an editor's
+// re-lint allocated.
+func stateUses(p *Pass, use func(stateUse)) {
 	exprReads := func(e *plan.Expr) {
 		if !e.Checkable() {
 			return
@@ -284,7 +286,7 @@ func stateUses(p *Pass) []stateUse {
 			// columns are not the file's: find the field on the line.
 			path := strings.Join(r.Fields, ".")
 			pos, end := p.tokenAt(e.Pos, "state."+path, path, r.Fields[0])
-			out = append(out, stateUse{fields: r.Fields, pos: pos, end: end, what: "reads"})
+			use(stateUse{fields: r.Fields, pos: pos, end: end, what: "reads"})
 		}
 	}
 	blockReads := func(c *plan.CodeBlock) {
@@ -296,7 +298,7 @@ func stateUses(p *Pass) []stateUse {
 			return
 		}
 		for _, r := range b.prog.StateReads(nil) {
-			out = append(out, stateUse{fields: r.Fields, pos: c.At(r.Line, r.Col), what: "reads"})
+			use(stateUse{fields: r.Fields, pos: c.At(r.Line, r.Col), what: "reads"})
 		}
 	}
 	for _, e := range p.Skill.Exprs() {
@@ -306,7 +308,7 @@ func stateUses(p *Pass) []stateUse {
 		blockReads(a.StateUpdates)
 	}
 	for _, u := range p.stateWrites() {
-		out = append(out, stateUse{fields: strings.Split(u.Key, "."), pos: u.pos, what: "writes", nested: u.Nested})
+		use(stateUse{fields: strings.Split(u.Key, "."), pos: u.pos, what: "writes", nested: u.Nested})
 	}
 	if o := p.Skill.Orchestrator; o != nil {
 		blockReads(o.Decision)
@@ -320,7 +322,6 @@ func stateUses(p *Pass) []stateUse {
 			}
 		}
 	}
-	return out
 }
 
 // codeDocs are the phase and action files: the documents whose code is
@@ -507,15 +508,15 @@ func checkStateFields(p *Pass) {
 	}
 	seen := map[key]bool{}
 	var found []unknown
-	for _, u := range stateUses(p) {
+	stateUses(p, func(u stateUse) {
 		bad, _ := nav.Lookup(u.fields)
 		if bad < 0 || u.nested && bad < len(u.fields)-1 {
-			continue
+			return
 		}
 		path := strings.Join(u.fields[:bad+1], ".")
 		k := key{u.pos, path}
 		if seen[k] {
-			continue
+			return
 		}
 		seen[k] = true
 		where := "the state schema"
@@ -523,7 +524,7 @@ func checkStateFields(p *Pass) {
 			where = "state." + strings.Join(u.fields[:bad], ".") + " in the state schema"
 		}
 		found = append(found, unknown{u, path, where})
-	}
+	})
 	if len(found) == 0 {
 		return
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"sort"
 	"strings"
+	"unicode"
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
@@ -143,12 +144,6 @@ func lineStarts(src []byte) []int {
 	return starts
 }
 
-// onLine reports whether byte offset off is on line i (0-based) as pos
-// counts: from its start to the next line's, the last line to the end.
-func (m *md) onLine(i, off int) bool {
-	return i < len(m.starts) && m.starts[i] <= off && (i+1 == len(m.starts) || off < m.starts[i+1])
-}
-
 // numLines is the number of lines in the file.
 func (m *md) numLines() int { return len(m.starts) }
 
@@ -158,20 +153,22 @@ func (m *md) pos(off int) plan.Pos {
 		return plan.Pos{File: m.doc.File}
 	}
 	// Nodes are read mostly in document order: the line of the last
-	// answer, or the next, usually holds off.
-	lo := m.lastLine
-	if !m.onLine(lo, off) && !m.onLine(lo+1, off) {
-		hi := len(m.starts) - 1
-		for lo = 0; lo < hi; {
-			mid := (lo + hi + 1) / 2
-			if m.starts[mid] <= off {
-				lo = mid
-			} else {
-				hi = mid - 1
-			}
+	// answer, or one a few lines on (a code block's body and last line,
+	// the next heading), usually holds off; the search starts there.
+	lo, hi := 0, len(m.starts)-1
+	if last := m.lastLine; last < len(m.starts) && m.starts[last] <= off {
+		lo = last
+		for end := min(last+8, hi); lo < end && m.starts[lo+1] <= off; {
+			lo++
 		}
-	} else if !m.onLine(lo, off) {
-		lo++
+	}
+	for lo < hi && m.starts[lo+1] <= off {
+		mid := (lo + hi + 1) / 2
+		if m.starts[mid] <= off {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
 	}
 	m.lastLine = lo
 	return plan.Pos{File: m.doc.File, Line: lo + 1, Col: off - m.starts[lo] + 1}
@@ -302,11 +299,22 @@ func (m *md) addFenced(n *ast.FencedCodeBlock) {
 	p := m.pos(n.Pos())
 	info := ""
 	if n.Info != nil {
-		info = strings.TrimSpace(string(n.Info.Segment.Value(m.src)))
+		// The info string is a run of the source: a substring, not a
+		// copy, unless goldmark padded it.
+		if seg := n.Info.Segment; seg.Padding == 0 {
+			info = strings.TrimSpace(m.str[seg.Start:seg.Stop])
+		} else {
+			info = strings.TrimSpace(string(seg.Value(m.src)))
+		}
 	}
 	lang := ""
-	if f := strings.Fields(info); len(f) > 0 {
-		lang = strings.ToLower(strings.Trim(f[0], "{}."))
+	if info != "" {
+		// The first word: info is trimmed of the spaces that part words.
+		first := info
+		if i := strings.IndexFunc(info, unicode.IsSpace); i >= 0 {
+			first = info[:i]
+		}
+		lang = strings.ToLower(strings.Trim(first, "{}."))
 	}
 	body := p
 	body.Line++

@@ -46,6 +46,10 @@ type Options struct {
 	// Blocks, when set, keeps block parses from this parse of the skill
 	// for the next (plan.Skill.Blocks): an editor's parse after a change.
 	Blocks *plan.Blocks
+	// Docs, when set, keeps each markdown file's parse for the next parse
+	// of the skill, which parses again only the files that changed: an
+	// editor's parse after a change.
+	Docs *Docs
 }
 
 // Dir parses the skill folder dir.
@@ -75,10 +79,11 @@ func DirWith(dir string, opts Options) (*plan.Skill, error) {
 		defer root.Close()
 		fsys = root
 	}
-	r := &reader{skill: s, fsys: fsys, noHash: opts.NoHash}
+	r := &reader{skill: s, fsys: fsys, noHash: opts.NoHash, kept: opts.Docs}
 	if err := r.walk(); err != nil {
 		return nil, fmt.Errorf("reading skill %s: %w", dir, err)
 	}
+	opts.Docs.sweep()
 	r.classify()
 	s.Configure(r.settings())
 	s.Classify()
@@ -115,6 +120,8 @@ type reader struct {
 	// docs maps a markdown file to its parse, for the role readers.
 	docs   map[string]*md
 	noHash bool
+	// kept are the documents of the last parse, nil when none are kept.
+	kept *Docs
 }
 
 // skipDir reports folders that are never part of a skill.
@@ -225,12 +232,30 @@ func (r *reader) diag(p plan.Pos, sev plan.Severity, code, msg string) {
 	r.skill.Diagnostics = append(r.skill.Diagnostics, plan.Diagnostic{Pos: p, Severity: sev, Code: code, Message: msg})
 }
 
-// readDoc parses one markdown file, keeping its front matter when it is the
-// entry document.
+// readDoc parses one markdown file, or takes its parse from the kept
+// documents when its bytes are unchanged.
 func (r *reader) readDoc(p string, data []byte) {
+	if k := r.kept.get(p, data); k != nil {
+		r.skill.Diagnostics = append(r.skill.Diagnostics, k.diags...)
+		if k.doc != nil {
+			r.docs[p] = k.doc
+		}
+		return
+	}
+	before := len(r.skill.Diagnostics)
+	m := r.parseDoc(p, data)
+	if m != nil {
+		r.docs[p] = m
+	}
+	r.kept.put(p, data, m, slices.Clone(r.skill.Diagnostics[before:]))
+}
+
+// parseDoc parses one markdown file, keeping its front matter when it is
+// the entry document; nil when the file is skipped.
+func (r *reader) parseDoc(p string, data []byte) *md {
 	if bytes.IndexByte(data, 0) >= 0 {
 		r.diag(plan.Pos{File: p}, plan.SevError, "file-binary", "file holds NUL bytes: not a markdown text file; skipped")
-		return
+		return nil
 	}
 	data = NormalizeNewlines(data)
 	if !utf8.Valid(data) {
@@ -241,7 +266,7 @@ func (r *reader) readDoc(p string, data []byte) {
 	if line, depth := deepestNesting(data, starts); depth > MaxNesting {
 		r.diag(plan.Pos{File: p, Line: line, Col: 1}, plan.SevError, "file-too-deep",
 			fmt.Sprintf("blocks nest %d deep here (lists, quotes, indentation), over the limit of %d; file skipped", depth, MaxNesting))
-		return
+		return nil
 	}
 	fm, body := splitFrontMatter(p, data)
 	var m *md
@@ -250,10 +275,10 @@ func (r *reader) readDoc(p string, data []byte) {
 	} else {
 		m = readMarkdown(p, body)
 	}
-	r.docs[p] = m
 	if p == "SKILL.md" || p == "orchestrator.md" {
 		m.fm = fm
 	}
+	return m
 }
 
 // MaxNesting is how deeply a markdown file may nest blocks. Markdown

@@ -325,11 +325,22 @@ func (c *classifier) jsClass(b *CodeBlock, sc *scope) (Class, []string) {
 // before the model sees it; a shell has no value for it.
 var modelVariable = regexp.MustCompile(`\$\{?(?:ARGUMENTS|CLAUDE_SKILL_DIR|CLAUDE_SESSION_ID)\b`)
 
+// modelVariableIn is modelVariable's first match in text, looked for only
+// in text that holds one of its names: the expression costs in proportion
+// to the text even where it cannot match, and classifying every shell
+// block of a skill ran it at each of an editor's re-lints.
+func modelVariableIn(text string) []int {
+	if !strings.Contains(text, "ARGUMENTS") && !strings.Contains(text, "CLAUDE_S") {
+		return nil
+	}
+	return modelVariable.FindStringIndex(text)
+}
+
 func (c *classifier) bashClass(b *CodeBlock) Class {
 	if slot, at, ok := BashPlaceholder(b.Text); ok {
 		return Class{Kind: ClassAgent, Reason: fmt.Sprintf("bash holds `%s`, a placeholder for the agent", slot), Pos: b.offsetPos(at)}
 	}
-	if loc := modelVariable.FindStringIndex(b.Text); loc != nil {
+	if loc := modelVariableIn(b.Text); loc != nil {
 		return Class{Kind: ClassAgent, Reason: fmt.Sprintf("bash holds `%s`, which the agent fills in", b.Text[loc[0]:loc[1]]), Pos: b.offsetPos(loc[0])}
 	}
 	if err := b.bashParsed(c.blocks); err != nil {

@@ -6,7 +6,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 
 	"github.com/spf13/cobra"
 
@@ -50,19 +49,7 @@ nothing.`,
   skillkit lint . --format github --profile agentskills
   skillkit lint my-skill --fix --dry-run`,
 		RunE: runE(func(c *cobra.Command, args []string) error {
-			if os.Getenv("GOGC") == "" {
-				// Lint allocates a markdown tree per file and keeps little
-				// (the skills in flight, the findings): the collector's
-				// work is mostly waste for a command that ends in seconds.
-				// At 400 it runs a quarter as often as by default; against
-				// 200, lint's CPU fell 5% on the staged corpus at 1x and
-				// 11% at 20x, for a peak of about 60 MB at 1x and 110 MB
-				// at 20x; 800 saved little more for half as much memory
-				// again (docs/lint-rules.md, "Speed"). No memory limit:
-				// under one, a deeply nested expression's parser stack
-				// made the collector thrash (30x slower).
-				debug.SetGCPercent(400)
-			}
+			lint.TuneCollector()
 			return lintRun(o, args, s, isTerminal(s.Out) && os.Getenv("NO_COLOR") == "")
 		}),
 	}

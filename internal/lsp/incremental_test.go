@@ -3,6 +3,7 @@ package lsp
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/skillkit/skillkit/internal/corpus"
+	"github.com/skillkit/skillkit/internal/testfs"
 	"github.com/skillkit/skillkit/lint"
 )
 
@@ -66,36 +68,44 @@ func TestIncrementalMatchesFullLint(t *testing.T) {
 			if err != nil || dir == "" {
 				t.Fatalf("no skill for %s: %v", pk.file, err)
 			}
-			rel, _ := within(dir, pk.file)
 			for i, st := range steps {
 				out.Reset()
 				if err := inc.open(uri, i+1, st.text); err != nil {
 					t.Fatalf("step %d (%s): %v", i, st.what, err)
 				}
-				var fresh bytes.Buffer
-				if err := testServer(&fresh).open(uri, i+1, st.text); err != nil {
-					t.Fatalf("step %d (%s), from scratch: %v", i, st.what, err)
-				}
-				got, want := published(t, out.Bytes()), published(t, fresh.Bytes())
-				for u, w := range want {
-					if g := got[u]; g != w {
-						t.Fatalf("step %d (%s): diagnostics of %s differ from a lint from scratch\nincremental: %s\nfrom scratch: %s", i, st.what, u, g, w)
-					}
-				}
-				for u, g := range got {
-					if _, ok := want[u]; !ok && g != "[]" {
-						t.Fatalf("step %d (%s): %s has diagnostics a lint from scratch has not: %s", i, st.what, u, g)
-					}
-				}
-				_, findings, err := lint.LintSkill(dir, map[string][]byte{rel: []byte(st.text)}, "", nil)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if kept := inc.skills[dir].findings; !reflect.DeepEqual(kept, findings) {
-					t.Fatalf("step %d (%s): findings differ from a lint with no cache:\n%v\n%v", i, st.what, kept, findings)
-				}
+				matchesFresh(t, fmt.Sprintf("step %d (%s)", i, st.what), inc, out.Bytes(), dir, uri, st.text)
 			}
 		})
+	}
+}
+
+// matchesFresh holds what inc published after opening text at uri, in
+// out, to what a new server publishes for the same change, byte for
+// byte, and inc's findings to a lint of the skill dir with no cache.
+func matchesFresh(t *testing.T, what string, inc *server, out []byte, dir, uri, text string) {
+	t.Helper()
+	var fresh bytes.Buffer
+	if err := testServer(&fresh).open(uri, 1, text); err != nil {
+		t.Fatalf("%s, from scratch: %v", what, err)
+	}
+	got, want := published(t, out), published(t, fresh.Bytes())
+	for u, w := range want {
+		if g := got[u]; g != w {
+			t.Fatalf("%s: diagnostics of %s differ from a lint from scratch\nincremental: %s\nfrom scratch: %s", what, u, g, w)
+		}
+	}
+	for u, g := range got {
+		if _, ok := want[u]; !ok && g != "[]" {
+			t.Fatalf("%s: %s has diagnostics a lint from scratch has not: %s", what, u, g)
+		}
+	}
+	rel, _ := within(dir, pathOf(uri))
+	_, findings, err := lint.LintSkill(dir, map[string][]byte{rel: []byte(text)}, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kept := inc.skills[dir].findings; !reflect.DeepEqual(kept, findings) {
+		t.Fatalf("%s: findings differ from a lint with no cache:\n%v\n%v", what, kept, findings)
 	}
 }
 
@@ -181,4 +191,78 @@ func editSteps(text string) []editStep {
 		steps = append(steps, editStep{"a line in the middle deleted", join(append(out, lines[n/2+1:]...))})
 	}
 	return append(steps, editStep{"put back as it was", text})
+}
+
+// TestKeptDocumentsFollowTheFiles changes, under a server that keeps the
+// parse of every unchanged file, the files it is not editing: on disk,
+// deleted, and one whose change alters another file's findings (the
+// state schema the phase's reads are checked against, a link's target).
+// After each change the server's diagnostics are those of a lint from
+// scratch.
+func TestKeptDocumentsFollowTheFiles(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), ".claude", "skills", "demo")
+	skill := "---\nname: demo\ndescription: Counts files.\n---\n\n# Demo\n\nSee [the count](phases/01-count.md) and [the report](phases/02-report.md).\n"
+	// The report's Timeout is not a duration: the phase reader adds that
+	// diagnostic to the kept document at every lint, and it must be
+	// reported once.
+	report := "# Phase 2: Report\n\n## Execution\n\n### Step 1: Report\n\n- **Timeout**: forever\n\n```javascript\nconsole.log(state.count);\n```\n"
+	testfs.WriteTree(t, dir, map[string]string{
+		"SKILL.md":               skill,
+		"phases/01-count.md":     phaseMD,
+		"phases/02-report.md":    report,
+		"phases/state-schema.md": schema,
+	})
+	var out bytes.Buffer
+	inc := testServer(&out)
+	phase := filepath.Join(dir, "phases", "01-count.md")
+	uri := uriOf(phase)
+	text := phaseMD
+	write := func(rel, data string) {
+		if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(rel)), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	steps := []struct {
+		what   string
+		change func()
+	}{
+		{"as it is", func() {}},
+		{"a word typed in the phase", func() { text = strings.Replace(text, "Ask the user.", "Ask the user twice.", 1) }},
+		{"the schema loses count on disk", func() {
+			write("phases/state-schema.md", strings.Replace(schema, "count: number;", "total: number;", 1))
+		}},
+		{"the schema's field renamed, same size", func() {
+			write("phases/state-schema.md", strings.Replace(schema, "count: number;", "cuont: number;", 1))
+		}},
+		{"the schema put back", func() { write("phases/state-schema.md", schema) }},
+		{"a phase broken on disk", func() {
+			write("phases/02-report.md", strings.Replace(report, "console.log(state.count);", "const = ;", 1))
+		}},
+		{"that phase deleted", func() {
+			if err := os.Remove(filepath.Join(dir, "phases", "02-report.md")); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"it comes back", func() { write("phases/02-report.md", report) }},
+		{"SKILL.md's link changed on disk", func() { write("SKILL.md", strings.Replace(skill, "02-report.md", "03-report.md", 1)) }},
+		{"SKILL.md put back", func() { write("SKILL.md", skill) }},
+	}
+	seen := map[string]bool{}
+	for i, st := range steps {
+		st.change()
+		out.Reset()
+		if err := inc.open(uri, i+1, text); err != nil {
+			t.Fatalf("%s: %v", st.what, err)
+		}
+		matchesFresh(t, st.what, inc, out.Bytes(), dir, uri, text)
+		for _, f := range inc.skills[dir].findings {
+			seen[f.Rule] = true
+		}
+	}
+	// The changes on disk must have been seen, not only matched.
+	for _, rule := range []string{"state-unknown-field", "js-syntax", "link-broken", "step-attribute"} {
+		if !seen[rule] {
+			t.Errorf("no %s finding in any step: the changes on disk were not linted (%v)", rule, seen)
+		}
+	}
 }

@@ -66,7 +66,7 @@ var errExit = errors.New("exit")
 // Serve runs a language server reading requests from r and writing to w
 // until the client sends exit or r ends.
 func Serve(r io.Reader, w io.Writer, opts Options) error {
-	s := &server{conn: newConn(r, w), opts: opts, docs: map[string]*document{}, skills: map[string]*skillState{}}
+	s := newServer(r, w, opts)
 	for {
 		m, err := s.conn.read()
 		if err == io.EOF {
@@ -89,6 +89,14 @@ func Serve(r io.Reader, w io.Writer, opts Options) error {
 			return err
 		}
 	}
+}
+
+// newServer sets up a session on r and w. It tunes the collector as
+// skillkit lint does (lint.TuneCollector): each change allocates a lint's
+// trees and keeps little of them.
+func newServer(r io.Reader, w io.Writer, opts Options) *server {
+	lint.TuneCollector()
+	return &server{conn: newConn(r, w), opts: opts, docs: map[string]*document{}, skills: map[string]*skillState{}}
 }
 
 // handle answers one message; only a failure to write is an error.
