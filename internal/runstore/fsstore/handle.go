@@ -3,7 +3,8 @@
 // work dir its steps run in unless --workdir says otherwise (DESIGN §3.2).
 //
 // events.jsonl is the record: an append-only log, one whole JSON line per
-// write, fsynced once per commit. state.json, skill-state.yaml and
+// write, fsynced once per commit (a loop's completions written during one
+// sync share the next: logSync). state.json, skill-state.yaml and
 // threads/<n>.json are snapshots derived from it, replaced atomically (a
 // temporary file renamed over the old one), refreshed as the Record paces
 // them (runstore.SnapshotEvery), before anything of the skill's runs
