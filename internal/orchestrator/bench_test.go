@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skillkit/skillkit/internal/faultfs"
 	"github.com/skillkit/skillkit/internal/orchestrator"
 	"github.com/skillkit/skillkit/internal/runstore/fsstore"
 
@@ -42,15 +43,29 @@ func noopOptions(b testing.TB, n int, sync bool) lifecycle.Options {
 // per iteration: on a shared machine the time per op swings with the
 // other load, and work moved off the loop's goroutine still counts here.
 // One op is one iteration of a single run of b.N actions; "durable" has
-// the fsyncs on (as runs do), "nosync" shows the cost without them.
+// the fsyncs on (as runs do), "nosync" shows the cost without them, and
+// "slowdisk" is durable on a disk whose every sync takes a millisecond
+// more (the fault-injection files): a loop's completions written during
+// one sync share the next (fsstore's group commit), so the iteration
+// costs its own work rather than a sync; "syncs/op" says how many it
+// paid.
 func BenchmarkLoopIteration(b *testing.B) {
-	for _, sync := range []bool{true, false} {
-		name := "durable"
-		if !sync {
-			name = "nosync"
-		}
-		b.Run(name, func(b *testing.B) {
-			o := noopOptions(b, b.N, sync)
+	for _, c := range []struct {
+		name      string
+		sync      bool
+		syncDelay time.Duration
+	}{{"durable", true, 0}, {"nosync", false, 0}, {"slowdisk", true, time.Millisecond}} {
+		b.Run(c.name, func(b *testing.B) {
+			o := noopOptions(b, b.N, c.sync)
+			var files *faultfs.Files
+			if c.syncDelay > 0 {
+				files = faultfs.Wrap(nil)
+				files.SyncFault = func(string) error {
+					time.Sleep(c.syncDelay)
+					return nil
+				}
+				o.Store = fsstore.New(fsstore.Options{Base: o.ProjectDir, Files: files})
+			}
 			w0, cpu0 := written(b), cpuTime()
 			b.ResetTimer()
 			res, err := lifecycle.Run(context.Background(), o)
@@ -63,6 +78,9 @@ func BenchmarkLoopIteration(b *testing.B) {
 			}
 			if cpu0 >= 0 {
 				b.ReportMetric(float64(cpuTime()-cpu0)/float64(time.Microsecond)/float64(b.N), "cpu-µs/op")
+			}
+			if files != nil {
+				b.ReportMetric(float64(files.Syncs(fsstore.EventsFile))/float64(b.N), "syncs/op")
 			}
 			if got := len(completed(state(b, res.Dir))); got != b.N {
 				b.Fatalf("%d actions ran, want %d", got, b.N)

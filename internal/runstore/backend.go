@@ -99,8 +99,10 @@ const (
 	Durable
 	// Pipelined is Durable whose sync may end after Append returns: the
 	// batch is written (Visible) and its sync under way, and the
-	// handle's next call but a Buffered Append, Verify and Heartbeat
-	// waits for the sync first and fails with its error. A backend whose
+	// handle's next call but a Buffered or Pipelined Append, Verify and
+	// Heartbeat waits for the syncs under way first and fails with their
+	// error; a Pipelined Append may be covered by the sync after the one
+	// under way, with every other written meanwhile. A backend whose
 	// write is its own durability (a database's commit) makes it
 	// Durable.
 	Pipelined

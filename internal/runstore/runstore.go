@@ -78,11 +78,13 @@ type Run interface {
 	// CommitPipelined records an event that ends a group, as Commit
 	// does, and returns once it is written (a kill keeps it) with the
 	// sync that makes it survive a power loss under way: the next
-	// Commit, CommitLater, CommitPipelined, Settle, Flush or Close waits
-	// for that sync first, and fails with its error. For a loop action's
-	// completion: the next iteration computes while the disk syncs, and
-	// at most one commit is ever not yet durable. A store whose write is
-	// its own durability commits it as Commit does.
+	// Commit, CommitLater, Settle, Flush or Close waits for the syncs
+	// under way first, and fails with their error. A CommitPipelined
+	// does not wait: a store may cover it and the ones before it with one
+	// sync (a group commit), and it fails with the error of a sync that
+	// already failed. For a loop action's completion: the next iterations
+	// compute while the disk syncs. A store whose write is its own
+	// durability commits it as Commit does.
 	CommitPipelined(e Event) error
 	// Settle waits until every commit recorded is durable (an owed one,
 	// a pipelined one's sync): the barrier before anything with an

@@ -169,3 +169,21 @@ func TestTurnStateFieldsAreOwn(t *testing.T) {
 		t.Errorf("the action read %v, want %v", got, want)
 	}
 }
+
+// A loop action's host call cut by the iteration's time limit fails with
+// ErrTimeout, as a step's does (TestHostCallTimeoutNamesErrTimeout), and
+// not with context.Canceled, which the engine takes for the user stopping
+// the run.
+func TestTurnActionTimeoutNamesErrTimeout(t *testing.T) {
+	f := newFixture(t)
+	h := f.host(t, func(o *Options) { o.Timeout = 300 * time.Millisecond })
+	turn, err := h.Turn(context.Background(), map[string]any{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer turn.Close()
+	_, err = turn.RunAction(context.Background(), turnAction(`Bash("sleep 5"); return {stateUpdates: {}};`), map[string]any{})
+	if !errors.Is(err, ErrTimeout) || errors.Is(err, context.Canceled) {
+		t.Errorf("err = %v, want the action to fail with ErrTimeout, not context.Canceled", err)
+	}
+}

@@ -3,7 +3,8 @@
 // work dir its steps run in unless --workdir says otherwise (DESIGN §3.2).
 //
 // events.jsonl is the record: an append-only log, one whole JSON line per
-// write, fsynced once per commit. state.json, skill-state.yaml and
+// write, fsynced once per commit (a loop's completions written during one
+// sync share the next: logSync). state.json, skill-state.yaml and
 // threads/<n>.json are snapshots derived from it, replaced atomically (a
 // temporary file renamed over the old one), refreshed as the Record paces
 // them (runstore.SnapshotEvery), before anything of the skill's runs
@@ -59,14 +60,13 @@ type handle struct {
 	// commit owed (runstore.Run.CommitLater) is made durable by the next
 	// durable write, which may bring no event of its own.
 	unsynced bool
-	// syncing is the log's sync under way behind a Pipelined commit, nil
-	// when none is; settle waits for it. broken is the error of a sync
-	// that failed: the log may have lost what was written before it
-	// (a failed fsync leaves the pages clean, and a sync tried again may
-	// report success over lost data), so every later write fails with
-	// it.
-	syncing chan error
-	broken  error
+	// piped is the log's sync behind Pipelined commits; settle waits for
+	// it. broken is the error of a sync that failed: the log may have
+	// lost what was written before it (a failed fsync leaves the pages
+	// clean, and a sync tried again may report success over lost data),
+	// so every later write fails with it.
+	piped  logSync
+	broken error
 
 	// threads are the checkpoints taken and not yet in threads/.
 	threads []runstore.Checkpoint
@@ -102,18 +102,24 @@ func (h *handle) Heartbeat(context.Context) error { return h.claim.refresh() }
 // check, before every write) was written by another process, one that
 // took the run over and may have released it since.
 //
-// A Pipelined commit starts the log's sync on a goroutine and returns:
-// the next call but a Buffered write waits for it (settle), so at most
-// one commit is not durable, and nothing is made durable after it
-// before it is. A Buffered line written meanwhile may or may not be in
-// that sync, as a Buffered line may or may not survive a power loss.
+// A Pipelined commit is written and returns; its sync is made behind it
+// (logSync), and a Pipelined commit written while a sync is under way
+// does not wait for it: the sync that follows covers it. Every other
+// call but a Buffered write waits for the syncs (settle), so nothing is
+// made durable, or said to be, before every commit before it is. A
+// Buffered line written meanwhile may or may not be in a sync, as a
+// Buffered line may or may not survive a power loss.
 func (h *handle) Append(_ context.Context, b runstore.Batch, mode runstore.Mode) error {
-	if mode != runstore.Buffered {
+	if mode == runstore.Pipelined && h.created {
+		// The log is new: its first commit syncs its folder too, in line.
+		mode = runstore.Durable
+	}
+	if mode != runstore.Buffered && mode != runstore.Pipelined {
 		if err := h.settle(); err != nil {
 			return err
 		}
-	} else if h.broken != nil {
-		return h.broken
+	} else if err := h.syncedSoFar(); err != nil {
+		return err
 	}
 	if len(b.Events) > 0 {
 		if mode == runstore.Durable || mode == runstore.Pipelined {
@@ -154,10 +160,9 @@ func (h *handle) Append(_ context.Context, b runstore.Batch, mode runstore.Mode)
 	if mode != runstore.Durable && mode != runstore.Pipelined || !h.unsynced || !h.durable {
 		return nil
 	}
-	if mode == runstore.Pipelined && !h.created {
-		f, done := h.events.f, make(chan error, 1)
-		h.syncing, h.unsynced = done, false
-		go func() { done <- f.Sync() }()
+	if mode == runstore.Pipelined {
+		h.unsynced = false
+		h.piped.start(h.events.f)
 		return nil
 	}
 	if err := h.events.f.Sync(); err != nil {
@@ -174,15 +179,20 @@ func (h *handle) Append(_ context.Context, b runstore.Batch, mode runstore.Mode)
 	return nil
 }
 
-// settle waits for the sync under way, if any, and says whether the log
+// settle waits for the syncs under way, if any, and says whether the log
 // is still whole: an error once a sync failed.
 func (h *handle) settle() error {
-	if h.syncing != nil {
-		err := <-h.syncing
-		h.syncing = nil
-		if err != nil {
-			return h.syncFailed(err)
-		}
+	if err := h.piped.wait(); err != nil {
+		return h.syncFailed(err)
+	}
+	return h.broken
+}
+
+// syncedSoFar is settle without the wait: an error once a sync failed,
+// as far as the syncs that ended say.
+func (h *handle) syncedSoFar() error {
+	if err := h.piped.failed(); err != nil {
+		return h.syncFailed(err)
 	}
 	return h.broken
 }
@@ -352,8 +362,8 @@ func (h *handle) Release(_ context.Context, running bool) error {
 	// A failed sync before this one was the failure of the write that
 	// met it; one under way is waited for, and its failure said.
 	var errs []error
-	if h.syncing != nil {
-		errs = append(errs, h.settle())
+	if err := h.piped.wait(); err != nil {
+		errs = append(errs, h.syncFailed(err))
 	}
 	errs = append(errs, h.waitThreads())
 	for _, lf := range []*logFile{h.events, h.metrics} {

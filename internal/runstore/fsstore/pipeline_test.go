@@ -2,6 +2,8 @@ package fsstore
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -66,5 +68,69 @@ func TestPipelinedSyncFailure(t *testing.T) {
 	}
 	if sum.StepsDone != 2 {
 		t.Errorf("%d actions recorded, want 2: the second's line was written before its sync failed", sum.StepsDone)
+	}
+}
+
+// A pipelined commit written while the sync of the one before is under
+// way does not wait for it: the sync after it covers it, and every other
+// commit written meanwhile (a group commit). Settle, the barrier before
+// an effect, waits for both, and the log is then durable to its end.
+func TestPipelinedCommitsShareASync(t *testing.T) {
+	hold, held := make(chan struct{}), make(chan struct{})
+	var first atomic.Bool
+	files := faultfs.Wrap(nil)
+	files.SyncFault = func(string) error {
+		if first.CompareAndSwap(true, false) {
+			close(held)
+			<-hold
+		}
+		return nil
+	}
+	base := t.TempDir()
+	s := New(Options{Base: base, Files: files})
+	r := newRun(t, s, "r1")
+	defer r.Close()
+	complete := func(id string, n int) error {
+		if err := r.Append(runstore.Event{Action: id, To: "loading", Position: n}); err != nil {
+			return err
+		}
+		rec := runstore.NewStepRecord(n, id, id, runstore.StepCompleted, false, time.Now())
+		return r.CommitPipelined(runstore.Event{Action: id, From: "post_hook", To: "completed", Record: &rec})
+	}
+	if err := complete("a1", 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Settle(); err != nil {
+		t.Fatal(err)
+	}
+	syncs := files.Syncs(EventsFile)
+	first.Store(true)
+	if err := complete("a2", 2); err != nil {
+		t.Fatal(err)
+	}
+	<-held
+	// a2's sync is held: a3 and a4 are written without waiting for it.
+	for i, id := range []string{"a3", "a4"} {
+		if err := complete(id, i+3); err != nil {
+			t.Fatal(err)
+		}
+	}
+	log := filepath.Join(base, ".skillkit", "runs", "demo", "r1", EventsFile)
+	info, err := os.Stat(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := files.Durable(EventsFile); d >= info.Size() {
+		t.Fatalf("the log is durable to %d of %d bytes while a sync is held", d, info.Size())
+	}
+	close(hold)
+	if err := r.Settle(); err != nil {
+		t.Fatal(err)
+	}
+	if d := files.Durable(EventsFile); d != info.Size() {
+		t.Errorf("after Settle the log is durable to %d of %d bytes", d, info.Size())
+	}
+	if got := files.Syncs(EventsFile) - syncs; got != 2 {
+		t.Errorf("%d syncs for three commits, the last two written during the first's sync: want 2", got)
 	}
 }
