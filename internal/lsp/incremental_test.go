@@ -244,6 +244,17 @@ func TestKeptDocumentsFollowTheFiles(t *testing.T) {
 			}
 		}},
 		{"it comes back", func() { write("phases/02-report.md", report) }},
+		// A file's own parse diagnostics (here the encoding's, then the
+		// NUL bytes') are kept with its parse and reported at every lint
+		// that takes the file from the kept documents: the steps after
+		// each of these.
+		{"a note saved in Latin-1", func() { write("phases/notes.md", "# Notes\n\nCaf\xe9 au lait.\n") }},
+		{"the report renamed, the same bytes", func() {
+			if err := os.Rename(filepath.Join(dir, "phases", "02-report.md"), filepath.Join(dir, "phases", "02-summary.md")); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"the note turns binary", func() { write("phases/notes.md", "# Notes\x00\x01\n") }},
 		{"SKILL.md's link changed on disk", func() { write("SKILL.md", strings.Replace(skill, "02-report.md", "03-report.md", 1)) }},
 		{"SKILL.md put back", func() { write("SKILL.md", skill) }},
 	}
@@ -260,7 +271,7 @@ func TestKeptDocumentsFollowTheFiles(t *testing.T) {
 		}
 	}
 	// The changes on disk must have been seen, not only matched.
-	for _, rule := range []string{"state-unknown-field", "js-syntax", "link-broken", "step-attribute"} {
+	for _, rule := range []string{"state-unknown-field", "js-syntax", "link-broken", "step-attribute", "file-encoding", "file-binary"} {
 		if !seen[rule] {
 			t.Errorf("no %s finding in any step: the changes on disk were not linted (%v)", rule, seen)
 		}
