@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/skillkit/skillkit/lint"
+	"github.com/skillkit/skillkit/parse"
 	"github.com/skillkit/skillkit/plan"
 )
 
@@ -326,15 +327,17 @@ func within(dir, path string) (string, bool) {
 }
 
 // linesOf returns the lines of a file: its open document's, else the
-// file's on disk.
+// file's on disk. They are the lines lint numbered its findings by
+// (parse.NormalizeNewlines): a lone \r ends a line, as it does for LSP,
+// and a byte order mark, which editors keep out of the text, is dropped.
 func (s *server) linesOf(path string) []string {
-	text := ""
+	var data []byte
 	if d := s.docs[path]; d != nil {
-		text = d.text
-	} else if data, err := os.ReadFile(path); err == nil {
-		text = string(data)
+		data = []byte(d.text)
+	} else if b, err := os.ReadFile(path); err == nil {
+		data = b
 	}
-	return strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
+	return strings.Split(string(parse.NormalizeNewlines(data)), "\n")
 }
 
 // lineSource returns a function that reads line n (1-based) of a file
