@@ -277,3 +277,44 @@ func TestKeptDocumentsFollowTheFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestClosedSkillForgetsItsParses closes the last open document of a
+// skill: the server lints it from disk and then forgets the parses it
+// kept for the next change, which a session that opens many skills would
+// otherwise hold until it ends. Opened again, the skill's diagnostics
+// are a lint from scratch's.
+func TestClosedSkillForgetsItsParses(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), ".claude", "skills", "demo")
+	testfs.WriteTree(t, dir, map[string]string{
+		"SKILL.md":               "---\nname: demo\ndescription: Counts files.\n---\n\n# Demo\n",
+		"phases/01-count.md":     phaseMD,
+		"phases/state-schema.md": schema,
+	})
+	var out bytes.Buffer
+	inc := testServer(&out)
+	uri := uriOf(filepath.Join(dir, "phases", "01-count.md"))
+	broken := strings.Replace(phaseMD, "const n = state.count + 1;", "const = ;", 1)
+	if err := inc.open(uri, 1, broken); err != nil {
+		t.Fatal(err)
+	}
+	if inc.skills[dir].cache == nil {
+		t.Fatal("no cache while the phase is open")
+	}
+	out.Reset()
+	if err := inc.close(uri); err != nil {
+		t.Fatal(err)
+	}
+	if got := published(t, out.Bytes())[uri]; got != "[]" {
+		t.Fatalf("closed, the phase on disk has diagnostics %s, want none", got)
+	}
+	if inc.skills[dir].cache != nil {
+		t.Fatal("the skill's parses are kept after its last document was closed")
+	}
+	for i, text := range []string{broken, phaseMD} {
+		out.Reset()
+		if err := inc.open(uri, i+2, text); err != nil {
+			t.Fatal(err)
+		}
+		matchesFresh(t, fmt.Sprintf("opened again (%d)", i), inc, out.Bytes(), dir, uri, text)
+	}
+}

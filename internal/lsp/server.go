@@ -57,7 +57,8 @@ type skillState struct {
 	// client, to clear when they have none.
 	published map[string]bool
 	// cache keeps the work of one lint of the skill for the next: a
-	// change re-does only what it changed.
+	// change re-does only what it changed. It is nil while no document
+	// of the skill is open.
 	cache *lint.Cache
 }
 
@@ -277,10 +278,20 @@ func (s *server) lintAndPublish(path string) *rpcError {
 	}
 	st := s.skills[dir]
 	if st == nil {
-		st = &skillState{published: map[string]bool{}, cache: lint.NewCache()}
+		st = &skillState{published: map[string]bool{}}
 		s.skills[dir] = st
 	}
+	if st.cache == nil {
+		st.cache = lint.NewCache()
+	}
 	skill, findings, err := lint.LintSkill(dir, files, s.opts.Profile, st.cache)
+	if len(files) == 0 {
+		// The skill's last open document was closed: its next lint may
+		// never come, and a session that kept the parses of every skill
+		// it opened would grow with each (66 corpus skills opened and
+		// closed held 39 MB, 23 MB without the kept documents).
+		st.cache = nil
+	}
 	if err != nil {
 		return &rpcError{Code: codeInvalidRequest, Message: err.Error()}
 	}
