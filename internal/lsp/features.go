@@ -14,13 +14,19 @@ import (
 
 // stateOf returns the skill folder and the last lint of the skill that
 // holds path, and path relative to it; nil when the skill was not linted.
+// A skill inside another's folder holds its files as lint.SkillOf finds
+// them: the nearest, the one with the longest folder.
 func (s *server) stateOf(path string) (string, *skillState, string) {
-	for dir, st := range s.skills {
-		if rel, ok := within(dir, path); ok {
-			return dir, st, rel
+	best, bestRel := "", ""
+	for dir := range s.skills {
+		if rel, ok := within(dir, path); ok && len(dir) > len(best) {
+			best, bestRel = dir, rel
 		}
 	}
-	return "", nil, ""
+	if best == "" {
+		return "", nil, ""
+	}
+	return best, s.skills[best], bestRel
 }
 
 // codeActions offers the fixes of the findings on the requested lines.
