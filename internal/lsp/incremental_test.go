@@ -249,6 +249,13 @@ func TestKeptDocumentsFollowTheFiles(t *testing.T) {
 		// that takes the file from the kept documents: the steps after
 		// each of these.
 		{"a note saved in Latin-1", func() { write("phases/notes.md", "# Notes\n\nCaf\xe9 au lait.\n") }},
+		// A link is read as its own path: renaming its target leaves it
+		// dangling, and the kept parse under its name is dropped.
+		{"a phase linked to the report", func() {
+			if err := os.Symlink("02-report.md", filepath.Join(dir, "phases", "03-again.md")); err != nil {
+				t.Fatal(err)
+			}
+		}},
 		{"the report renamed, the same bytes", func() {
 			if err := os.Rename(filepath.Join(dir, "phases", "02-report.md"), filepath.Join(dir, "phases", "02-summary.md")); err != nil {
 				t.Fatal(err)
@@ -271,7 +278,7 @@ func TestKeptDocumentsFollowTheFiles(t *testing.T) {
 		}
 	}
 	// The changes on disk must have been seen, not only matched.
-	for _, rule := range []string{"state-unknown-field", "js-syntax", "link-broken", "step-attribute", "file-encoding", "file-binary"} {
+	for _, rule := range []string{"state-unknown-field", "js-syntax", "link-broken", "step-attribute", "file-encoding", "file-binary", "file-unreadable"} {
 		if !seen[rule] {
 			t.Errorf("no %s finding in any step: the changes on disk were not linted (%v)", rule, seen)
 		}
