@@ -342,13 +342,17 @@ func within(dir, path string) (string, bool) {
 // (parse.NormalizeNewlines): a lone \r ends a line, as it does for LSP,
 // and a byte order mark, which editors keep out of the text, is dropped.
 func (s *server) linesOf(path string) []string {
-	var data []byte
+	return strings.Split(string(parse.NormalizeNewlines(s.textOf(path))), "\n")
+}
+
+// textOf returns a file's text: its open document's, else the file's on
+// disk; nil when it cannot be read.
+func (s *server) textOf(path string) []byte {
 	if d := s.docs[path]; d != nil {
-		data = []byte(d.text)
-	} else if b, err := os.ReadFile(path); err == nil {
-		data = b
+		return []byte(d.text)
 	}
-	return strings.Split(string(parse.NormalizeNewlines(data)), "\n")
+	data, _ := os.ReadFile(path)
+	return data
 }
 
 // lineSource returns a function that reads line n (1-based) of a file
