@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/skillkit/skillkit/internal/corpus"
 	"github.com/skillkit/skillkit/internal/testfs"
+	"github.com/skillkit/skillkit/jsstatic"
 	"github.com/skillkit/skillkit/lint"
 )
 
@@ -323,5 +325,60 @@ func TestClosedSkillForgetsItsParses(t *testing.T) {
 			t.Fatal(err)
 		}
 		matchesFresh(t, fmt.Sprintf("opened again (%d)", i), inc, out.Bytes(), dir, uri, text)
+	}
+}
+
+// TestSwitchingFilesParsesNoBlockAgain edits one phase of a corpus skill
+// and then another, as a person moving between files does. The second
+// phase's parse was kept whole while the first was edited, so the cache
+// of block parses never saw its blocks; at its first change the blocks
+// it still holds unchanged must not be parsed again: that change runs
+// goja's parser as often as the next one does (the expressions a lint
+// reads each time), where it parsed every JavaScript block again.
+func TestSwitchingFilesParsesNoBlockAgain(t *testing.T) {
+	var dir, first, second string
+	for _, e := range corpus.Skills(t) {
+		phases := map[string][]string{} // by skill folder
+		_ = filepath.WalkDir(e.Path(), func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(p, ".md") || filepath.Base(filepath.Dir(p)) != "phases" {
+				return nil
+			}
+			if data, err := os.ReadFile(p); err == nil && strings.Count(string(data), "```javascript") >= 3 {
+				skill, _ := lint.SkillOf(filepath.Dir(p))
+				phases[skill] = append(phases[skill], p)
+			}
+			return nil
+		})
+		for _, skill := range slices.Sorted(maps.Keys(phases)) {
+			if ps := phases[skill]; skill != "" && len(ps) >= 2 {
+				dir, first, second = skill, ps[0], ps[1]
+				break
+			}
+		}
+		if dir != "" {
+			break
+		}
+	}
+	if dir == "" {
+		t.Fatal("no corpus skill with two phases of JavaScript")
+	}
+	var out bytes.Buffer
+	inc := testServer(&out)
+	edit := func(file string, n int) int64 {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := jsstatic.Parses()
+		if err := inc.open(uriOf(file), n, string(data)+strings.Repeat("\nA note.\n", n)); err != nil {
+			t.Fatal(err)
+		}
+		return jsstatic.Parses() - before
+	}
+	edit(first, 1)
+	edit(first, 2)
+	edit(second, 0) // opened as it is on disk
+	if switched, next := edit(second, 1), edit(second, 2); switched != next {
+		t.Errorf("%s: the first change after editing %s ran goja's parser %d times, the next change %d", second, filepath.Base(first), switched, next)
 	}
 }
