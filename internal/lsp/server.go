@@ -331,9 +331,9 @@ func (s *server) lintAndPublish(path string) *rpcError {
 // it is inside dir.
 func within(dir, path string) (string, bool) {
 	rel, err := filepath.Rel(dir, path)
-	// A name may start with two dots ("..notes.md"); only a ".." part
-	// leads out.
-	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+	// Not a prefix test: a name may start with two dots ("..notes.md");
+	// only a ".." part leads out.
+	if err != nil || rel == "." || !filepath.IsLocal(rel) {
 		return "", false
 	}
 	return filepath.ToSlash(rel), true
