@@ -152,7 +152,8 @@ func (c *Config) ignored(file string) bool {
 		return false
 	}
 	rel, err := filepath.Rel(c.Dir, file)
-	if err != nil || strings.HasPrefix(rel, "..") {
+	// Not a prefix test: "..draft.md" is a name inside the folder.
+	if err != nil || !filepath.IsLocal(rel) {
 		return false
 	}
 	rel = filepath.ToSlash(rel)

@@ -124,10 +124,7 @@ func touches(a, b Edit) bool {
 // keeping its line endings and byte order mark.
 func applyEdits(data []byte, edits []Edit) []byte {
 	bom := bytes.HasPrefix(data, []byte("\uFEFF"))
-	nl := "\n"
-	if bytes.Contains(data, []byte("\r\n")) {
-		nl = "\r\n"
-	}
+	nl := LineEnding(data)
 	lines := strings.Split(string(parse.NormalizeNewlines(data)), "\n")
 	sorted := slices.Clone(edits)
 	slices.SortFunc(sorted, func(a, b Edit) int { return b.Line - a.Line })
@@ -140,6 +137,16 @@ func applyEdits(data []byte, edits []Edit) []byte {
 		out = "\uFEFF" + out
 	}
 	return []byte(out)
+}
+
+// LineEnding is the line ending a fix writes into a file of data:
+// "\r\n" when the file has one, else "\n". The language server's quick
+// fixes write it too.
+func LineEnding(data []byte) string {
+	if bytes.Contains(data, []byte("\r\n")) {
+		return "\r\n"
+	}
+	return "\n"
 }
 
 // WriteFixes writes the fixed files, keeping each file's permissions.

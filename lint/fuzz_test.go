@@ -79,3 +79,26 @@ func innerFenceByLine(text, fence string) (n, indent int, run, info string, ok b
 	}
 	return 0, 0, "", "", false
 }
+
+// FuzzLineTokens holds body-length's count, which takes bytes below
+// utf8.RuneSelf as characters without decoding them, to the count over
+// every decoded rune it replaced: the same estimate for any text, invalid
+// UTF-8, tabs and wide characters included.
+func FuzzLineTokens(f *testing.F) {
+	for _, s := range []string{"", "plain words", "\t- 日本語の説明", "emoji 😀 and ｆｕｌｌ", "\xff\xfe\xc3", "a\u0300\u3000b"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		wide, other := 0, 1
+		for _, r := range text {
+			if isWide(r) {
+				wide++
+			} else {
+				other++
+			}
+		}
+		if got, want := lineTokens(text), wide+(other+3)/4; got != want {
+			t.Fatalf("lineTokens(%q) = %d, counting runes gives %d", text, got, want)
+		}
+	})
+}

@@ -270,3 +270,23 @@ func TestNestedDuplicateKeys(t *testing.T) {
 		t.Errorf("findings %q, want %q", got, want)
 	}
 }
+
+// TestIgnoreDottedName ignores a file whose name starts with two dots,
+// beside the skillkit.yaml that names it: it is inside the folder, so
+// its findings are dropped.
+func TestIgnoreDottedName(t *testing.T) {
+	dir := t.TempDir()
+	files := skillFiles("s")
+	files["s/..scratch.md"] = "See [elsewhere](elsewhere.md).\n"
+	files["s/skillkit.yaml"] = "ignore:\n  - ..scratch.md\n"
+	testfs.WriteTree(t, dir, files)
+	res, err := Lint([]string{filepath.Join(dir, "s")}, Options{Base: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range res.Findings {
+		if f.File == "s/..scratch.md" {
+			t.Errorf("ignored file reported: %v", f)
+		}
+	}
+}

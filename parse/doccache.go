@@ -51,6 +51,18 @@ func (d *Docs) get(p string, data []byte) *keptDoc {
 	return k
 }
 
+// last returns the kept parse of the file p whatever its bytes were; nil
+// when there is none.
+func (d *Docs) last(p string) *md {
+	if d == nil {
+		return nil
+	}
+	if k := d.m[p]; k != nil {
+		return k.doc
+	}
+	return nil
+}
+
 // put keeps the parse of the file p from data.
 func (d *Docs) put(p string, data []byte, m *md, diags []plan.Diagnostic) {
 	if d == nil {

@@ -20,6 +20,7 @@ import (
 // lines, the headings in order and the lists with their nesting.
 type md struct {
 	doc *plan.Doc
+	// src is the file's bytes while goldmark's tree is read; nil after.
 	src []byte
 	// str is src as a string, made once: lines, block texts and section
 	// texts are substrings of it rather than copies.
@@ -85,6 +86,10 @@ func readMarkdownLines(rel string, src []byte, starts []int) *md {
 	}
 	m.visit(root)
 	m.buildSections()
+	// The tree is read: what the role readers need is in str (substrings
+	// of it), and a kept document (Docs) would otherwise hold its file
+	// twice more.
+	m.src = nil
 	return m
 }
 

@@ -246,6 +246,9 @@ func (r *reader) readDoc(p string, data []byte) {
 	m := r.parseDoc(p, data)
 	if m != nil {
 		r.docs[p] = m
+		if last := r.kept.last(p); last != nil {
+			plan.InheritParses(m.doc.Code, last.doc.Code)
+		}
 	}
 	r.kept.put(p, data, m, slices.Clone(r.skill.Diagnostics[before:]))
 }

@@ -118,6 +118,30 @@ func (b *Blocks) Filled(c *CodeBlock, read func(string) (*jsstatic.Program, erro
 	return c.filled.prog
 }
 
+// InheritParses gives each of blocks the parses a block of old with the
+// same text holds, a parse depending on the text alone: a file read again
+// after a change keeps its unchanged blocks' parses. The cache does not
+// hold those for it: while the file was unchanged its whole parse was
+// kept (parse.Docs) and its blocks were not looked up, so they were
+// swept, and a file edited after another would otherwise have every
+// block parsed again at its first change.
+func InheritParses(blocks, old []*CodeBlock) {
+	if len(old) == 0 || len(blocks) == 0 {
+		return
+	}
+	byText := make(map[string]*CodeBlock, len(old))
+	for _, c := range old {
+		if c.js != nil || c.bash != nil || c.filled != nil {
+			byText[c.Text] = c
+		}
+	}
+	for _, c := range blocks {
+		if o := byText[c.Text]; o != nil {
+			c.js, c.bash, c.filled = o.js, o.bash, o.filled
+		}
+	}
+}
+
 func (b *Blocks) jsOf(text string) *jsParse {
 	if b == nil {
 		return newJSParse(text)

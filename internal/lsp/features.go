@@ -14,13 +14,19 @@ import (
 
 // stateOf returns the skill folder and the last lint of the skill that
 // holds path, and path relative to it; nil when the skill was not linted.
+// A skill inside another's folder holds its files as lint.SkillOf finds
+// them: the nearest, the one with the longest folder.
 func (s *server) stateOf(path string) (string, *skillState, string) {
-	for dir, st := range s.skills {
-		if rel, ok := within(dir, path); ok {
-			return dir, st, rel
+	best, bestRel := "", ""
+	for dir := range s.skills {
+		if rel, ok := within(dir, path); ok && len(dir) > len(best) {
+			best, bestRel = dir, rel
 		}
 	}
-	return "", nil, ""
+	if best == "" {
+		return "", nil, ""
+	}
+	return best, s.skills[best], bestRel
 }
 
 // codeActions offers the fixes of the findings on the requested lines.
@@ -43,7 +49,7 @@ func (s *server) codeActions(p codeActionParams) []codeAction {
 			if d := s.docs[abs]; d != nil {
 				uri = d.uri
 			}
-			changes[uri] = append(changes[uri], toTextEdit(e))
+			changes[uri] = append(changes[uri], toTextEdit(e, lint.LineEnding(s.textOf(abs))))
 		}
 		out = append(out, codeAction{
 			Title: "Fix: " + f.Message, Kind: "quickfix", IsPreferred: true,
@@ -55,11 +61,12 @@ func (s *server) codeActions(p codeActionParams) []codeAction {
 }
 
 // toTextEdit turns a whole-line edit into an LSP edit: from the start of
-// its first line to the start of the line after its last.
-func toTextEdit(e lint.Edit) textEdit {
+// its first line to the start of the line after its last. Its lines end
+// with nl, the file's line ending, as lint --fix writes them.
+func toTextEdit(e lint.Edit, nl string) textEdit {
 	text := ""
 	if len(e.Lines) > 0 {
-		text = strings.Join(e.Lines, "\n") + "\n"
+		text = strings.Join(e.Lines, nl) + nl
 	}
 	return textEdit{
 		Range:   lspRange{Start: position{e.Line - 1, 0}, End: position{max(e.EndLine, e.Line-1), 0}},

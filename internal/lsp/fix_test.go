@@ -1,6 +1,8 @@
 package lsp
 
 import (
+	"bytes"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -40,48 +42,79 @@ func fixableRules(t *testing.T) []string {
 // `lint --fix` fixes (lint/testdata/RULE/bad, built from the docs) in the
 // server, takes the quickfixes it offers on the file's diagnostics, and
 // applies their edits as an editor does: the bytes must be the ones
-// `lint --fix` writes.
+// `lint --fix` writes. Each example is tried as it is and saved with
+// Windows line endings, which lint --fix keeps.
 func TestCodeActionsMatchLintFix(t *testing.T) {
 	for _, rule := range fixableRules(t) {
-		t.Run(rule, func(t *testing.T) {
-			dir := t.TempDir()
-			// Where the docs' bad example shows a finding that has no
-			// safe fix, a skill that has one.
-			if files, ok := fixable[rule]; ok {
-				testfs.WriteTree(t, dir, files)
-			} else if err := os.CopyFS(dir, os.DirFS(filepath.Join("../../lint/testdata", rule, "bad"))); err != nil {
-				t.Fatal(err)
+		for _, crlf := range []bool{false, true} {
+			name := rule
+			if crlf {
+				name += "/crlf"
 			}
-			fixed, err := lint.Fix([]string{dir}, lint.Options{Base: dir})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(fixed) == 0 {
-				t.Fatalf("lint --fix fixes nothing in the bad example of %s", rule)
-			}
-			cl := startServer(t)
-			var init struct{}
-			cl.request("initialize", map[string]any{"processId": nil, "rootUri": uriOf(dir), "capabilities": map[string]any{}}, &init)
-			cl.notify("initialized", map[string]any{})
-			for _, f := range fixed {
-				uri := uriOf(f.Abs)
-				cl.notify("textDocument/didOpen", didOpenParams{TextDocument: textDocumentItem{URI: uri, Version: 1, Text: string(f.Before)}})
-				var edits []textEdit
-				for _, d := range cl.diagnostics(uri) {
-					var actions []codeAction
-					cl.request("textDocument/codeAction", codeActionParams{TextDocument: textDocumentIdentifier{URI: uri}, Range: d.Range}, &actions)
-					for _, a := range actions {
-						if a.Kind != "quickfix" || !slices.ContainsFunc(a.Diagnostics, func(x diagnostic) bool { return x.Code == d.Code }) {
-							continue
-						}
-						edits = append(edits, a.Edit.Changes[uri]...)
-					}
+			t.Run(name, func(t *testing.T) { checkCodeActions(t, rule, crlf) })
+		}
+	}
+}
+
+// checkCodeActions is one rule's case of TestCodeActionsMatchLintFix.
+func checkCodeActions(t *testing.T, rule string, crlf bool) {
+	dir := t.TempDir()
+	// Where the docs' bad example shows a finding that has no
+	// safe fix, a skill that has one.
+	if files, ok := fixable[rule]; ok {
+		testfs.WriteTree(t, dir, files)
+	} else if err := os.CopyFS(dir, os.DirFS(filepath.Join("../../lint/testdata", rule, "bad"))); err != nil {
+		t.Fatal(err)
+	}
+	if crlf {
+		toCRLF(t, dir)
+	}
+	fixed, err := lint.Fix([]string{dir}, lint.Options{Base: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fixed) == 0 {
+		t.Fatalf("lint --fix fixes nothing in the bad example of %s", rule)
+	}
+	cl := startServer(t)
+	var init struct{}
+	cl.request("initialize", map[string]any{"processId": nil, "rootUri": uriOf(dir), "capabilities": map[string]any{}}, &init)
+	cl.notify("initialized", map[string]any{})
+	for _, f := range fixed {
+		uri := uriOf(f.Abs)
+		cl.notify("textDocument/didOpen", didOpenParams{TextDocument: textDocumentItem{URI: uri, Version: 1, Text: string(f.Before)}})
+		var edits []textEdit
+		for _, d := range cl.diagnostics(uri) {
+			var actions []codeAction
+			cl.request("textDocument/codeAction", codeActionParams{TextDocument: textDocumentIdentifier{URI: uri}, Range: d.Range}, &actions)
+			for _, a := range actions {
+				if a.Kind != "quickfix" || !slices.ContainsFunc(a.Diagnostics, func(x diagnostic) bool { return x.Code == d.Code }) {
+					continue
 				}
-				if got := applyEdits(string(f.Before), edits); got != string(f.After) {
-					t.Errorf("%s: the quickfixes give\n%s\nlint --fix gives\n%s", f.Path, got, f.After)
-				}
+				edits = append(edits, a.Edit.Changes[uri]...)
 			}
-		})
+		}
+		if got := applyEdits(string(f.Before), edits); got != string(f.After) {
+			t.Errorf("%s: the quickfixes give\n%q\nlint --fix gives\n%q", f.Path, got, f.After)
+		}
+	}
+}
+
+// toCRLF rewrites the markdown files under dir with \r\n line endings.
+func toCRLF(t *testing.T, dir string) {
+	t.Helper()
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".md") {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(p, bytes.ReplaceAll(data, []byte("\n"), []byte("\r\n")), 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 

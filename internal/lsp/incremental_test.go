@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/skillkit/skillkit/internal/corpus"
 	"github.com/skillkit/skillkit/internal/testfs"
+	"github.com/skillkit/skillkit/jsstatic"
 	"github.com/skillkit/skillkit/lint"
 )
 
@@ -244,6 +246,24 @@ func TestKeptDocumentsFollowTheFiles(t *testing.T) {
 			}
 		}},
 		{"it comes back", func() { write("phases/02-report.md", report) }},
+		// A file's own parse diagnostics (here the encoding's, then the
+		// NUL bytes') are kept with its parse and reported at every lint
+		// that takes the file from the kept documents: the steps after
+		// each of these.
+		{"a note saved in Latin-1", func() { write("phases/notes.md", "# Notes\n\nCaf\xe9 au lait.\n") }},
+		// A link is read as its own path: renaming its target leaves it
+		// dangling, and the kept parse under its name is dropped.
+		{"a phase linked to the report", func() {
+			if err := os.Symlink("02-report.md", filepath.Join(dir, "phases", "03-again.md")); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"the report renamed, the same bytes", func() {
+			if err := os.Rename(filepath.Join(dir, "phases", "02-report.md"), filepath.Join(dir, "phases", "02-summary.md")); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"the note turns binary", func() { write("phases/notes.md", "# Notes\x00\x01\n") }},
 		{"SKILL.md's link changed on disk", func() { write("SKILL.md", strings.Replace(skill, "02-report.md", "03-report.md", 1)) }},
 		{"SKILL.md put back", func() { write("SKILL.md", skill) }},
 	}
@@ -260,9 +280,105 @@ func TestKeptDocumentsFollowTheFiles(t *testing.T) {
 		}
 	}
 	// The changes on disk must have been seen, not only matched.
-	for _, rule := range []string{"state-unknown-field", "js-syntax", "link-broken", "step-attribute"} {
+	for _, rule := range []string{"state-unknown-field", "js-syntax", "link-broken", "step-attribute", "file-encoding", "file-binary", "file-unreadable"} {
 		if !seen[rule] {
 			t.Errorf("no %s finding in any step: the changes on disk were not linted (%v)", rule, seen)
 		}
+	}
+}
+
+// TestClosedSkillForgetsItsParses closes the last open document of a
+// skill: the server lints it from disk and then forgets the parses it
+// kept for the next change, which a session that opens many skills would
+// otherwise hold until it ends. Opened again, the skill's diagnostics
+// are a lint from scratch's.
+func TestClosedSkillForgetsItsParses(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), ".claude", "skills", "demo")
+	testfs.WriteTree(t, dir, map[string]string{
+		"SKILL.md":               "---\nname: demo\ndescription: Counts files.\n---\n\n# Demo\n",
+		"phases/01-count.md":     phaseMD,
+		"phases/state-schema.md": schema,
+	})
+	var out bytes.Buffer
+	inc := testServer(&out)
+	uri := uriOf(filepath.Join(dir, "phases", "01-count.md"))
+	broken := strings.Replace(phaseMD, "const n = state.count + 1;", "const = ;", 1)
+	if err := inc.open(uri, 1, broken); err != nil {
+		t.Fatal(err)
+	}
+	if inc.skills[dir].cache == nil {
+		t.Fatal("no cache while the phase is open")
+	}
+	out.Reset()
+	if err := inc.close(uri); err != nil {
+		t.Fatal(err)
+	}
+	if got := published(t, out.Bytes())[uri]; got != "[]" {
+		t.Fatalf("closed, the phase on disk has diagnostics %s, want none", got)
+	}
+	if inc.skills[dir].cache != nil {
+		t.Fatal("the skill's parses are kept after its last document was closed")
+	}
+	for i, text := range []string{broken, phaseMD} {
+		out.Reset()
+		if err := inc.open(uri, i+2, text); err != nil {
+			t.Fatal(err)
+		}
+		matchesFresh(t, fmt.Sprintf("opened again (%d)", i), inc, out.Bytes(), dir, uri, text)
+	}
+}
+
+// TestSwitchingFilesParsesNoBlockAgain edits one phase of a corpus skill
+// and then another, as a person moving between files does. The second
+// phase's parse was kept whole while the first was edited, so the cache
+// of block parses never saw its blocks; at its first change the blocks
+// it still holds unchanged must not be parsed again: that change runs
+// goja's parser as often as the next one does (the expressions a lint
+// reads each time), where it parsed every JavaScript block again.
+func TestSwitchingFilesParsesNoBlockAgain(t *testing.T) {
+	var dir, first, second string
+	for _, e := range corpus.Skills(t) {
+		phases := map[string][]string{} // by skill folder
+		_ = filepath.WalkDir(e.Path(), func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(p, ".md") || filepath.Base(filepath.Dir(p)) != "phases" {
+				return nil
+			}
+			if data, err := os.ReadFile(p); err == nil && strings.Count(string(data), "```javascript") >= 3 {
+				skill, _ := lint.SkillOf(filepath.Dir(p))
+				phases[skill] = append(phases[skill], p)
+			}
+			return nil
+		})
+		for _, skill := range slices.Sorted(maps.Keys(phases)) {
+			if ps := phases[skill]; skill != "" && len(ps) >= 2 {
+				dir, first, second = skill, ps[0], ps[1]
+				break
+			}
+		}
+		if dir != "" {
+			break
+		}
+	}
+	if dir == "" {
+		t.Fatal("no corpus skill with two phases of JavaScript")
+	}
+	var out bytes.Buffer
+	inc := testServer(&out)
+	edit := func(file string, n int) int64 {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := jsstatic.Parses()
+		if err := inc.open(uriOf(file), n, string(data)+strings.Repeat("\nA note.\n", n)); err != nil {
+			t.Fatal(err)
+		}
+		return jsstatic.Parses() - before
+	}
+	edit(first, 1)
+	edit(first, 2)
+	edit(second, 0) // opened as it is on disk
+	if switched, next := edit(second, 1), edit(second, 2); switched != next {
+		t.Errorf("%s: the first change after editing %s ran goja's parser %d times, the next change %d", second, filepath.Base(first), switched, next)
 	}
 }
