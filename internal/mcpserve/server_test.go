@@ -388,3 +388,25 @@ func TestSkillFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestDottedSkillFolderIsUnderBase: a skill folder whose name starts with
+// two dots is inside Base, and its resource is named relative to Base
+// like any other, not by its absolute path.
+func TestDottedSkillFolderIsUnderBase(t *testing.T) {
+	base := t.TempDir()
+	testfs.WriteTree(t, filepath.Join(base, "..drafts"), map[string]string{
+		"SKILL.md": "---\nname: drafts\ndescription: A skill in a folder whose name starts with two dots.\n---\n\n# Drafts\n\nSay hello.\n",
+	})
+	cs := connect(t, Options{Base: base, Dirs: []string{"."}, Store: fsstore.New(fsstore.Options{Base: base}), ProjectDir: base})
+	res, err := cs.ListResources(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Resources) != 1 || res.Resources[0].URI != "skillkit://skill/..drafts/SKILL.md" {
+		var uris []string
+		for _, r := range res.Resources {
+			uris = append(uris, r.URI)
+		}
+		t.Fatalf("resources %v, want skillkit://skill/..drafts/SKILL.md", uris)
+	}
+}

@@ -39,7 +39,9 @@ func loadSkill(base, dir string) (*skill, error) {
 		return nil, err
 	}
 	rel, err := filepath.Rel(base, dir)
-	if err != nil || strings.HasPrefix(rel, "..") {
+	// A folder outside Base is named by its own path; one whose name
+	// only starts with two dots ("..drafts") is inside.
+	if err != nil || !filepath.IsLocal(rel) {
 		rel = dir
 	}
 	desc := ""
