@@ -711,11 +711,10 @@ func (l *lifecycle) finish(ctx context.Context, start time.Time, err error) (*Re
 	l.printf("run %s: %s in %v\n", l.rec.ID(), state, time.Since(start).Round(time.Millisecond))
 	res, cerr := l.close(nil)
 	werr = besides(err, errors.Join(werr, cerr))
-	if werr != nil && state == runstore.RunInterrupted {
-		// The disk failed (or the run stopped otherwise and its record
-		// then could not be closed): the record says running, which
-		// reads as interrupted, and the run resumes; the command says
-		// how.
+	if werr != nil && errors.Is(err, runstore.ErrWrite) {
+		// The disk failed, and the record's close met it again: the
+		// record says running, which reads as interrupted, and the run
+		// resumes; the command says how.
 		return res, &RunError{ID: res.ID, Dir: res.Dir, State: state, Err: errors.Join(err, werr)}
 	}
 	if werr != nil {
