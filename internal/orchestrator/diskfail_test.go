@@ -19,7 +19,7 @@ import (
 // the barrier after the pipelined completion) or every write from some
 // point (a disk that stays full), stops interrupted: the error is the
 // run's (RunError, which the command turns into the resume command),
-// says the failure once, and matches ErrWrite (exit 3); a resume on a
+// says the failure once, naming the file, and matches ErrWrite (exit 3); a resume on a
 // sound disk finishes the loop without running a completed action again.
 func TestLoopStopsResumableWhenTheDiskFails(t *testing.T) {
 	const n = 30
@@ -28,7 +28,7 @@ func TestLoopStopsResumableWhenTheDiskFails(t *testing.T) {
 		cause      error
 		fail       func(files *faultfs.Files)
 	}{
-		{"sync", "syncing " + fsstore.EventsFile, syscall.EIO, func(files *faultfs.Files) {
+		{"sync", "syncing ", syscall.EIO, func(files *faultfs.Files) {
 			var syncs atomic.Int32
 			files.SyncFault = func(path string) error {
 				if filepath.Base(path) == fsstore.EventsFile && syncs.Add(1) >= 4 {
@@ -37,7 +37,7 @@ func TestLoopStopsResumableWhenTheDiskFails(t *testing.T) {
 				return nil
 			}
 		}},
-		{"full", "appending to " + fsstore.EventsFile, syscall.ENOSPC, func(files *faultfs.Files) {
+		{"full", "appending to ", syscall.ENOSPC, func(files *faultfs.Files) {
 			var writes atomic.Int32
 			files.Fault = func(path string) error {
 				if filepath.Base(path) != fsstore.ClaimFile && writes.Add(1) > 40 {
@@ -59,6 +59,10 @@ func TestLoopStopsResumableWhenTheDiskFails(t *testing.T) {
 			}
 			if got := strings.Count(err.Error(), c.says); got != 1 {
 				t.Errorf("the error says %q %d times, want once: %v", c.says, got, err)
+			}
+			// The failure names the file, where the disk is.
+			if log := filepath.Join(res.Dir, fsstore.EventsFile); !strings.Contains(err.Error(), c.says+log+": ") {
+				t.Errorf("the error does not say %q: %v", c.says+log, err)
 			}
 			files.Fault, files.SyncFault = nil, nil
 			o.Resume = res.Dir

@@ -51,8 +51,9 @@ func TestPipelinedSyncFailure(t *testing.T) {
 		t.Fatalf("a pipelined commit returned its sync's error before anything waited for it: %v", err)
 	}
 	err := r.Settle()
-	if !errors.Is(err, runstore.ErrWrite) || !strings.Contains(err.Error(), "syncing "+EventsFile) {
-		t.Fatalf("Settle after a failed sync: %v, want a write error syncing %s", err, EventsFile)
+	log := filepath.Join(base, ".skillkit", "runs", "demo", "r1", EventsFile)
+	if !errors.Is(err, runstore.ErrWrite) || !strings.Contains(err.Error(), "syncing "+log+": ") {
+		t.Fatalf("Settle after a failed sync: %v, want a write error syncing %s", err, log)
 	}
 	failing.Store(false)
 	for name, write := range map[string]func() error{
