@@ -114,6 +114,7 @@ type Run interface {
 	Started(pgid int)
 	Ended(pgid int)
 	// Close writes the snapshots, releases the claim and closes the record.
+	// Every write after it, and Settle, fails with ErrClosed.
 	Close() error
 }
 
