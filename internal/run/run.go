@@ -710,13 +710,41 @@ func (l *lifecycle) finish(ctx context.Context, start time.Time, err error) (*Re
 	}
 	l.printf("run %s: %s in %v\n", l.rec.ID(), state, time.Since(start).Round(time.Millisecond))
 	res, cerr := l.close(nil)
-	if werr = errors.Join(werr, cerr); werr != nil {
+	werr = besides(err, errors.Join(werr, cerr))
+	if werr != nil && errors.Is(err, runstore.ErrWrite) {
+		// The disk failed, and the record's close met it again: the
+		// record says running, which reads as interrupted, and the run
+		// resumes; the command says how.
+		return res, &RunError{ID: res.ID, Dir: res.Dir, State: state, Err: errors.Join(err, werr)}
+	}
+	if werr != nil {
 		return res, errors.Join(err, werr)
 	}
 	if err != nil {
 		return res, &RunError{ID: res.ID, Dir: res.Dir, State: state, Err: err}
 	}
 	return res, nil
+}
+
+// besides returns the errors also joins (errors.Join, nested) that err
+// does not hold already: a write refused once the log's sync failed is
+// refused again, with the same error, when the record closes.
+func besides(err, also error) error {
+	if also == nil || errors.Is(err, also) {
+		return nil
+	}
+	if _, ok := also.(*runstore.WriteError); ok {
+		return also
+	}
+	j, ok := also.(interface{ Unwrap() []error })
+	if !ok {
+		return also
+	}
+	var rest []error
+	for _, e := range j.Unwrap() {
+		rest = append(rest, besides(err, e))
+	}
+	return errors.Join(rest...)
 }
 
 // close closes the record, writing its snapshots, and returns the result

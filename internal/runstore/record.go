@@ -92,6 +92,9 @@ type Record struct {
 	// piped says the last write that waited was a Pipelined commit,
 	// whose sync may be under way: the next settle waits for it.
 	piped bool
+	// closed says Close released the run: every write after it is
+	// refused (ErrClosed), as the backend's handle is no longer the run's.
+	closed bool
 
 	lost       chan struct{}
 	loseOnce   sync.Once
@@ -188,6 +191,9 @@ const owed Mode = -1
 func (r *Record) record(e Event, mode Mode) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.closed {
+		return r.errClosed()
+	}
 	if e.Time.IsZero() {
 		e.Time = time.Now()
 	}
@@ -345,6 +351,9 @@ func (r *Record) change(e *Event) error {
 // before anything of the skill runs (Flush, Settle), and when the run
 // closes. A Pipelined one makes it durable too, with its own.
 func (r *Record) append(b Batch, mode Mode) error {
+	if r.closed {
+		return r.errClosed()
+	}
 	if mode == Visible && r.owed {
 		mode = Durable
 	}
@@ -358,6 +367,9 @@ func (r *Record) append(b Batch, mode Mode) error {
 	}
 	return err
 }
+
+// errClosed is the error of a write after Close.
+func (r *Record) errClosed() error { return fmt.Errorf("run %s: %w", r.id, ErrClosed) }
 
 func (r *Record) noteLost(err error) {
 	if errors.Is(err, ErrClaimLost) {
@@ -401,6 +413,11 @@ func (r *Record) Flush() error {
 func (r *Record) Settle() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.closed {
+		// Nothing outside the record may happen for a run this process
+		// no longer holds.
+		return r.errClosed()
+	}
 	return r.settle()
 }
 
@@ -495,6 +512,7 @@ func (r *Record) Close() error {
 			r.noteLost(verr)
 		}
 		errs = append(errs, r.h.Release(r.ctx, r.progress.RunState == RunRunning))
+		r.closed = true
 		err = errors.Join(errs...)
 	})
 	return err

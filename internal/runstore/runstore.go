@@ -114,6 +114,7 @@ type Run interface {
 	Started(pgid int)
 	Ended(pgid int)
 	// Close writes the snapshots, releases the claim and closes the record.
+	// Every write after it, and Settle, fails with ErrClosed.
 	Close() error
 }
 
@@ -462,6 +463,11 @@ var ErrWrite = errors.New("writing the run record failed")
 // process holds the run now (this one's claim was taken over or replaced):
 // the process stops before it writes anything more.
 var ErrClaimLost = errors.New("another process holds the run now; this one stops without writing")
+
+// ErrClosed is matched by the error of a write, or a Settle, made on a
+// run's record after its Close: the run was released, and another process
+// may hold it now.
+var ErrClosed = errors.New("the run's record is closed; this process writes no more of it")
 
 // WriteError reads as the failure it wraps and also matches ErrWrite.
 type WriteError struct{ Err error }

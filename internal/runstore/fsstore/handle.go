@@ -201,7 +201,7 @@ func (h *handle) syncedSoFar() error {
 // error every write returns from now on.
 func (h *handle) syncFailed(err error) error {
 	h.unsynced = true
-	h.broken = &runstore.WriteError{Err: fmt.Errorf("syncing %s: %w", EventsFile, err)}
+	h.broken = &runstore.WriteError{Err: fmt.Errorf("syncing %s: %w", filepath.Join(h.dir, EventsFile), err)}
 	return h.broken
 }
 
@@ -313,6 +313,7 @@ func (h *handle) appendLine(lf **logFile, name string, encode func([]byte) ([]by
 	if *lf == nil {
 		f, err := h.files.OpenAppend(filepath.Join(h.dir, name))
 		if err != nil {
+			// The open's error names the path.
 			return &runstore.WriteError{Err: fmt.Errorf("opening %s: %w", name, err)}
 		}
 		size, _ := f.Size()
@@ -335,7 +336,7 @@ func (h *handle) appendLine(lf **logFile, name string, encode func([]byte) ([]by
 	l.size += int64(n)
 	if err != nil {
 		l.torn = n > 0 || l.torn
-		return &runstore.WriteError{Err: fmt.Errorf("appending to %s: %w", name, err)}
+		return &runstore.WriteError{Err: fmt.Errorf("appending to %s: %w", filepath.Join(h.dir, name), err)}
 	}
 	l.torn = false
 	return nil

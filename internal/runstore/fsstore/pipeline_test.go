@@ -4,6 +4,8 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -49,8 +51,9 @@ func TestPipelinedSyncFailure(t *testing.T) {
 		t.Fatalf("a pipelined commit returned its sync's error before anything waited for it: %v", err)
 	}
 	err := r.Settle()
-	if !errors.Is(err, runstore.ErrWrite) || !strings.Contains(err.Error(), "syncing "+EventsFile) {
-		t.Fatalf("Settle after a failed sync: %v, want a write error syncing %s", err, EventsFile)
+	log := filepath.Join(base, ".skillkit", "runs", "demo", "r1", EventsFile)
+	if !errors.Is(err, runstore.ErrWrite) || !strings.Contains(err.Error(), "syncing "+log+": ") {
+		t.Fatalf("Settle after a failed sync: %v, want a write error syncing %s", err, log)
 	}
 	failing.Store(false)
 	for name, write := range map[string]func() error{
@@ -132,5 +135,81 @@ func TestPipelinedCommitsShareASync(t *testing.T) {
 	}
 	if got := files.Syncs(EventsFile) - syncs; got != 2 {
 		t.Errorf("%d syncs for three commits, the last two written during the first's sync: want 2", got)
+	}
+}
+
+// Pipelined commits on a disk whose syncs take a varying time and whose
+// mth sync fails, with a Settle now and then: every Settle that succeeds
+// leaves the log durable to its end; from the first error on, every call
+// fails with it and no sync is made after the one that failed (a sync
+// tried again could say lost pages durable); the sync goroutine is gone
+// once the run is closed.
+func TestPipelinedSyncsUnderFaults(t *testing.T) {
+	before := runtime.NumGoroutine()
+	for _, m := range []int{2, 5, 9, 17, 1000} {
+		var syncs atomic.Int32
+		var failedAt atomic.Int32
+		files := faultfs.Wrap(nil)
+		files.SyncFault = func(string) error {
+			n := syncs.Add(1)
+			time.Sleep(time.Duration(n%4) * 100 * time.Microsecond)
+			if int(n) == m {
+				failedAt.Store(n)
+				return syscall.EIO
+			}
+			return nil
+		}
+		base := t.TempDir()
+		r := newRun(t, New(Options{Base: base, Files: files}), "r1")
+		log := filepath.Join(base, ".skillkit", "runs", "demo", "r1", EventsFile)
+		var first error
+		for i := 1; i <= 60; i++ {
+			id := "a" + strconv.Itoa(i)
+			err := r.Append(runstore.Event{Action: id, To: "loading", Position: i})
+			if err == nil {
+				rec := runstore.NewStepRecord(i, id, id, runstore.StepCompleted, false, time.Now())
+				err = r.CommitPipelined(runstore.Event{Action: id, From: "post_hook", To: "completed", Record: &rec})
+			}
+			if err == nil && i%7 == 0 {
+				if err = r.Settle(); err == nil {
+					info, serr := os.Stat(log)
+					if serr != nil {
+						t.Fatal(serr)
+					}
+					if d := files.Durable(EventsFile); d != info.Size() {
+						t.Fatalf("sync %d fails: Settle succeeded with the log durable to %d of %d bytes", m, d, info.Size())
+					}
+				}
+			}
+			switch {
+			case first == nil && err != nil:
+				if !errors.Is(err, runstore.ErrWrite) || !errors.Is(err, syscall.EIO) {
+					t.Fatalf("sync %d fails: commit %d: %v, want the sync's write error", m, i, err)
+				}
+				first = err
+			case first != nil && err == nil:
+				t.Fatalf("sync %d fails: commit %d was taken after the log failed with %v", m, i, first)
+			}
+		}
+		if err := r.Close(); first == nil && err != nil {
+			if failedAt.Load() == 0 {
+				t.Fatalf("sync %d fails: closing: %v", m, err)
+			}
+			// The last sync failed, and the release said so.
+			first = err
+		}
+		if failedAt.Load() > 0 && first == nil {
+			t.Errorf("sync %d failed and no call said so", m)
+		}
+		if n := failedAt.Load(); n > 0 && syncs.Load() != n {
+			t.Errorf("%d syncs made after sync %d failed", syncs.Load()-n, n)
+		}
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for runtime.NumGoroutine() > before {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d goroutines after the runs closed, %d before", runtime.NumGoroutine(), before)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

@@ -79,6 +79,7 @@ func Run(t *testing.T, b Backend) {
 		{"Lifecycle", testLifecycle},
 		{"Terminal", testTerminal},
 		{"Interrupted", testInterrupted},
+		{"Closed", testClosed},
 		{"Claims", testClaims},
 		{"Takeover", testTakeover},
 		{"ClaimFromTheFuture", testClaimFromTheFuture},
@@ -296,6 +297,61 @@ func testInterrupted(t *testing.T, place func(runstore.Files) runstore.Backend) 
 	if sum, err := s.Status("r1"); err != nil || sum.State != runstore.RunInterrupted || sum.Holder != "" {
 		t.Errorf("a released running run reads as %+v, %v", sum, err)
 	}
+}
+
+// A closed run's record writes nothing more: every write, and the
+// barrier before an effect (Settle), is refused with ErrClosed, whatever
+// the backend. The run was released: a write then would land in a record
+// another process may hold, and a sync started then would outlive the
+// files the release closed.
+func testClosed(t *testing.T, place func(runstore.Files) runstore.Backend) {
+	s := open(place, nil)
+	r := create(t, s, "r1", time.Now(), runstore.ClaimOptions{})
+	if err := run(r, 1, 2); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	before, err := s.Events("r1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	end := runstore.Event{Action: "action-3", From: "post_hook", To: "completed"}
+	for _, w := range []struct {
+		name  string
+		write func() error
+	}{
+		{"Append", func() error { return r.Append(runstore.Event{Action: "action-3", To: "loading", Position: 3}) }},
+		{"Commit", func() error { return r.Commit(end) }},
+		{"CommitLater", func() error { return r.CommitLater(end) }},
+		{"CommitPipelined", func() error { return r.CommitPipelined(end) }},
+		{"Metric", func() error { return r.Metric(runstore.Metric{Kind: runstore.KindStep, Outcome: "completed"}) }},
+		{"Log", func() error { return r.Log("01-a", "after close\n") }},
+		{"Flush", r.Flush},
+		{"Settle", r.Settle},
+		{"finish", func() error { return finish(r, runstore.RunCompleted) }},
+	} {
+		if err := w.write(); !errors.Is(err, runstore.ErrClosed) {
+			t.Errorf("%s after Close: %v, want ErrClosed", w.name, err)
+		}
+	}
+	after, err := s.Events("r1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(after) != len(before) {
+		t.Errorf("the closed run's record has %d events, %d when it was closed", len(after), len(before))
+	}
+	sum, err := s.Status("r1")
+	if err != nil || sum.State != runstore.RunInterrupted || sum.Holder != "" || sum.StepsDone != 2 {
+		t.Errorf("the closed run reads as %+v, %v; want interrupted, unheld, 2 steps", sum, err)
+	}
+	back, err := s.Resume("r1", runstore.ResumeOptions{})
+	if err != nil {
+		t.Fatalf("resuming the closed run: %v", err)
+	}
+	back.Close()
 }
 
 // Of two claims of a run one wins: the other is told who holds it, and
