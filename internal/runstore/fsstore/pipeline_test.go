@@ -33,13 +33,7 @@ func TestPipelinedSyncFailure(t *testing.T) {
 	base := t.TempDir()
 	s := New(Options{Base: base, Files: files})
 	r := newRun(t, s, "r1")
-	complete := func(id string, n int) error {
-		if err := r.Append(runstore.Event{Action: id, To: "loading", Position: n}); err != nil {
-			return err
-		}
-		rec := runstore.NewStepRecord(n, id, id, runstore.StepCompleted, false, time.Now())
-		return r.CommitPipelined(runstore.Event{Action: id, From: "post_hook", To: "completed", Record: &rec})
-	}
+	complete := func(id string, n int) error { return completePipelined(r, id, n) }
 	if err := complete("a1", 1); err != nil {
 		t.Fatal(err)
 	}
@@ -93,13 +87,7 @@ func TestPipelinedCommitsShareASync(t *testing.T) {
 	s := New(Options{Base: base, Files: files})
 	r := newRun(t, s, "r1")
 	defer r.Close()
-	complete := func(id string, n int) error {
-		if err := r.Append(runstore.Event{Action: id, To: "loading", Position: n}); err != nil {
-			return err
-		}
-		rec := runstore.NewStepRecord(n, id, id, runstore.StepCompleted, false, time.Now())
-		return r.CommitPipelined(runstore.Event{Action: id, From: "post_hook", To: "completed", Record: &rec})
-	}
+	complete := func(id string, n int) error { return completePipelined(r, id, n) }
 	if err := complete("a1", 1); err != nil {
 		t.Fatal(err)
 	}
@@ -212,4 +200,14 @@ func TestPipelinedSyncsUnderFaults(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// completePipelined records loop action id, at position n, started and
+// completed, its completion a Pipelined commit as the loop makes it.
+func completePipelined(r runstore.Run, id string, n int) error {
+	if err := r.Append(runstore.Event{Action: id, To: "loading", Position: n}); err != nil {
+		return err
+	}
+	rec := runstore.NewStepRecord(n, id, id, runstore.StepCompleted, false, time.Now())
+	return r.CommitPipelined(runstore.Event{Action: id, From: "post_hook", To: "completed", Record: &rec})
 }
