@@ -205,18 +205,8 @@ func TestFullDiskStopsTheLoopResumable(t *testing.T) {
 func TestFullDiskStopsASequentialRunResumable(t *testing.T) {
 	dir := mountTmpfs(t, "256k")
 	effectsFile := filepath.Join(t.TempDir(), "effects")
-	files := map[string]string{"print/SKILL.md": "---\nname: print\ndescription: Steps that print 8 KB each and note themselves outside the disk.\n---\n# Print\n"}
 	const phases, steps = 4, 10
-	for p := 1; p <= phases; p++ {
-		var b strings.Builder
-		fmt.Fprintf(&b, "# Phase %d: Print\n\n## Execution Steps\n\n", p)
-		for s := 1; s <= steps; s++ {
-			fmt.Fprintf(&b, "### Step %d: Print\n\n```bash\necho %d-%d >> %s\nhead -c 8000 /dev/zero | tr '\\0' x\n```\n\n", s, p, s, effectsFile)
-		}
-		fmt.Fprintf(&b, "### Step %d: Note\n\n```javascript\nreturn { stateUpdates: { 'context.p%d': true } };\n```\n", steps+1, p)
-		files[fmt.Sprintf("print/phases/%02d-print.md", p)] = b.String()
-	}
-	testfs.WriteTree(t, dir, files)
+	writePrintSkill(t, dir, effectsFile, phases, steps)
 	resume, stopped := stopsOnFullDisk(t, dir, "run", "print")
 	total := phases * (steps + 1)
 	if stopped.StepsDone == 0 || stopped.StepsDone >= total {
@@ -255,4 +245,108 @@ func checkSnapshot(t *testing.T, file, field string, want any) {
 	if v[field] != want {
 		t.Errorf("%s: %s = %v, want %v", file, field, v[field], want)
 	}
+}
+
+// writePrintSkill writes the skill print in dir: phases of steps that
+// each note themselves in effectsFile (p-s) and print 8 KB, which goes to
+// the step's log in the run folder, and a last JS step per phase that
+// sets state.context.pN.
+func writePrintSkill(t *testing.T, dir, effectsFile string, phases, steps int) {
+	t.Helper()
+	files := map[string]string{"print/SKILL.md": "---\nname: print\ndescription: Steps that print 8 KB each and note themselves outside the disk.\n---\n# Print\n"}
+	for p := 1; p <= phases; p++ {
+		var b strings.Builder
+		fmt.Fprintf(&b, "# Phase %d: Print\n\n## Execution Steps\n\n", p)
+		for s := 1; s <= steps; s++ {
+			fmt.Fprintf(&b, "### Step %d: Print\n\n```bash\necho %d-%d >> %s\nhead -c 8000 /dev/zero | tr '\\0' x\n```\n\n", s, p, s, effectsFile)
+		}
+		fmt.Fprintf(&b, "### Step %d: Note\n\n```javascript\nreturn { stateUpdates: { 'context.p%d': true } };\n```\n", steps+1, p)
+		files[fmt.Sprintf("print/phases/%02d-print.md", p)] = b.String()
+	}
+	testfs.WriteTree(t, dir, files)
+}
+
+// A disk full as the run starts, for every amount of room from none to
+// a few pages: the run folder cannot be made, or its claim, state.json or
+// first lines cannot be written. The command exits 3 and names the file;
+// it leaves no temporary file; a run that exists is named with its resume
+// command, which finishes it once there is room, and where none exists a
+// later run in the same folder starts and completes. `skillkit runs`
+// reads what is left.
+func TestFullDiskAtTheStart(t *testing.T) {
+	for _, workdir := range []bool{false, true} {
+		for free := 0; free <= 32; free += 4 {
+			t.Run(fmt.Sprintf("workdir=%v/free=%dk", workdir, free), func(t *testing.T) {
+				dir := mountTmpfs(t, "256k")
+				writePrintSkill(t, dir, filepath.Join(t.TempDir(), "effects"), 1, 2)
+				filler := fillTo(t, dir, free)
+				args := []string{"run", "print"}
+				if workdir {
+					args = append(args, "--workdir", "w")
+				}
+				code, stderr := runCommand(t, dir, args...)
+				if code == ExitOK {
+					t.Skipf("the run fit in %d KB", free)
+				}
+				if code != ExitInternal {
+					t.Fatalf("exit %d, want %d (a disk error):\n%s", code, ExitInternal, stderr)
+				}
+				if !strings.Contains(stderr, "no space left on device") || !strings.Contains(stderr, dir+"/") {
+					t.Errorf("the message does not name the file the full disk refused:\n%s", stderr)
+				}
+				filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+					if err == nil && runstore.IsTemp(d.Name()) {
+						t.Errorf("a temporary file is left: %s", path)
+					}
+					return nil
+				})
+				if code, out := runCommand(t, dir, "runs"); code != ExitOK {
+					t.Errorf("skillkit runs exited %d after the failed start:\n%s", code, out)
+				}
+				if err := os.Remove(filler); err != nil {
+					t.Fatal(err)
+				}
+				m := resumeLine.FindStringSubmatch(stderr)
+				if m != nil {
+					// No path here needs quotes but for '=' (free=…).
+					args = strings.Fields(strings.ReplaceAll(m[1], "'", ""))
+				} else if runs := runsIn(t, dir); len(runs) > 0 {
+					t.Errorf("the start left the run %v and did not say how to resume it:\n%s", runs, stderr)
+				}
+				if code, out := runCommand(t, dir, args...); code != ExitOK {
+					t.Errorf("after the failed start, skillkit %v exited %d:\n%s\nthe start said:\n%s", args, code, out, stderr)
+				}
+			})
+		}
+	}
+}
+
+// fillTo fills the tmpfs at dir with a file until free KB are left, and
+// returns the file.
+func fillTo(t *testing.T, dir string, free int) string {
+	t.Helper()
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(dir, &st); err != nil {
+		t.Fatal(err)
+	}
+	filler := filepath.Join(dir, "filler")
+	size := int64(st.Bavail)*st.Bsize - int64(free)*1024
+	if err := os.WriteFile(filler, make([]byte, max(size, 0)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return filler
+}
+
+// runsIn lists the run folders under dir that hold a run a resume reads:
+// those of .skillkit/runs and the work dir w.
+func runsIn(t *testing.T, dir string) []string {
+	t.Helper()
+	folders, _ := filepath.Glob(filepath.Join(dir, ".skillkit", "runs", "*", "*"))
+	var runs []string
+	for _, f := range append(folders, filepath.Join(dir, "w")) {
+		if _, err := fsstore.New(fsstore.Options{}).Status(f); err == nil {
+			runs = append(runs, f)
+		}
+	}
+	return runs
 }

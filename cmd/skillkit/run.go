@@ -277,9 +277,9 @@ func runSkill(c *cobra.Command, s Streams, o *runOptions, dir string, args []str
 	}
 	if err != nil {
 		code := runExit(err)
-		err = stopped(ctx, err, res, dir)
+		err = stopped(ctx, err, res, dir, root)
 		if res != nil && res.State.Retryable() {
-			err = fmt.Errorf("%w\nafter a fix, run it again from there with: skillkit run %s --resume %s --retry", err, dir, res.ID)
+			err = fmt.Errorf("%w\nafter a fix, run it again from there with: skillkit run %s --resume %s --retry", err, dir, resumeRef(res, root))
 		}
 		return &exitError{code: code, err: err}
 	}
@@ -364,12 +364,12 @@ func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''
 // stopped words what a run returned for a person. A run that can be
 // resumed gets one hint, with the command that resumes it; after Ctrl-C
 // the cause ("context canceled") says nothing the user does not know.
-func stopped(ctx context.Context, err error, res *skrun.Result, dir string) error {
+func stopped(ctx context.Context, err error, res *skrun.Result, dir, root string) error {
 	var re *skrun.RunError
 	if res == nil || !errors.As(err, &re) || re.State != runstore.RunInterrupted {
 		return err
 	}
-	resume := fmt.Sprintf("skillkit run %s --resume %s", dir, res.ID)
+	resume := fmt.Sprintf("skillkit run %s --resume %s", dir, resumeRef(res, root))
 	var budget *agent.BudgetError
 	switch {
 	case ctx.Err() != nil:
@@ -378,6 +378,19 @@ func stopped(ctx context.Context, err error, res *skrun.Result, dir string) erro
 		return fmt.Errorf("run %s stopped: %w; continue it with: %s %s <more>", res.ID, re.Err, resume, budget.Flag)
 	}
 	return fmt.Errorf("run %s stopped: %w; continue it with: %s", res.ID, re.Err, resume)
+}
+
+// resumeRef is what --resume takes to find the run of res: its id, for a
+// run under the project's runs root, else (a run in a --workdir) its
+// folder, which an id does not find.
+func resumeRef(res *skrun.Result, root string) string {
+	if rel, err := filepath.Rel(fsstore.RunsRoot(root), res.Dir); err == nil && filepath.IsLocal(rel) {
+		return res.ID
+	}
+	if strings.Trim(res.Dir, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./-") != "" {
+		return shellQuote(res.Dir)
+	}
+	return res.Dir
 }
 
 // lastRun is the folder of the newest run of the named skill.
