@@ -165,9 +165,18 @@ func effects(t *testing.T, file, inFlight string) []string {
 // A loop whose record fills the disk stops interrupted, exit 3, with
 // the resume command; on a larger disk the resume finishes it, no
 // completed action run again and no update lost.
+//
+// Each size fills at another point of the loop, so that the write the
+// kernel refuses first differs: a line, a snapshot, a checkpoint.
 func TestFullDiskStopsTheLoopResumable(t *testing.T) {
+	for _, size := range []string{"64k", "96k", "128k", "160k", "192k", "224k"} {
+		t.Run(size, func(t *testing.T) { loopFillsTheDisk(t, size) })
+	}
+}
+
+func loopFillsTheDisk(t *testing.T, size string) {
 	const n = 90 // within --max-iterations' 100, which a resume does not carry
-	dir := mountTmpfs(t, "128k")
+	dir := mountTmpfs(t, size)
 	effectsFile := filepath.Join(t.TempDir(), "effects")
 	testfs.WriteTree(t, dir, map[string]string{
 		"fill/SKILL.md":               "---\nname: fill\ndescription: A loop whose every action adds a 3 KB field to the state and notes itself outside the disk.\n---\n# Fill\n",
@@ -203,7 +212,13 @@ func TestFullDiskStopsTheLoopResumable(t *testing.T) {
 // larger disk the resume finishes it, each step run once but the one in
 // flight, and every phase's state update kept.
 func TestFullDiskStopsASequentialRunResumable(t *testing.T) {
-	dir := mountTmpfs(t, "256k")
+	for _, size := range []string{"96k", "160k", "224k", "256k", "288k"} {
+		t.Run(size, func(t *testing.T) { stepsFillTheDisk(t, size) })
+	}
+}
+
+func stepsFillTheDisk(t *testing.T, size string) {
+	dir := mountTmpfs(t, size)
 	effectsFile := filepath.Join(t.TempDir(), "effects")
 	const phases, steps = 4, 10
 	writePrintSkill(t, dir, effectsFile, phases, steps)
