@@ -178,14 +178,7 @@ func loopFillsTheDisk(t *testing.T, size string) {
 	const n = 90 // within --max-iterations' 100, which a resume does not carry
 	dir := mountTmpfs(t, size)
 	effectsFile := filepath.Join(t.TempDir(), "effects")
-	testfs.WriteTree(t, dir, map[string]string{
-		"fill/SKILL.md":               "---\nname: fill\ndescription: A loop whose every action adds a 3 KB field to the state and notes itself outside the disk.\n---\n# Fill\n",
-		"fill/phases/orchestrator.md": fmt.Sprintf("# Orchestrator\n\n## Decision Logic\n\n```javascript\nfunction selectNextAction(state) {\n  return state.n < %d ? 'action-add' : null;\n}\n```\n", n),
-		"fill/phases/actions/action-add.md": fmt.Sprintf("# Action: Add\n\n## Execution\n\n```javascript\nfunction execute(state) {\n"+
-			"  Bash('echo ' + state.n + ' >> %s');\n"+
-			"  return { stateUpdates: { n: state.n + 1, ['pad' + (state.n %% 4)]: 'x'.repeat(3000) + state.n } };\n}\n```\n", effectsFile),
-		"fill/phases/state-schema.md": "# State Schema\n\n```typescript\ninterface FillState {\n  status: 'pending' | 'running' | 'completed' | 'failed';\n  current_action: string | null;\n  completed_actions: string[];\n  errors: Array<{ action: string; message: string; timestamp: string }>;\n  error_count: number;\n  n: number;\n}\n```\n\n## Initial State\n\n```json\n{\n  \"status\": \"running\",\n  \"current_action\": null,\n  \"completed_actions\": [],\n  \"errors\": [],\n  \"error_count\": 0,\n  \"n\": 0\n}\n```\n",
-	})
+	writeFillSkill(t, dir, effectsFile, n, 0)
 	resume, stopped := stopsOnFullDisk(t, dir, "run", "fill")
 	if stopped.StepsDone == 0 || stopped.StepsDone >= n {
 		t.Fatalf("the disk filled after %d of %d actions: the test's sizes no longer fill it mid-loop", stopped.StepsDone, n)
@@ -289,50 +282,68 @@ func writePrintSkill(t *testing.T, dir, effectsFile string, phases, steps int) {
 // later run in the same folder starts and completes. `skillkit runs`
 // reads what is left.
 func TestFullDiskAtTheStart(t *testing.T) {
-	for _, workdir := range []bool{false, true} {
-		for free := 0; free <= 32; free += 4 {
-			t.Run(fmt.Sprintf("workdir=%v/free=%dk", workdir, free), func(t *testing.T) {
-				dir := mountTmpfs(t, "256k")
-				writePrintSkill(t, dir, filepath.Join(t.TempDir(), "effects"), 1, 2)
-				filler := fillTo(t, dir, free)
-				args := []string{"run", "print"}
-				if workdir {
-					args = append(args, "--workdir", "w")
-				}
-				code, stderr := runCommand(t, dir, args...)
-				if code == ExitOK {
-					t.Skipf("the run fit in %d KB", free)
-				}
-				if code != ExitInternal {
-					t.Fatalf("exit %d, want %d (a disk error):\n%s", code, ExitInternal, stderr)
-				}
-				if !strings.Contains(stderr, "no space left on device") || !strings.Contains(stderr, dir+"/") {
-					t.Errorf("the message does not name the file the full disk refused:\n%s", stderr)
-				}
-				filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
-					if err == nil && runstore.IsTemp(d.Name()) {
-						t.Errorf("a temporary file is left: %s", path)
-					}
-					return nil
+	skills := []struct {
+		name string
+		// most is the most room tried, in KB: past it the run fits.
+		most  int
+		write func(t *testing.T, dir, effectsFile string)
+	}{
+		{"print", 32, func(t *testing.T, dir, effectsFile string) { writePrintSkill(t, dir, effectsFile, 1, 2) }},
+		// A first line of 10 KB, which a full disk cuts at a page.
+		{"fill", 64, func(t *testing.T, dir, effectsFile string) { writeFillSkill(t, dir, effectsFile, 5, 10000) }},
+	}
+	for _, skill := range skills {
+		for _, workdir := range []bool{false, true} {
+			for free := 0; free <= skill.most; free += 4 {
+				t.Run(fmt.Sprintf("%s/workdir=%v/free=%dk", skill.name, workdir, free), func(t *testing.T) {
+					startsOnAFullDisk(t, skill.name, skill.write, workdir, free)
 				})
-				if code, out := runCommand(t, dir, "runs"); code != ExitOK {
-					t.Errorf("skillkit runs exited %d after the failed start:\n%s", code, out)
-				}
-				if err := os.Remove(filler); err != nil {
-					t.Fatal(err)
-				}
-				m := resumeLine.FindStringSubmatch(stderr)
-				if m != nil {
-					// No path here needs quotes but for '=' (free=…).
-					args = strings.Fields(strings.ReplaceAll(m[1], "'", ""))
-				} else if runs := runsIn(t, dir); len(runs) > 0 {
-					t.Errorf("the start left the run %v and did not say how to resume it:\n%s", runs, stderr)
-				}
-				if code, out := runCommand(t, dir, args...); code != ExitOK {
-					t.Errorf("after the failed start, skillkit %v exited %d:\n%s\nthe start said:\n%s", args, code, out, stderr)
-				}
-			})
+			}
 		}
+	}
+}
+
+// startsOnAFullDisk runs a new run of the skill write makes on a tmpfs
+// with free KB of room, and checks what TestFullDiskAtTheStart says.
+func startsOnAFullDisk(t *testing.T, name string, write func(t *testing.T, dir, effectsFile string), workdir bool, free int) {
+	dir := mountTmpfs(t, "256k")
+	write(t, dir, filepath.Join(t.TempDir(), "effects"))
+	filler := fillTo(t, dir, free)
+	args := []string{"run", name}
+	if workdir {
+		args = append(args, "--workdir", "w")
+	}
+	code, stderr := runCommand(t, dir, args...)
+	if code == ExitOK {
+		t.Skipf("the run fit in %d KB", free)
+	}
+	if code != ExitInternal {
+		t.Fatalf("exit %d, want %d (a disk error):\n%s", code, ExitInternal, stderr)
+	}
+	if !strings.Contains(stderr, "no space left on device") || !strings.Contains(stderr, dir+"/") {
+		t.Errorf("the message does not name the file the full disk refused:\n%s", stderr)
+	}
+	filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err == nil && runstore.IsTemp(d.Name()) {
+			t.Errorf("a temporary file is left: %s", path)
+		}
+		return nil
+	})
+	if code, out := runCommand(t, dir, "runs"); code != ExitOK {
+		t.Errorf("skillkit runs exited %d after the failed start:\n%s", code, out)
+	}
+	if err := os.Remove(filler); err != nil {
+		t.Fatal(err)
+	}
+	m := resumeLine.FindStringSubmatch(stderr)
+	if m != nil {
+		// No path here needs quotes but for '=' (free=…).
+		args = strings.Fields(strings.ReplaceAll(m[1], "'", ""))
+	} else if runs := runsIn(t, dir); len(runs) > 0 {
+		t.Errorf("the start left the run %v and did not say how to resume it:\n%s", runs, stderr)
+	}
+	if code, out := runCommand(t, dir, args...); code != ExitOK {
+		t.Errorf("after the failed start, skillkit %v exited %d:\n%s\nthe start said:\n%s", args, code, out, stderr)
 	}
 }
 
@@ -364,4 +375,20 @@ func runsIn(t *testing.T, dir string) []string {
 		}
 	}
 	return runs
+}
+
+// writeFillSkill writes the skill fill in dir: a loop of n actions, each
+// noting state.n in effectsFile and adding 3 KB to the state; its
+// initial state holds a string of pad bytes, which the run's first line
+// carries whole.
+func writeFillSkill(t *testing.T, dir, effectsFile string, n, pad int) {
+	t.Helper()
+	testfs.WriteTree(t, dir, map[string]string{
+		"fill/SKILL.md":               "---\nname: fill\ndescription: A loop whose every action adds a 3 KB field to the state and notes itself outside the disk.\n---\n# Fill\n",
+		"fill/phases/orchestrator.md": fmt.Sprintf("# Orchestrator\n\n## Decision Logic\n\n```javascript\nfunction selectNextAction(state) {\n  return state.n < %d ? 'action-add' : null;\n}\n```\n", n),
+		"fill/phases/actions/action-add.md": fmt.Sprintf("# Action: Add\n\n## Execution\n\n```javascript\nfunction execute(state) {\n"+
+			"  Bash('echo ' + state.n + ' >> %s');\n"+
+			"  return { stateUpdates: { n: state.n + 1, ['pad' + (state.n %% 4)]: 'x'.repeat(3000) + state.n } };\n}\n```\n", effectsFile),
+		"fill/phases/state-schema.md": "# State Schema\n\n```typescript\ninterface FillState {\n  status: 'pending' | 'running' | 'completed' | 'failed';\n  current_action: string | null;\n  completed_actions: string[];\n  errors: Array<{ action: string; message: string; timestamp: string }>;\n  error_count: number;\n  n: number;\n  pad: string;\n}\n```\n\n## Initial State\n\n```json\n{\n  \"status\": \"running\",\n  \"current_action\": null,\n  \"completed_actions\": [],\n  \"errors\": [],\n  \"error_count\": 0,\n  \"n\": 0,\n  \"pad\": \"" + strings.Repeat("x", pad) + "\"\n}\n```\n",
+	})
 }
