@@ -75,7 +75,7 @@ func runCommand(t *testing.T, dir string, args ...string) (int, string) {
 }
 
 // resumeLine is how the command says to continue a stopped run.
-var resumeLine = regexp.MustCompile(`continue it with: skillkit (run \S+ --resume (\S+))`)
+var resumeLine = regexp.MustCompile(`continue it with: skillkit (run \S+ --resume (\S+)[^\n]*)`)
 
 // stopsOnFullDisk runs skillkit run SKILL in dir, where the disk fills,
 // and checks what docs/runtime.md's failures table promises: exit 3, the
@@ -123,7 +123,7 @@ func resumes(t *testing.T, dir string, resume []string) *runstore.Summary {
 	if code != ExitOK {
 		t.Fatalf("the resume exited %d:\n%s", code, stderr)
 	}
-	runDir := filepath.Join(dir, ".skillkit", "runs", resume[1], resume[len(resume)-1])
+	runDir := filepath.Join(dir, ".skillkit", "runs", resume[1], resumed(resume))
 	sum, err := fsstore.New(fsstore.Options{}).Status(runDir)
 	if err != nil {
 		t.Fatal(err)
@@ -175,11 +175,14 @@ func TestFullDiskStopsTheLoopResumable(t *testing.T) {
 }
 
 func loopFillsTheDisk(t *testing.T, size string) {
-	const n = 90 // within --max-iterations' 100, which a resume does not carry
+	const n = 150 // past --max-iterations' default: the resume must repeat the flag
 	dir := mountTmpfs(t, size)
 	effectsFile := filepath.Join(t.TempDir(), "effects")
 	writeFillSkill(t, dir, effectsFile, n, 0)
-	resume, stopped := stopsOnFullDisk(t, dir, "run", "fill")
+	resume, stopped := stopsOnFullDisk(t, dir, "run", "fill", "--max-iterations", "1000")
+	if !strings.HasSuffix(strings.Join(resume, " "), "--max-iterations 1000") {
+		t.Errorf("the resume command %q does not repeat --max-iterations 1000", resume)
+	}
 	if stopped.StepsDone == 0 || stopped.StepsDone >= n {
 		t.Fatalf("the disk filled after %d of %d actions: the test's sizes no longer fill it mid-loop", stopped.StepsDone, n)
 	}
@@ -197,7 +200,7 @@ func loopFillsTheDisk(t *testing.T, size string) {
 	if len(ran) != n {
 		t.Errorf("%d distinct actions ran, want %d: %v", len(ran), n, ran)
 	}
-	checkSnapshot(t, filepath.Join(dir, ".skillkit", "runs", "fill", resume[len(resume)-1], "state.json"), "n", float64(n))
+	checkSnapshot(t, filepath.Join(dir, ".skillkit", "runs", "fill", resumed(resume), "state.json"), "n", float64(n))
 }
 
 // A sequential skill whose steps' output fills the disk (their logs and
@@ -391,4 +394,14 @@ func writeFillSkill(t *testing.T, dir, effectsFile string, n, pad int) {
 			"  return { stateUpdates: { n: state.n + 1, ['pad' + (state.n %% 4)]: 'x'.repeat(3000) + state.n } };\n}\n```\n", effectsFile),
 		"fill/phases/state-schema.md": "# State Schema\n\n```typescript\ninterface FillState {\n  status: 'pending' | 'running' | 'completed' | 'failed';\n  current_action: string | null;\n  completed_actions: string[];\n  errors: Array<{ action: string; message: string; timestamp: string }>;\n  error_count: number;\n  n: number;\n  pad: string;\n}\n```\n\n## Initial State\n\n```json\n{\n  \"status\": \"running\",\n  \"current_action\": null,\n  \"completed_actions\": [],\n  \"errors\": [],\n  \"error_count\": 0,\n  \"n\": 0,\n  \"pad\": \"" + strings.Repeat("x", pad) + "\"\n}\n```\n",
 	})
+}
+
+// resumed is the run a resume command's arguments name.
+func resumed(args []string) string {
+	for i, a := range args[:len(args)-1] {
+		if a == "--resume" {
+			return args[i+1]
+		}
+	}
+	return ""
 }
