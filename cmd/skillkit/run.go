@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/skillkit/skillkit/internal/agent"
@@ -277,9 +278,13 @@ func runSkill(c *cobra.Command, s Streams, o *runOptions, dir string, args []str
 	}
 	if err != nil {
 		code := runExit(err)
-		err = stopped(ctx, err, res, dir)
+		var resume, flags string
+		if res != nil {
+			resume, flags = fmt.Sprintf("skillkit run %s --resume %s", dir, resumeRef(res, root)), goingOn(c.Flags())
+		}
+		err = stopped(ctx, err, res, resume+flags)
 		if res != nil && res.State.Retryable() {
-			err = fmt.Errorf("%w\nafter a fix, run it again from there with: skillkit run %s --resume %s --retry", err, dir, res.ID)
+			err = fmt.Errorf("%w\nafter a fix, run it again from there with: %s --retry%s", err, resume, flags)
 		}
 		return &exitError{code: code, err: err}
 	}
@@ -364,12 +369,11 @@ func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''
 // stopped words what a run returned for a person. A run that can be
 // resumed gets one hint, with the command that resumes it; after Ctrl-C
 // the cause ("context canceled") says nothing the user does not know.
-func stopped(ctx context.Context, err error, res *skrun.Result, dir string) error {
+func stopped(ctx context.Context, err error, res *skrun.Result, resume string) error {
 	var re *skrun.RunError
 	if res == nil || !errors.As(err, &re) || re.State != runstore.RunInterrupted {
 		return err
 	}
-	resume := fmt.Sprintf("skillkit run %s --resume %s", dir, res.ID)
 	var budget *agent.BudgetError
 	switch {
 	case ctx.Err() != nil:
@@ -378,6 +382,59 @@ func stopped(ctx context.Context, err error, res *skrun.Result, dir string) erro
 		return fmt.Errorf("run %s stopped: %w; continue it with: %s %s <more>", res.ID, re.Err, resume, budget.Flag)
 	}
 	return fmt.Errorf("run %s stopped: %w; continue it with: %s", res.ID, re.Err, resume)
+}
+
+// goingOnFlags are the flags of run that say how a run goes on, which a
+// resume does not read from the run: a loop resumed without the
+// --max-iterations it ran with fails with no progress past the default.
+// The budgets are left out: each invocation has its own (the command
+// says to give more), as are the inputs, which the run keeps.
+var goingOnFlags = []string{"agent", "agent-timeout", "no-shell-context", "yes", "answers", "max-iterations", "retries", "partial", "strict", "max-same-failures", "parallel", "output-tail", "js-memory", "allow-path"}
+
+// goingOn is the goingOnFlags given to this command, as a resume command
+// repeats them (with a leading space), each value a shell word.
+func goingOn(fs *pflag.FlagSet) string {
+	var b strings.Builder
+	for _, name := range goingOnFlags {
+		f := fs.Lookup(name)
+		if f == nil || !f.Changed {
+			continue
+		}
+		values := []string{f.Value.String()}
+		if sv, ok := f.Value.(pflag.SliceValue); ok {
+			values = sv.GetSlice()
+		}
+		for _, v := range values {
+			switch {
+			case f.Value.Type() == "bool" && v == "true":
+				fmt.Fprintf(&b, " --%s", name)
+			case f.Value.Type() == "bool":
+				fmt.Fprintf(&b, " --%s=%s", name, v)
+			default:
+				fmt.Fprintf(&b, " --%s %s", name, shellWord(v))
+			}
+		}
+	}
+	return b.String()
+}
+
+// shellWord is s as one word of sh: itself when it holds nothing sh reads
+// otherwise, else quoted.
+func shellWord(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./-:,@%+") == "" {
+		return s
+	}
+	return shellQuote(s)
+}
+
+// resumeRef is what --resume takes to find the run of res: its id, for a
+// run under the project's runs root, else (a run in a --workdir) its
+// folder, which an id does not find.
+func resumeRef(res *skrun.Result, root string) string {
+	if rel, err := filepath.Rel(fsstore.RunsRoot(root), res.Dir); err == nil && filepath.IsLocal(rel) {
+		return res.ID
+	}
+	return shellWord(res.Dir)
 }
 
 // lastRun is the folder of the newest run of the named skill.

@@ -56,8 +56,9 @@ func TestSignalsInterruptTheRun(t *testing.T) {
 			if err != nil || sum.State != runstore.RunInterrupted {
 				t.Fatalf("status %+v, %v: want interrupted", sum, err)
 			}
-			if !bytes.Contains(stderr.Bytes(), []byte("--resume")) {
-				t.Errorf("no resume hint: %s", stderr)
+			// A run in a --workdir is found by its folder, not its id.
+			if !bytes.Contains(stderr.Bytes(), []byte("--resume "+work)) && !bytes.Contains(stderr.Bytes(), []byte("--resume "+shellQuote(work))) {
+				t.Errorf("no resume hint naming the run's folder %s: %s", work, stderr)
 			}
 			data, _ := os.ReadFile(filepath.Join(work, "bg.pid"))
 			pid, err := strconv.Atoi(strings.TrimSpace(string(data)))

@@ -7,6 +7,7 @@
 package run
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -170,6 +171,11 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		l, err = create(o, skill, loadErr)
 	}
 	if err != nil {
+		var re *RunError
+		if errors.As(err, &re) {
+			// The run exists, stopped at its start (stopAtStart).
+			return &Result{ID: re.ID, Dir: re.Dir, State: re.State}, err
+		}
 		return nil, err
 	}
 	if l.pool != nil {
@@ -274,12 +280,11 @@ func create(o Options, skill parts, loadErr error) (*lifecycle, error) {
 		if errors.Is(err, runstore.ErrExists) {
 			return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 		}
-		return nil, err
+		return nil, startedAnyway(o, start.RunID, err)
 	}
 	l := &lifecycle{o: o, rec: rec, from: runstore.RunReady, parts: skill}
 	if err := l.newEngine(); err != nil {
-		rec.Close()
-		return nil, err
+		return nil, l.stopAtStart(err)
 	}
 	if o.Observe != nil {
 		// The store recorded the first transition as it made the record.
@@ -304,8 +309,7 @@ func create(o Options, skill parts, loadErr error) (*lifecycle, error) {
 			commit = l.eng.Commit
 		}
 		if err := commit(e); err != nil {
-			rec.Close()
-			return nil, err
+			return nil, l.stopAtStart(err)
 		}
 	}
 	if invalid != nil {
@@ -316,6 +320,34 @@ func create(o Options, skill parts, loadErr error) (*lifecycle, error) {
 		return nil, errors.Join(fmt.Errorf("%w: %w", ErrInvalid, invalid), cerr)
 	}
 	return l, nil
+}
+
+// startedAnyway is the error of a run whose record could not be made:
+// err, or, when the disk failed after the run's start was written (a
+// snapshot that follows it), the RunError of the run that exists,
+// interrupted, so that it is named and resumed rather than left unsaid.
+func startedAnyway(o Options, id string, err error) error {
+	if !errors.Is(err, runstore.ErrWrite) {
+		return err
+	}
+	ref := cmp.Or(o.WorkDir, id)
+	sum, serr := o.Store.Status(ref)
+	if serr != nil || sum.ID != id {
+		return err
+	}
+	return &RunError{ID: id, Dir: sum.Dir, State: runstore.RunInterrupted, Err: err}
+}
+
+// stopAtStart closes the record of a run that stopped before its first
+// step, with err. The run exists (its start is recorded): when the disk failed
+// it is interrupted and resumes once there is room, and the RunError
+// says which run it is, as a run stopped later by the disk does.
+func (l *lifecycle) stopAtStart(err error) error {
+	res, cerr := l.close(nil)
+	if !errors.Is(err, runstore.ErrWrite) {
+		return errors.Join(err, cerr)
+	}
+	return &RunError{ID: res.ID, Dir: res.Dir, State: runstore.RunInterrupted, Err: errors.Join(err, besides(err, cerr))}
 }
 
 // resume claims an existing run of the skill.
@@ -645,7 +677,8 @@ func (l *lifecycle) run(ctx context.Context, phases []*plan.Phase) (*Result, err
 		}
 	}
 	if err := l.eng.Commit(e); err != nil {
-		return l.close(err)
+		err = l.stopAtStart(err)
+		return l.result(), err
 	}
 	l.printf("run %s: %s (%s) in %s; step output in logs/\n", p.RunID, l.o.Skill.Name, shape(l.o.Skill), l.rec.WorkDir())
 	start := time.Now()
@@ -684,9 +717,10 @@ func (l *lifecycle) finish(ctx context.Context, start time.Time, err error) (*Re
 	default:
 		state = runstore.RunFailed
 	}
+	running := l.eng.State()
 	if state.Terminal() {
 		// The base state knows completed and failed only: aborted is failed.
-		st := maps.Clone(l.eng.State())
+		st := maps.Clone(running)
 		st["status"] = "failed"
 		if state == runstore.RunCompleted {
 			st["status"] = "completed"
@@ -700,6 +734,14 @@ func (l *lifecycle) finish(ctx context.Context, start time.Time, err error) (*Re
 	var werr error
 	if !errors.Is(err, runstore.ErrWrite) {
 		werr = l.eng.Commit(e)
+	}
+	if err == nil && errors.Is(werr, runstore.ErrWrite) {
+		// Every step is done, but the disk refused the run's end (the
+		// snapshots written before it, or its line): the record says
+		// running, which reads as interrupted, and a resume records the
+		// end. The run stopped for that write error.
+		l.eng.SetState(running)
+		state, err, werr = runstore.RunInterrupted, werr, nil
 	}
 	if state.Terminal() {
 		// The run is over whatever a post_run hook says; its failure is

@@ -113,11 +113,17 @@ func create(dir string, info ClaimInfo) (fresh bool, err error) {
 }
 
 // claimTemp writes info to a temporary file beside claim.json, to be
-// linked into place.
+// linked into place. A write that fails (a full disk) removes it: the
+// file is made before its bytes fail, and a run that never started is
+// not resumed, so nothing else would clear it.
 func claimTemp(dir string, info ClaimInfo) (string, error) {
 	data, _ := json.MarshalIndent(info, "", "  ")
 	tmp := filepath.Join(dir, "."+ClaimFile+runstore.TempMark+info.Token)
-	return tmp, os.WriteFile(tmp, append(data, '\n'), 0o644)
+	if err := os.WriteFile(tmp, append(data, '\n'), 0o644); err != nil {
+		os.Remove(tmp)
+		return "", err
+	}
+	return tmp, nil
 }
 
 // takeover replaces a stale claim, and kills the process groups its holder
