@@ -69,7 +69,10 @@ func writeSkill(t testing.TB, steps int, sleep string) (skill, marks string) {
 	for i := 1; i <= steps; i++ {
 		nap := ""
 		if i == 2 {
-			nap = "sleep " + sleep + "\n"
+			// "2s" says step 2 started, so step 1's completion is
+			// committed: the sequential runner commits a step before it
+			// starts the next.
+			nap = fmt.Sprintf("echo 2s >> %s/$SKILL_INPUT_N\nsleep %s\n", marks, sleep)
 		}
 		body += fmt.Sprintf("### Step %d: Mark\n\n```bash\n%secho %d >> %s/$SKILL_INPUT_N\n```\n\n", i, nap, i, marks)
 	}
@@ -191,8 +194,6 @@ func TestKilledWorkers(t *testing.T) {
 				}
 				time.Sleep(20 * time.Millisecond)
 			}
-			// Step 2 sleeps 0.3s: step 1's commit is in by now.
-			time.Sleep(100 * time.Millisecond)
 			cmd.Process.Signal(syscall.SIGKILL)
 			cmd.Wait()
 		}
@@ -245,7 +246,7 @@ func holding(t *testing.T, d *sqlstore.DB, name, marks string) bool {
 			continue
 		}
 		i, _ := strconv.Atoi(k.Inputs["n"])
-		if c := counts(t, marks, i); c["1"] == 1 && c["2"] == 0 {
+		if c := counts(t, marks, i); c["1"] == 1 && c["2s"] == 1 && c["2"] == 0 {
 			return true
 		}
 	}
