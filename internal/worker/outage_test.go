@@ -132,11 +132,13 @@ func TestStepRidesOutARestart(t *testing.T) {
 	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- worker.Run(ctx, o) }()
-	// Step 1 has run: step 2 sleeps 2 s, and ends while the database is
-	// away.
-	for deadline := time.Now().Add(30 * time.Second); counts(t, marks, 0)["1"] == 0; time.Sleep(20 * time.Millisecond) {
+	// Step 2 has started, so step 1's completion is committed: step 2
+	// sleeps 2 s, and ends while the database is away. (Step 1's mark
+	// alone is not enough: under load its commit could still be on its
+	// way when the database stopped.)
+	for deadline := time.Now().Add(30 * time.Second); counts(t, marks, 0)["2s"] == 0; time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatalf("step 1 did not run\n%s", out.String())
+			t.Fatalf("step 2 did not start\n%s", out.String())
 		}
 	}
 	ctl("stop")
