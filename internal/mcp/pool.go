@@ -179,7 +179,13 @@ func (p *Pool) Call(ctx context.Context, server, tool string, args map[string]an
 	}
 	cctx, cancel := c.callContext(ctx, p.opts.Config.CallTimeout)
 	defer cancel()
-	res, err := c.sess.CallTool(cctx, &sdk.CallToolParams{Name: tool, Arguments: args})
+	// No arguments go as an empty object: a nil map would go as null,
+	// which servers that validate their input refuse.
+	sent := args
+	if sent == nil {
+		sent = map[string]any{}
+	}
+	res, err := c.sess.CallTool(cctx, &sdk.CallToolParams{Name: tool, Arguments: sent})
 	argText := p.opts.Scrub(jsonText(args))
 	if err != nil {
 		err = p.callFailed(ctx, cctx, server, c, err)
@@ -513,8 +519,13 @@ func text(r *sdk.CallToolResult) string {
 		case *sdk.ResourceLink:
 			parts = append(parts, "[resource "+c.URI+"]")
 		case *sdk.EmbeddedResource:
-			if c.Resource != nil {
-				parts = append(parts, c.Resource.Text)
+			switch r := c.Resource; {
+			case r == nil:
+			case r.Blob != nil:
+				// Bytes are no text: named, as an image is.
+				parts = append(parts, "[resource "+r.URI+" "+r.MIMEType+"]")
+			default:
+				parts = append(parts, r.Text)
 			}
 		}
 	}

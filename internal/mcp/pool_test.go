@@ -270,3 +270,30 @@ func TestClosedPoolStartsNothing(t *testing.T) {
 		t.Errorf("a call after Close started %d process groups", len(g.started))
 	}
 }
+
+// TestCallWithoutArguments: a call with no arguments
+// (mcp__everything__get-tiny-image() in JavaScript) sends an empty object:
+// the TypeScript reference servers refuse "arguments": null ("expected
+// record, received null"), which is what a nil map was sent as.
+func TestCallWithoutArguments(t *testing.T) {
+	everything := realtool.Find(t, "mcp-server-everything")
+	pool := mcp.NewPool(mcp.Options{Config: config(&mcp.Server{Name: "everything", Command: everything}), Dir: t.TempDir()})
+	defer pool.Close()
+	got, err := pool.Call(context.Background(), "everything", "get-tiny-image", nil)
+	if err != nil || !strings.Contains(jsonOf(got), "[image image/png]") {
+		t.Errorf("get-tiny-image without arguments: %#v %v", got, err)
+	}
+}
+
+// TestEmbeddedBlobIsNamed: a resource embedded as bytes (server-everything's
+// get-resource-reference of a Blob) is named in the text, as an image
+// is; it came out as an empty line, as if the tool had returned nothing.
+func TestEmbeddedBlobIsNamed(t *testing.T) {
+	everything := realtool.Find(t, "mcp-server-everything")
+	pool := mcp.NewPool(mcp.Options{Config: config(&mcp.Server{Name: "everything", Command: everything}), Dir: t.TempDir()})
+	defer pool.Close()
+	got, err := pool.Call(context.Background(), "everything", "get-resource-reference", map[string]any{"resourceType": "Blob", "resourceId": 1})
+	if s, _ := got.(string); err != nil || !strings.Contains(s, "\n[resource demo://resource/dynamic/blob/1 ") {
+		t.Errorf("a blob resource: %q %v", got, err)
+	}
+}
