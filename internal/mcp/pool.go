@@ -141,6 +141,10 @@ type conn struct {
 	// way end then rather than at their timeout.
 	gone    chan struct{}
 	goneErr error
+	// exited closes when a command's process has exited, as it may
+	// between calls: its output ends cleanly, and gone stays open. Nil
+	// over HTTP.
+	exited <-chan struct{}
 }
 
 // Allowed reports whether the skill's allowed-tools let it call the tool:
@@ -237,6 +241,27 @@ func (p *Pool) callFailed(ctx, cctx context.Context, server string, c *conn, err
 	return fmt.Errorf("%w%s", err, c.stderr.note())
 }
 
+// isGone reports whether the server started and its connection has
+// ended since, without waiting.
+func (c *conn) isGone() bool {
+	select {
+	case <-c.ready:
+	default:
+		return false
+	}
+	if c.err != nil {
+		return false
+	}
+	select {
+	case <-c.gone:
+		return true
+	case <-c.exited:
+		return true
+	default:
+		return false
+	}
+}
+
 // callContext bounds a call by the call timeout and by the life of the
 // connection.
 func (c *conn) callContext(ctx context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {
@@ -297,6 +322,12 @@ func (p *Pool) conn(ctx context.Context, server string) (*conn, error) {
 		return nil, fmt.Errorf("MCP server %q: %w: the run's servers were stopped", server, ErrTransport)
 	}
 	c, ok := p.conns[server]
+	var dead *conn
+	if ok && c.isGone() {
+		// It died between calls: this call was sent to nobody, so a new
+		// server takes it. The old one's group is killed as at the end.
+		dead, ok = c, false
+	}
 	if !ok {
 		c = &conn{ready: make(chan struct{}), stderr: &lockedTail{t: proc.NewTail(stderrTail)}}
 		p.conns[server] = c
@@ -310,6 +341,9 @@ func (p *Pool) conn(ctx context.Context, server string) (*conn, error) {
 		}()
 	}
 	p.mu.Unlock()
+	if dead != nil {
+		dead.stop()
+	}
 	select {
 	case <-c.ready:
 	case <-ctx.Done():
@@ -348,11 +382,11 @@ func (p *Pool) start(ctx context.Context, s *Server, c *conn) error {
 	c.stop = func() {}
 	switch s.Type {
 	case TypeStdio:
-		ct, stop, err := p.command(ctx, s, c)
+		ct, stop, exited, err := p.command(ctx, s, c)
 		if err != nil {
 			return fmt.Errorf("%s: %w: %w", what, ErrTransport, err)
 		}
-		t, c.stop = ct, stop
+		t, c.stop, c.exited = ct, stop, exited
 	case TypeHTTP:
 		t = &sdk.StreamableClientTransport{Endpoint: s.URL, HTTPClient: headerClient(s.Headers), MaxRetries: -1, DisableStandaloneSSE: true}
 	case TypeSSE:
@@ -390,17 +424,17 @@ func (p *Pool) start(ctx context.Context, s *Server, c *conn) error {
 }
 
 // command starts a stdio server in a process group of its own and
-// returns its transport and how to stop it: close its input, give it a
+// returns its transport, how to stop it (close its input, give it a
 // moment to exit, then kill its group, so that nothing it started (npx
-// starts node) outlives the run.
-func (p *Pool) command(ctx context.Context, s *Server, c *conn) (sdk.Transport, func(), error) {
+// starts node) outlives the run) and a channel closed once it exited.
+func (p *Pool) command(ctx context.Context, s *Server, c *conn) (sdk.Transport, func(), <-chan struct{}, error) {
 	name := s.Command
 	if strings.ContainsRune(name, '/') && !filepath.IsAbs(name) {
 		name = filepath.Join(s.Dir, name)
 	}
 	path, err := exec.LookPath(name)
 	if err != nil {
-		return nil, nil, fmt.Errorf("command %q not found: %w", s.Command, errors.Unwrap(err))
+		return nil, nil, nil, fmt.Errorf("command %q not found: %w", s.Command, errors.Unwrap(err))
 	}
 	cmd := exec.Command(path, s.Args...)
 	cmd.Dir = p.opts.Dir
@@ -421,13 +455,13 @@ func (p *Pool) command(ctx context.Context, s *Server, c *conn) (sdk.Transport, 
 	// last answer short.
 	inR, inW, err := os.Pipe()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	outR, outW, err := os.Pipe()
 	if err != nil {
 		inR.Close()
 		inW.Close()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	cmd.Stdin, cmd.Stdout = inR, outW
 	err = cmd.Start()
@@ -436,7 +470,7 @@ func (p *Pool) command(ctx context.Context, s *Server, c *conn) (sdk.Transport, 
 	if err != nil {
 		inW.Close()
 		outR.Close()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	pgid := cmd.Process.Pid
 	g := proc.GroupsOf(ctx)
@@ -461,7 +495,7 @@ func (p *Pool) command(ctx context.Context, s *Server, c *conn) (sdk.Transport, 
 			g.Ended(pgid)
 		}
 	})
-	return &sdk.IOTransport{Reader: outR, Writer: inW, MaxLineLength: MaxMessage}, stop, nil
+	return &sdk.IOTransport{Reader: outR, Writer: inW, MaxLineLength: MaxMessage}, stop, exited, nil
 }
 
 // exitGrace is how long a server has to exit once its input closed

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -296,4 +297,39 @@ func TestEmbeddedBlobIsNamed(t *testing.T) {
 	if s, _ := got.(string); err != nil || !strings.Contains(s, "\n[resource demo://resource/dynamic/blob/1 ") {
 		t.Errorf("a blob resource: %q %v", got, err)
 	}
+}
+
+// TestServerKilledBetweenCalls: a server killed (kill -9 of its group)
+// after one call and before the next is started again by the next call,
+// which it had not been sent; that call failed with "the connection
+// ended" and stopped the run.
+func TestServerKilledBetweenCalls(t *testing.T) {
+	everything := realtool.Find(t, "mcp-server-everything")
+	g := &groups{}
+	ctx := proc.WithGroups(context.Background(), g)
+	pool := mcp.NewPool(mcp.Options{Config: config(&mcp.Server{Name: "everything", Command: everything}), Dir: t.TempDir()})
+	if _, err := pool.Call(ctx, "everything", "echo", map[string]any{"message": "one"}); err != nil {
+		t.Fatal(err)
+	}
+	g.mu.Lock()
+	first := g.started[0]
+	g.mu.Unlock()
+	if err := proc.KillGroup(first); err != nil {
+		t.Fatal(err)
+	}
+	// Gone from /proc once reaped; the pool learns it from the reaping,
+	// as it would between two steps.
+	for _, err := os.Stat(fmt.Sprintf("/proc/%d", first)); err == nil; _, err = os.Stat(fmt.Sprintf("/proc/%d", first)) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(50 * time.Millisecond)
+	got, err := pool.Call(ctx, "everything", "echo", map[string]any{"message": "two"})
+	if err != nil || got != "Echo: two" {
+		t.Errorf("the call after the server was killed: %#v %v", got, err)
+	}
+	pool.Close()
+	if len(g.started) != 2 {
+		t.Errorf("servers started %v, want two", g.started)
+	}
+	g.noOrphan(t)
 }
