@@ -333,3 +333,26 @@ func TestServerKilledBetweenCalls(t *testing.T) {
 	}
 	g.noOrphan(t)
 }
+
+// TestServerNamedAsClaudeCodeNamesIt: Claude Code names a server's tools
+// mcp__<name>__<tool> with each character of the name outside
+// [A-Za-z0-9_-] replaced by "_", so a skill calls the tools of the
+// server "everything.server" as mcp__everything_server__echo. skillkit
+// found no server of that name.
+func TestServerNamedAsClaudeCodeNamesIt(t *testing.T) {
+	everything := realtool.Find(t, "mcp-server-everything")
+	data, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"everything.server": map[string]any{"command": everything}}})
+	c, err := mcp.ParseProject(".mcp.json", data, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(c.Names(), ","); got != "everything_server" {
+		t.Errorf("names %s, want everything_server", got)
+	}
+	pool := mcp.NewPool(mcp.Options{Config: c, Dir: t.TempDir()})
+	defer pool.Close()
+	got, err := pool.Call(context.Background(), "everything_server", "echo", map[string]any{"message": "hi"})
+	if err != nil || got != "Echo: hi" {
+		t.Errorf("mcp__everything_server__echo: %#v %v", got, err)
+	}
+}
