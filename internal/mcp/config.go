@@ -68,6 +68,13 @@ type Config struct {
 	CallTimeout  time.Duration
 }
 
+// Server returns the server that name, as configured or as skills call
+// it (NamePart), names.
+func (c *Config) Server(name string) (*Server, bool) {
+	s, ok := c.Servers[NamePart(name)]
+	return s, ok
+}
+
 // Names returns the server names as skills call them, sorted.
 func (c *Config) Names() []string {
 	if c == nil {

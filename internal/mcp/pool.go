@@ -233,8 +233,8 @@ func (p *Pool) callFailed(ctx, cctx context.Context, server string, c *conn, err
 		err = fmt.Errorf("%w: %w", ErrTransport, err)
 	}
 	p.mu.Lock()
-	if p.conns[server] == c {
-		delete(p.conns, server)
+	if key := NamePart(server); p.conns[key] == c {
+		delete(p.conns, key)
 	}
 	p.mu.Unlock()
 	c.stop()
@@ -312,7 +312,7 @@ func (p *Pool) Close() {
 // conn returns the server's connection, starting it on first use. Calls
 // that come while it starts wait for that start.
 func (p *Pool) conn(ctx context.Context, server string) (*conn, error) {
-	s, ok := p.opts.Config.Servers[server]
+	s, ok := p.opts.Config.Server(server)
 	if !ok {
 		return nil, fmt.Errorf("MCP server %q is not configured (%s, or mcp.servers in skillkit.yaml)", server, ProjectFile)
 	}
@@ -321,6 +321,8 @@ func (p *Pool) conn(ctx context.Context, server string) (*conn, error) {
 		p.mu.Unlock()
 		return nil, fmt.Errorf("MCP server %q: %w: the run's servers were stopped", server, ErrTransport)
 	}
+	// One server, one process, by whichever of its names it is called.
+	server = NamePart(server)
 	c, ok := p.conns[server]
 	var dead *conn
 	if ok && c.isGone() {

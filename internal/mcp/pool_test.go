@@ -351,8 +351,18 @@ func TestServerNamedAsClaudeCodeNamesIt(t *testing.T) {
 	}
 	pool := mcp.NewPool(mcp.Options{Config: c, Dir: t.TempDir()})
 	defer pool.Close()
-	got, err := pool.Call(context.Background(), "everything_server", "echo", map[string]any{"message": "hi"})
+	g := &groups{}
+	ctx := proc.WithGroups(context.Background(), g)
+	got, err := pool.Call(ctx, "everything_server", "echo", map[string]any{"message": "hi"})
 	if err != nil || got != "Echo: hi" {
 		t.Errorf("mcp__everything_server__echo: %#v %v", got, err)
+	}
+	// By its configured name (skillkit mcp tools), the same server.
+	if _, err := pool.Tools(ctx, "everything.server"); err != nil {
+		t.Error(err)
+	}
+	pool.Close()
+	if len(g.started) != 1 {
+		t.Errorf("servers started %v, want one", g.started)
 	}
 }
