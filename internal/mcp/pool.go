@@ -222,7 +222,9 @@ func (p *Pool) callFailed(ctx, cctx context.Context, server string, c *conn, err
 	default:
 		switch {
 		case ctx.Err() != nil:
-			return ctx.Err()
+			// The caller's end says why (a step's time limit, the run
+			// stopped), where ctx.Err says only that it ended.
+			return context.Cause(ctx)
 		case cctx.Err() != nil:
 			return fmt.Errorf("%w: no answer in %s (mcp.call_timeout in skillkit.yaml)", ErrTransport, p.opts.Config.CallTimeout)
 		case errors.As(err, &rpc):
@@ -349,7 +351,7 @@ func (p *Pool) conn(ctx context.Context, server string) (*conn, error) {
 	select {
 	case <-c.ready:
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		return nil, context.Cause(ctx)
 	}
 	if c.err != nil {
 		p.mu.Lock()
