@@ -451,7 +451,7 @@ func (p *Pool) command(ctx context.Context, s *Server, c *conn) (sdk.Transport, 
 	for _, k := range keys {
 		cmd.Env = append(cmd.Env, k+"="+s.Env[k])
 	}
-	cmd.Stderr = io.MultiWriter(c.stderr, prefixWriter{w: p.opts.Log, prefix: "mcp " + s.Name + " stderr: "})
+	cmd.Stderr = io.MultiWriter(c.stderr, prefixWriter{w: p.opts.Log, prefix: "mcp " + s.Name + " stderr: ", scrub: p.opts.Scrub})
 	// A grandchild holding stderr must not keep Wait for ever.
 	cmd.WaitDelay = time.Second
 	proc.OwnGroup(cmd)
@@ -499,7 +499,10 @@ func (p *Pool) command(ctx context.Context, s *Server, c *conn) (sdk.Transport, 
 			g.Ended(pgid)
 		}
 	})
-	return &sdk.IOTransport{Reader: outR, Writer: inW, MaxLineLength: MaxMessage}, stop, exited, nil
+	out := newLogLines(outR, func(line []byte) {
+		fmt.Fprintf(p.opts.Log, "mcp %s stdout: %s\n", s.Name, p.opts.Scrub(string(line)))
+	})
+	return &sdk.IOTransport{Reader: out, Writer: inW, MaxLineLength: MaxMessage}, stop, exited, nil
 }
 
 // exitGrace is how long a server has to exit once its input closed
@@ -622,13 +625,15 @@ func (l *lockedTail) note() string {
 	return ""
 }
 
-// prefixWriter writes each chunk to w after a prefix.
+// prefixWriter writes each chunk to w after a prefix, scrubbed of
+// secrets.
 type prefixWriter struct {
 	w      io.Writer
 	prefix string
+	scrub  func(string) string
 }
 
 func (p prefixWriter) Write(b []byte) (int, error) {
-	fmt.Fprintf(p.w, "%s%s", p.prefix, b)
+	fmt.Fprintf(p.w, "%s%s", p.prefix, p.scrub(string(b)))
 	return len(b), nil
 }

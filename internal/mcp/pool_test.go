@@ -366,3 +366,40 @@ func TestServerNamedAsClaudeCodeNamesIt(t *testing.T) {
 		t.Errorf("servers started %v, want one", g.started)
 	}
 }
+
+// TestLogLinesOnStdout: a server (here server-everything behind a start
+// script, as wrappers are written) that prints a log line on stdout
+// before it speaks JSON-RPC still serves; Claude Code skips such lines.
+// skillkit failed the server: "MCP server unavailable".
+func TestLogLinesOnStdout(t *testing.T) {
+	everything := realtool.Find(t, "mcp-server-everything")
+	var log bytes.Buffer
+	pool := mcp.NewPool(mcp.Options{Config: config(&mcp.Server{Name: "everything", Command: "sh",
+		Args: []string{"-c", `echo "Starting everything on stdio..."; exec "$0"`, everything}}), Dir: t.TempDir(), Log: &log})
+	defer pool.Close()
+	got, err := pool.Call(context.Background(), "everything", "echo", map[string]any{"message": "hi"})
+	if err != nil || got != "Echo: hi" {
+		t.Errorf("echo: %#v %v", got, err)
+	}
+	if !strings.Contains(log.String(), "mcp everything stdout: Starting everything on stdio...\n") {
+		t.Errorf("the line is not in the log:\n%s", log.String())
+	}
+}
+
+// TestStderrScrubbed: what a server prints on stderr goes to the log
+// scrubbed, as its calls do; it went raw (a server that prints its token
+// at start, here server-everything behind a start script).
+func TestStderrScrubbed(t *testing.T) {
+	everything := realtool.Find(t, "mcp-server-everything")
+	var log bytes.Buffer
+	pool := mcp.NewPool(mcp.Options{Config: config(&mcp.Server{Name: "everything", Command: "sh",
+		Args: []string{"-c", `echo "using token hunter2-secret" >&2; exec "$0"`, everything}}), Dir: t.TempDir(), Log: &log,
+		Scrub: func(s string) string { return strings.ReplaceAll(s, "hunter2-secret", "[scrubbed]") }})
+	defer pool.Close()
+	if _, err := pool.Call(context.Background(), "everything", "echo", map[string]any{"message": "hi"}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(log.String(), "hunter2") || !strings.Contains(log.String(), "mcp everything stderr: using token [scrubbed]") {
+		t.Errorf("log:\n%s", log.String())
+	}
+}
