@@ -451,7 +451,8 @@ func (p *Pool) command(ctx context.Context, s *Server, c *conn) (sdk.Transport, 
 	for _, k := range keys {
 		cmd.Env = append(cmd.Env, k+"="+s.Env[k])
 	}
-	cmd.Stderr = io.MultiWriter(c.stderr, prefixWriter{w: p.opts.Log, prefix: "mcp " + s.Name + " stderr: ", scrub: p.opts.Scrub})
+	slog := &serverLog{w: p.opts.Log, name: s.Name, scrub: p.opts.Scrub, left: serverLogMax}
+	cmd.Stderr = io.MultiWriter(c.stderr, stderrLog{slog})
 	// A grandchild holding stderr must not keep Wait for ever.
 	cmd.WaitDelay = time.Second
 	proc.OwnGroup(cmd)
@@ -499,9 +500,7 @@ func (p *Pool) command(ctx context.Context, s *Server, c *conn) (sdk.Transport, 
 			g.Ended(pgid)
 		}
 	})
-	out := newLogLines(outR, func(line []byte) {
-		fmt.Fprintf(p.opts.Log, "mcp %s stdout: %s\n", s.Name, p.opts.Scrub(string(line)))
-	})
+	out := newLogLines(outR, func(line []byte) { slog.write("stdout", append(line, '\n')) })
 	return &sdk.IOTransport{Reader: out, Writer: inW, MaxLineLength: MaxMessage}, stop, exited, nil
 }
 
@@ -623,17 +622,4 @@ func (l *lockedTail) note() string {
 		return "; its stderr: " + s
 	}
 	return ""
-}
-
-// prefixWriter writes each chunk to w after a prefix, scrubbed of
-// secrets.
-type prefixWriter struct {
-	w      io.Writer
-	prefix string
-	scrub  func(string) string
-}
-
-func (p prefixWriter) Write(b []byte) (int, error) {
-	fmt.Fprintf(p.w, "%s%s", p.prefix, p.scrub(string(b)))
-	return len(b), nil
 }

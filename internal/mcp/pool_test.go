@@ -403,3 +403,20 @@ func TestStderrScrubbed(t *testing.T) {
 		t.Errorf("log:\n%s", log.String())
 	}
 }
+
+// TestStderrFloodIsBounded: a server that floods stderr (here 8 MiB
+// before server-everything starts) fills the run's mcp.log no further
+// than a bound; the log said all of it.
+func TestStderrFloodIsBounded(t *testing.T) {
+	everything := realtool.Find(t, "mcp-server-everything")
+	var log bytes.Buffer
+	pool := mcp.NewPool(mcp.Options{Config: config(&mcp.Server{Name: "everything", Command: "sh",
+		Args: []string{"-c", `yes "debug: polling the index" | head -c 8388608 >&2; exec "$0"`, everything}}), Dir: t.TempDir(), Log: &log})
+	if _, err := pool.Call(context.Background(), "everything", "echo", map[string]any{"message": "hi"}); err != nil {
+		t.Fatal(err)
+	}
+	pool.Close()
+	if log.Len() > 2<<20 || !strings.Contains(log.String(), "mcp everything stderr: (cut: more than 1 MiB)") {
+		t.Errorf("%d bytes logged; the end:\n%s", log.Len(), log.String()[max(0, log.Len()-500):])
+	}
+}

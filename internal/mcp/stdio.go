@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
+	"sync"
 )
 
 // logLines passes on a stdio server's JSON-RPC lines and hands the others
@@ -65,4 +67,47 @@ func (l *logLines) Read(p []byte) (int, error) {
 func isRPCLine(line []byte) bool {
 	t := bytes.TrimLeft(line, " \t\r\n")
 	return len(t) == 0 || t[0] == '{' || t[0] == '['
+}
+
+// serverLog is what a stdio server writes to the run's log beside its
+// calls: its stderr and the log lines of its stdout, scrubbed, up to
+// serverLogMax bytes, so that a server that floods them fills no disk.
+// The end of its stderr is kept for errors apart (conn.stderr).
+type serverLog struct {
+	mu    sync.Mutex
+	w     io.Writer
+	name  string
+	scrub func(string) string
+	left  int
+	// cut is set once the bound is reached: the rest is dropped.
+	cut bool
+}
+
+// serverLogMax bounds what one server writes to the log besides its calls.
+const serverLogMax = 1 << 20
+
+func (l *serverLog) write(stream string, b []byte) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.cut {
+		return
+	}
+	if len(b) > l.left {
+		b, l.cut = b[:l.left], true
+	}
+	l.left -= len(b)
+	if len(b) > 0 {
+		fmt.Fprintf(l.w, "mcp %s %s: %s", l.name, stream, l.scrub(string(b)))
+	}
+	if l.cut {
+		fmt.Fprintf(l.w, "\nmcp %s %s: (cut: more than %d MiB)\n", l.name, stream, serverLogMax>>20)
+	}
+}
+
+// stderrLog is a server's stderr as a writer of its log.
+type stderrLog struct{ l *serverLog }
+
+func (s stderrLog) Write(b []byte) (int, error) {
+	s.l.write("stderr", b)
+	return len(b), nil
 }
