@@ -13,8 +13,9 @@ const (
 	Sep    = jsstatic.MCPSep
 )
 
-// Name is the full name of a server's tool.
-func Name(server, tool string) string { return Prefix + server + Sep + tool }
+// Name is the full name of a server's tool, as skills call it: the
+// server by its configured name or by NamePart of it alike.
+func Name(server, tool string) string { return Prefix + NamePart(server) + Sep + tool }
 
 // NamePart is a server's name as Claude Code writes it in the names of its
 // tools, and so as skills call them: each character outside

@@ -357,6 +357,17 @@ func TestServerNamedAsClaudeCodeNamesIt(t *testing.T) {
 	if err != nil || got != "Echo: hi" {
 		t.Errorf("mcp__everything_server__echo: %#v %v", got, err)
 	}
+	// What skillkit mcp tools prints and saves, by the configured name,
+	// is what lint reads, by the name in the code.
+	if n := mcp.Name("everything.server", "echo"); n != "mcp__everything_server__echo" {
+		t.Errorf("Name = %s", n)
+	}
+	if a, b := mcp.ListingPath("p", "everything.server"), mcp.ListingPath("p", "everything_server"); a != b {
+		t.Errorf("listings %s and %s", a, b)
+	}
+	if s, ok := c.Server("everything.server"); !ok || s.Name != "everything.server" {
+		t.Errorf("Server(everything.server) = %v, %v", s, ok)
+	}
 	// By its configured name (skillkit mcp tools), the same server.
 	if _, err := pool.Tools(ctx, "everything.server"); err != nil {
 		t.Error(err)
