@@ -130,6 +130,8 @@ func NewPool(opts Options) *Pool {
 // or sess set.
 type conn struct {
 	ready chan struct{}
+	// abort ends the start under way: the pool closed meanwhile.
+	abort context.CancelFunc
 	err   error
 	sess  *sdk.ClientSession
 	// stop ends the server: its session, and for a command its group.
@@ -304,6 +306,10 @@ func (p *Pool) Close() {
 	p.conns, p.closed = map[string]*conn{}, true
 	p.mu.Unlock()
 	for _, c := range conns {
+		// A start under way (the run stopped while a server started)
+		// ends now, its process group killed, rather than at its
+		// timeout.
+		c.abort()
 		<-c.ready
 		if c.err == nil {
 			c.stop()
@@ -337,9 +343,12 @@ func (p *Pool) conn(ctx context.Context, server string) (*conn, error) {
 		p.conns[server] = c
 		// The start is every waiting caller's, not only the first's: it
 		// does not end with the first caller's context (its own timeout
-		// bounds it), and each caller stops waiting at its own.
-		start := context.WithoutCancel(ctx)
+		// bounds it, or the pool's Close), and each caller stops waiting
+		// at its own.
+		var start context.Context
+		start, c.abort = context.WithCancel(context.WithoutCancel(ctx))
 		go func() {
+			defer c.abort()
 			defer close(c.ready)
 			c.err = p.start(start, s, c)
 		}()

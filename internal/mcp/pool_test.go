@@ -431,3 +431,25 @@ func TestStderrFloodIsBounded(t *testing.T) {
 		t.Errorf("%d bytes logged; the end:\n%s", log.Len(), log.String()[max(0, log.Len()-500):])
 	}
 }
+
+// TestCloseDuringStart: a run stopped (Ctrl-C) while a server starts
+// stops that start at once; Close waited for the whole start_timeout
+// (here server-everything behind a start script that takes 30 s).
+func TestCloseDuringStart(t *testing.T) {
+	everything := realtool.Find(t, "mcp-server-everything")
+	g := &groups{}
+	c := config(&mcp.Server{Name: "everything", Command: "sh", Args: []string{"-c", `sleep 30; exec "$0"`, everything}})
+	c.StartTimeout = time.Minute
+	pool := mcp.NewPool(mcp.Options{Config: c, Dir: t.TempDir()})
+	ctx, cancel := context.WithCancel(proc.WithGroups(context.Background(), g))
+	time.AfterFunc(300*time.Millisecond, cancel)
+	if _, err := pool.Call(ctx, "everything", "echo", map[string]any{"message": "hi"}); !errors.Is(err, context.Canceled) {
+		t.Errorf("the call: %v, want it canceled", err)
+	}
+	start := time.Now()
+	pool.Close()
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("Close took %s", d)
+	}
+	g.noOrphan(t)
+}
