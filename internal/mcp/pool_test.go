@@ -387,11 +387,13 @@ func TestLogLinesOnStdout(t *testing.T) {
 	var log bytes.Buffer
 	pool := mcp.NewPool(mcp.Options{Config: config(&mcp.Server{Name: "everything", Command: "sh",
 		Args: []string{"-c", `echo "Starting everything on stdio..."; exec "$0"`, everything}}), Dir: t.TempDir(), Log: &log})
-	defer pool.Close()
 	got, err := pool.Call(context.Background(), "everything", "echo", map[string]any{"message": "hi"})
 	if err != nil || got != "Echo: hi" {
 		t.Errorf("echo: %#v %v", got, err)
 	}
+	// The log is read once the server is gone: its stderr is written
+	// until then.
+	pool.Close()
 	if !strings.Contains(log.String(), "mcp everything stdout: Starting everything on stdio...\n") {
 		t.Errorf("the line is not in the log:\n%s", log.String())
 	}
@@ -406,10 +408,12 @@ func TestStderrScrubbed(t *testing.T) {
 	pool := mcp.NewPool(mcp.Options{Config: config(&mcp.Server{Name: "everything", Command: "sh",
 		Args: []string{"-c", `echo "using token hunter2-secret" >&2; exec "$0"`, everything}}), Dir: t.TempDir(), Log: &log,
 		Scrub: func(s string) string { return strings.ReplaceAll(s, "hunter2-secret", "[scrubbed]") }})
-	defer pool.Close()
 	if _, err := pool.Call(context.Background(), "everything", "echo", map[string]any{"message": "hi"}); err != nil {
 		t.Fatal(err)
 	}
+	// The log is read once the server is gone: its stderr is written
+	// until then.
+	pool.Close()
 	if strings.Contains(log.String(), "hunter2") || !strings.Contains(log.String(), "mcp everything stderr: using token [scrubbed]") {
 		t.Errorf("log:\n%s", log.String())
 	}
