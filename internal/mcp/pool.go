@@ -156,7 +156,7 @@ func Allowed(allowed []string, server, tool string) bool {
 	if allowed == nil {
 		return true
 	}
-	full, srv := Name(server, tool), Prefix+server
+	full, srv := Name(server, tool), Prefix+NamePart(server)
 	for _, e := range allowed {
 		e, _, _ = strings.Cut(strings.TrimSpace(e), "(")
 		if e == full || e == srv || e == srv+Sep+"*" {

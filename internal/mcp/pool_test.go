@@ -210,6 +210,11 @@ func TestAllowedTools(t *testing.T) {
 	if _, err := pool.Call(context.Background(), "ace-tool", "echo", nil); err == nil || err.Error() != "MCP tool mcp__ace-tool__echo is not in the skill's allowed-tools" {
 		t.Errorf("echo: %v", err)
 	}
+	// MCP.call('ace.tool', …) is held to the entries of mcp__ace_tool, as
+	// skills name its tools.
+	if !mcp.Allowed([]string{"mcp__ace_tool"}, "ace.tool", "echo") || mcp.Allowed([]string{"mcp__ace.tool"}, "ace_tool", "echo") {
+		t.Error("a server named with a dot is not held to its tools' names")
+	}
 	for _, tc := range []struct {
 		allowed []string
 		want    bool
