@@ -127,7 +127,7 @@ anything.`,
 			if err != nil {
 				return err
 			}
-			s, ok := cfg.Servers[args[0]]
+			s, ok := cfg.Server(args[0])
 			if !ok {
 				return usageErr(fmt.Errorf("MCP server %q is not configured; skillkit mcp list shows those that are", args[0]))
 			}

@@ -61,13 +61,21 @@ type Server struct {
 
 // Config is the MCP configuration of a run.
 type Config struct {
-	// Servers by name.
+	// Servers by the name skills call them by: NamePart of the
+	// configured name (Server.Name), as Claude Code names their tools.
 	Servers      map[string]*Server
 	StartTimeout time.Duration
 	CallTimeout  time.Duration
 }
 
-// Names returns the configured server names, sorted.
+// Server returns the server that name, as configured or as skills call
+// it (NamePart), names.
+func (c *Config) Server(name string) (*Server, bool) {
+	s, ok := c.Servers[NamePart(name)]
+	return s, ok
+}
+
+// Names returns the server names as skills call them, sorted.
 func (c *Config) Names() []string {
 	if c == nil {
 		return nil
@@ -214,7 +222,12 @@ func (c *Config) addServers(v *value, dir string, env Lookup) error {
 		if err != nil {
 			return err
 		}
-		c.Servers[name] = s
+		key := NamePart(name)
+		if old, ok := c.Servers[key]; ok && old.Pos.File == s.Pos.File {
+			return &ConfigError{Pos: s.Pos, Msg: fmt.Sprintf("servers %q and %q are both %s in the names of their tools", old.Name, name, Prefix+key+Sep)}
+		}
+		// One of the same name in skillkit.yaml replaces the project's.
+		c.Servers[key] = s
 	}
 	return nil
 }
@@ -223,9 +236,10 @@ func decodeServer(name string, at plan.Pos, v *value, dir string, env Lookup) (*
 	errAt := func(at *value, format string, args ...any) error {
 		return &ConfigError{Pos: at.pos, Msg: fmt.Sprintf("server %q: ", name) + fmt.Sprintf(format, args...)}
 	}
-	if name == "" || strings.Contains(name, "__") {
-		// mcp__server__tool splits at the first "__" after the server.
-		return nil, &ConfigError{Pos: at, Msg: fmt.Sprintf("server name %q: want a non-empty name without \"__\"", name)}
+	if key := NamePart(name); key == "" || strings.Contains(key, "__") {
+		// mcp__server__tool splits at the first "__" after the server,
+		// named as Claude Code names it ("a..b" is a__b).
+		return nil, &ConfigError{Pos: at, Msg: fmt.Sprintf("server name %q: want a non-empty name without \"__\" in tool names (%s)", name, Prefix+key+Sep)}
 	}
 	if v.kind != "object" {
 		return nil, errAt(v, "want an object with command (and args, env) or type and url")

@@ -66,6 +66,10 @@ func TestParseProjectErrors(t *testing.T) {
 		{"http without url", `{"mcpServers": {"a": {"type": "http"}}}`, `type http needs a url`},
 		{"twice", "{\"mcpServers\": {\"a\": {\"command\": \"x\"},\n \"a\": {\"command\": \"y\"}}}", `.mcp.json:2:2: key "a" appears twice`},
 		{"double underscore", `{"mcpServers": {"a__b": {"command": "x"}}}`, `without "__"`},
+		// Claude Code writes each dot as "_": the tools of "a..b" would be
+		// mcp__a__b__…, of "a.b" and "a_b" both mcp__a_b__….
+		{"double underscore as Claude Code names it", `{"mcpServers": {"a..b": {"command": "x"}}}`, `.mcp.json:1:17: server name "a..b": want a non-empty name without "__" in tool names (mcp__a__b__)`},
+		{"two servers, one tool name", "{\"mcpServers\": {\"a.b\": {\"command\": \"x\"},\n \"a_b\": {\"command\": \"y\"}}}", `.mcp.json:2:2: servers "a.b" and "a_b" are both mcp__a_b__ in the names of their tools`},
 		{"trailing", `{} {}`, "data after the top-level value"},
 		{"deep", strings.Repeat("[", 100) + strings.Repeat("]", 100), "nested too deep"},
 	} {
@@ -148,7 +152,7 @@ func FuzzParseProject(f *testing.F) {
 			return
 		}
 		for name, s := range c.Servers {
-			if s.Name != name || s.Pos.Line < 1 || (s.Type == TypeStdio) == (s.Command == "") {
+			if NamePart(s.Name) != name || s.Pos.Line < 1 || (s.Type == TypeStdio) == (s.Command == "") {
 				t.Fatalf("server %q: %+v", name, s)
 			}
 		}

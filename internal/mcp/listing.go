@@ -38,9 +38,11 @@ func ListingOf(server string, tools []*sdk.Tool) *Listing {
 }
 
 // ListingPath is where the listing of server is kept, for a server
-// configured in a file of dir.
+// configured in a file of dir: by the name skills call it, so that
+// `skillkit mcp tools` (the configured name) and lint (the name in the
+// code) find one file.
 func ListingPath(dir, server string) string {
-	return filepath.Join(dir, ListingDir, server+".json")
+	return filepath.Join(dir, ListingDir, NamePart(server)+".json")
 }
 
 // Save writes the listing under dir and returns its path.

@@ -130,6 +130,8 @@ func NewPool(opts Options) *Pool {
 // or sess set.
 type conn struct {
 	ready chan struct{}
+	// abort ends the start under way: the pool closed meanwhile.
+	abort context.CancelFunc
 	err   error
 	sess  *sdk.ClientSession
 	// stop ends the server: its session, and for a command its group.
@@ -141,6 +143,10 @@ type conn struct {
 	// way end then rather than at their timeout.
 	gone    chan struct{}
 	goneErr error
+	// exited closes when a command's process has exited, as it may
+	// between calls: its output ends cleanly, and gone stays open. Nil
+	// over HTTP.
+	exited <-chan struct{}
 }
 
 // Allowed reports whether the skill's allowed-tools let it call the tool:
@@ -150,7 +156,7 @@ func Allowed(allowed []string, server, tool string) bool {
 	if allowed == nil {
 		return true
 	}
-	full, srv := Name(server, tool), Prefix+server
+	full, srv := Name(server, tool), Prefix+NamePart(server)
 	for _, e := range allowed {
 		e, _, _ = strings.Cut(strings.TrimSpace(e), "(")
 		if e == full || e == srv || e == srv+Sep+"*" {
@@ -179,7 +185,13 @@ func (p *Pool) Call(ctx context.Context, server, tool string, args map[string]an
 	}
 	cctx, cancel := c.callContext(ctx, p.opts.Config.CallTimeout)
 	defer cancel()
-	res, err := c.sess.CallTool(cctx, &sdk.CallToolParams{Name: tool, Arguments: args})
+	// No arguments go as an empty object: a nil map would go as null,
+	// which servers that validate their input refuse.
+	sent := args
+	if sent == nil {
+		sent = map[string]any{}
+	}
+	res, err := c.sess.CallTool(cctx, &sdk.CallToolParams{Name: tool, Arguments: sent})
 	argText := p.opts.Scrub(jsonText(args))
 	if err != nil {
 		err = p.callFailed(ctx, cctx, server, c, err)
@@ -212,7 +224,9 @@ func (p *Pool) callFailed(ctx, cctx context.Context, server string, c *conn, err
 	default:
 		switch {
 		case ctx.Err() != nil:
-			return ctx.Err()
+			// The caller's end says why (a step's time limit, the run
+			// stopped), where ctx.Err says only that it ended.
+			return context.Cause(ctx)
 		case cctx.Err() != nil:
 			return fmt.Errorf("%w: no answer in %s (mcp.call_timeout in skillkit.yaml)", ErrTransport, p.opts.Config.CallTimeout)
 		case errors.As(err, &rpc):
@@ -223,12 +237,33 @@ func (p *Pool) callFailed(ctx, cctx context.Context, server string, c *conn, err
 		err = fmt.Errorf("%w: %w", ErrTransport, err)
 	}
 	p.mu.Lock()
-	if p.conns[server] == c {
-		delete(p.conns, server)
+	if key := NamePart(server); p.conns[key] == c {
+		delete(p.conns, key)
 	}
 	p.mu.Unlock()
 	c.stop()
 	return fmt.Errorf("%w%s", err, c.stderr.note())
+}
+
+// isGone reports whether the server started and its connection has
+// ended since, without waiting.
+func (c *conn) isGone() bool {
+	select {
+	case <-c.ready:
+	default:
+		return false
+	}
+	if c.err != nil {
+		return false
+	}
+	select {
+	case <-c.gone:
+		return true
+	case <-c.exited:
+		return true
+	default:
+		return false
+	}
 }
 
 // callContext bounds a call by the call timeout and by the life of the
@@ -271,6 +306,10 @@ func (p *Pool) Close() {
 	p.conns, p.closed = map[string]*conn{}, true
 	p.mu.Unlock()
 	for _, c := range conns {
+		// A start under way (the run stopped while a server started)
+		// ends now, its process group killed, rather than at its
+		// timeout.
+		c.abort()
 		<-c.ready
 		if c.err == nil {
 			c.stop()
@@ -281,7 +320,7 @@ func (p *Pool) Close() {
 // conn returns the server's connection, starting it on first use. Calls
 // that come while it starts wait for that start.
 func (p *Pool) conn(ctx context.Context, server string) (*conn, error) {
-	s, ok := p.opts.Config.Servers[server]
+	s, ok := p.opts.Config.Server(server)
 	if !ok {
 		return nil, fmt.Errorf("MCP server %q is not configured (%s, or mcp.servers in skillkit.yaml)", server, ProjectFile)
 	}
@@ -290,24 +329,38 @@ func (p *Pool) conn(ctx context.Context, server string) (*conn, error) {
 		p.mu.Unlock()
 		return nil, fmt.Errorf("MCP server %q: %w: the run's servers were stopped", server, ErrTransport)
 	}
+	// One server, one process, by whichever of its names it is called.
+	server = NamePart(server)
 	c, ok := p.conns[server]
+	var dead *conn
+	if ok && c.isGone() {
+		// It died between calls: this call was sent to nobody, so a new
+		// server takes it. The old one's group is killed as at the end.
+		dead, ok = c, false
+	}
 	if !ok {
 		c = &conn{ready: make(chan struct{}), stderr: &lockedTail{t: proc.NewTail(stderrTail)}}
 		p.conns[server] = c
 		// The start is every waiting caller's, not only the first's: it
 		// does not end with the first caller's context (its own timeout
-		// bounds it), and each caller stops waiting at its own.
-		start := context.WithoutCancel(ctx)
+		// bounds it, or the pool's Close), and each caller stops waiting
+		// at its own.
+		var start context.Context
+		start, c.abort = context.WithCancel(context.WithoutCancel(ctx))
 		go func() {
+			defer c.abort()
 			defer close(c.ready)
 			c.err = p.start(start, s, c)
 		}()
 	}
 	p.mu.Unlock()
+	if dead != nil {
+		dead.stop()
+	}
 	select {
 	case <-c.ready:
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		return nil, context.Cause(ctx)
 	}
 	if c.err != nil {
 		p.mu.Lock()
@@ -342,11 +395,11 @@ func (p *Pool) start(ctx context.Context, s *Server, c *conn) error {
 	c.stop = func() {}
 	switch s.Type {
 	case TypeStdio:
-		ct, stop, err := p.command(ctx, s, c)
+		ct, stop, exited, err := p.command(ctx, s, c)
 		if err != nil {
 			return fmt.Errorf("%s: %w: %w", what, ErrTransport, err)
 		}
-		t, c.stop = ct, stop
+		t, c.stop, c.exited = ct, stop, exited
 	case TypeHTTP:
 		t = &sdk.StreamableClientTransport{Endpoint: s.URL, HTTPClient: headerClient(s.Headers), MaxRetries: -1, DisableStandaloneSSE: true}
 	case TypeSSE:
@@ -384,17 +437,17 @@ func (p *Pool) start(ctx context.Context, s *Server, c *conn) error {
 }
 
 // command starts a stdio server in a process group of its own and
-// returns its transport and how to stop it: close its input, give it a
+// returns its transport, how to stop it (close its input, give it a
 // moment to exit, then kill its group, so that nothing it started (npx
-// starts node) outlives the run.
-func (p *Pool) command(ctx context.Context, s *Server, c *conn) (sdk.Transport, func(), error) {
+// starts node) outlives the run) and a channel closed once it exited.
+func (p *Pool) command(ctx context.Context, s *Server, c *conn) (sdk.Transport, func(), <-chan struct{}, error) {
 	name := s.Command
 	if strings.ContainsRune(name, '/') && !filepath.IsAbs(name) {
 		name = filepath.Join(s.Dir, name)
 	}
 	path, err := exec.LookPath(name)
 	if err != nil {
-		return nil, nil, fmt.Errorf("command %q not found: %w", s.Command, errors.Unwrap(err))
+		return nil, nil, nil, fmt.Errorf("command %q not found: %w", s.Command, errors.Unwrap(err))
 	}
 	cmd := exec.Command(path, s.Args...)
 	cmd.Dir = p.opts.Dir
@@ -407,7 +460,8 @@ func (p *Pool) command(ctx context.Context, s *Server, c *conn) (sdk.Transport, 
 	for _, k := range keys {
 		cmd.Env = append(cmd.Env, k+"="+s.Env[k])
 	}
-	cmd.Stderr = io.MultiWriter(c.stderr, prefixWriter{w: p.opts.Log, prefix: "mcp " + s.Name + " stderr: "})
+	slog := &serverLog{w: p.opts.Log, name: s.Name, scrub: p.opts.Scrub, left: serverLogMax}
+	cmd.Stderr = io.MultiWriter(c.stderr, stderrLog{slog})
 	// A grandchild holding stderr must not keep Wait for ever.
 	cmd.WaitDelay = time.Second
 	proc.OwnGroup(cmd)
@@ -415,13 +469,13 @@ func (p *Pool) command(ctx context.Context, s *Server, c *conn) (sdk.Transport, 
 	// last answer short.
 	inR, inW, err := os.Pipe()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	outR, outW, err := os.Pipe()
 	if err != nil {
 		inR.Close()
 		inW.Close()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	cmd.Stdin, cmd.Stdout = inR, outW
 	err = cmd.Start()
@@ -430,7 +484,7 @@ func (p *Pool) command(ctx context.Context, s *Server, c *conn) (sdk.Transport, 
 	if err != nil {
 		inW.Close()
 		outR.Close()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	pgid := cmd.Process.Pid
 	g := proc.GroupsOf(ctx)
@@ -455,7 +509,8 @@ func (p *Pool) command(ctx context.Context, s *Server, c *conn) (sdk.Transport, 
 			g.Ended(pgid)
 		}
 	})
-	return &sdk.IOTransport{Reader: outR, Writer: inW, MaxLineLength: MaxMessage}, stop, nil
+	out := newLogLines(outR, func(line []byte) { slog.write("stdout", append(line, '\n')) })
+	return &sdk.IOTransport{Reader: out, Writer: inW, MaxLineLength: MaxMessage}, stop, exited, nil
 }
 
 // exitGrace is how long a server has to exit once its input closed
@@ -513,8 +568,13 @@ func text(r *sdk.CallToolResult) string {
 		case *sdk.ResourceLink:
 			parts = append(parts, "[resource "+c.URI+"]")
 		case *sdk.EmbeddedResource:
-			if c.Resource != nil {
-				parts = append(parts, c.Resource.Text)
+			switch r := c.Resource; {
+			case r == nil:
+			case r.Blob != nil:
+				// Bytes are no text: named, as an image is.
+				parts = append(parts, "[resource "+r.URI+" "+r.MIMEType+"]")
+			default:
+				parts = append(parts, r.Text)
 			}
 		}
 	}
@@ -571,15 +631,4 @@ func (l *lockedTail) note() string {
 		return "; its stderr: " + s
 	}
 	return ""
-}
-
-// prefixWriter writes each chunk to w after a prefix.
-type prefixWriter struct {
-	w      io.Writer
-	prefix string
-}
-
-func (p prefixWriter) Write(b []byte) (int, error) {
-	fmt.Fprintf(p.w, "%s%s", p.prefix, b)
-	return len(b), nil
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -209,6 +210,11 @@ func TestAllowedTools(t *testing.T) {
 	if _, err := pool.Call(context.Background(), "ace-tool", "echo", nil); err == nil || err.Error() != "MCP tool mcp__ace-tool__echo is not in the skill's allowed-tools" {
 		t.Errorf("echo: %v", err)
 	}
+	// MCP.call('ace.tool', …) is held to the entries of mcp__ace_tool, as
+	// skills name its tools.
+	if !mcp.Allowed([]string{"mcp__ace_tool"}, "ace.tool", "echo") || mcp.Allowed([]string{"mcp__ace.tool"}, "ace_tool", "echo") {
+		t.Error("a server named with a dot is not held to its tools' names")
+	}
 	for _, tc := range []struct {
 		allowed []string
 		want    bool
@@ -269,4 +275,190 @@ func TestClosedPoolStartsNothing(t *testing.T) {
 	if len(g.started) != 0 {
 		t.Errorf("a call after Close started %d process groups", len(g.started))
 	}
+}
+
+// TestCallWithoutArguments: a call with no arguments
+// (mcp__everything__get-tiny-image() in JavaScript) sends an empty object:
+// the TypeScript reference servers refuse "arguments": null ("expected
+// record, received null"), which is what a nil map was sent as.
+func TestCallWithoutArguments(t *testing.T) {
+	everything := realtool.Find(t, "mcp-server-everything")
+	pool := mcp.NewPool(mcp.Options{Config: config(&mcp.Server{Name: "everything", Command: everything}), Dir: t.TempDir()})
+	defer pool.Close()
+	got, err := pool.Call(context.Background(), "everything", "get-tiny-image", nil)
+	if err != nil || !strings.Contains(jsonOf(got), "[image image/png]") {
+		t.Errorf("get-tiny-image without arguments: %#v %v", got, err)
+	}
+}
+
+// TestEmbeddedBlobIsNamed: a resource embedded as bytes (server-everything's
+// get-resource-reference of a Blob) is named in the text, as an image
+// is; it came out as an empty line, as if the tool had returned nothing.
+func TestEmbeddedBlobIsNamed(t *testing.T) {
+	everything := realtool.Find(t, "mcp-server-everything")
+	pool := mcp.NewPool(mcp.Options{Config: config(&mcp.Server{Name: "everything", Command: everything}), Dir: t.TempDir()})
+	defer pool.Close()
+	got, err := pool.Call(context.Background(), "everything", "get-resource-reference", map[string]any{"resourceType": "Blob", "resourceId": 1})
+	if s, _ := got.(string); err != nil || !strings.Contains(s, "\n[resource demo://resource/dynamic/blob/1 ") {
+		t.Errorf("a blob resource: %q %v", got, err)
+	}
+}
+
+// TestServerKilledBetweenCalls: a server killed (kill -9 of its group)
+// after one call and before the next is started again by the next call,
+// which it had not been sent; that call failed with "the connection
+// ended" and stopped the run.
+func TestServerKilledBetweenCalls(t *testing.T) {
+	everything := realtool.Find(t, "mcp-server-everything")
+	g := &groups{}
+	ctx := proc.WithGroups(context.Background(), g)
+	pool := mcp.NewPool(mcp.Options{Config: config(&mcp.Server{Name: "everything", Command: everything}), Dir: t.TempDir()})
+	if _, err := pool.Call(ctx, "everything", "echo", map[string]any{"message": "one"}); err != nil {
+		t.Fatal(err)
+	}
+	g.mu.Lock()
+	first := g.started[0]
+	g.mu.Unlock()
+	if err := proc.KillGroup(first); err != nil {
+		t.Fatal(err)
+	}
+	// Gone from /proc once reaped; the pool learns it from the reaping,
+	// as it would between two steps.
+	for _, err := os.Stat(fmt.Sprintf("/proc/%d", first)); err == nil; _, err = os.Stat(fmt.Sprintf("/proc/%d", first)) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(50 * time.Millisecond)
+	got, err := pool.Call(ctx, "everything", "echo", map[string]any{"message": "two"})
+	if err != nil || got != "Echo: two" {
+		t.Errorf("the call after the server was killed: %#v %v", got, err)
+	}
+	pool.Close()
+	if len(g.started) != 2 {
+		t.Errorf("servers started %v, want two", g.started)
+	}
+	g.noOrphan(t)
+}
+
+// TestServerNamedAsClaudeCodeNamesIt: Claude Code names a server's tools
+// mcp__<name>__<tool> with each character of the name outside
+// [A-Za-z0-9_-] replaced by "_", so a skill calls the tools of the
+// server "everything.server" as mcp__everything_server__echo. skillkit
+// found no server of that name.
+func TestServerNamedAsClaudeCodeNamesIt(t *testing.T) {
+	everything := realtool.Find(t, "mcp-server-everything")
+	data, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"everything.server": map[string]any{"command": everything}}})
+	c, err := mcp.ParseProject(".mcp.json", data, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(c.Names(), ","); got != "everything_server" {
+		t.Errorf("names %s, want everything_server", got)
+	}
+	pool := mcp.NewPool(mcp.Options{Config: c, Dir: t.TempDir()})
+	defer pool.Close()
+	g := &groups{}
+	ctx := proc.WithGroups(context.Background(), g)
+	got, err := pool.Call(ctx, "everything_server", "echo", map[string]any{"message": "hi"})
+	if err != nil || got != "Echo: hi" {
+		t.Errorf("mcp__everything_server__echo: %#v %v", got, err)
+	}
+	// What skillkit mcp tools prints and saves, by the configured name,
+	// is what lint reads, by the name in the code.
+	if n := mcp.Name("everything.server", "echo"); n != "mcp__everything_server__echo" {
+		t.Errorf("Name = %s", n)
+	}
+	if a, b := mcp.ListingPath("p", "everything.server"), mcp.ListingPath("p", "everything_server"); a != b {
+		t.Errorf("listings %s and %s", a, b)
+	}
+	if s, ok := c.Server("everything.server"); !ok || s.Name != "everything.server" {
+		t.Errorf("Server(everything.server) = %v, %v", s, ok)
+	}
+	// By its configured name (skillkit mcp tools), the same server.
+	if _, err := pool.Tools(ctx, "everything.server"); err != nil {
+		t.Error(err)
+	}
+	pool.Close()
+	if len(g.started) != 1 {
+		t.Errorf("servers started %v, want one", g.started)
+	}
+}
+
+// TestLogLinesOnStdout: a server (here server-everything behind a start
+// script, as wrappers are written) that prints a log line on stdout
+// before it speaks JSON-RPC still serves; Claude Code skips such lines.
+// skillkit failed the server: "MCP server unavailable".
+func TestLogLinesOnStdout(t *testing.T) {
+	everything := realtool.Find(t, "mcp-server-everything")
+	var log bytes.Buffer
+	pool := mcp.NewPool(mcp.Options{Config: config(&mcp.Server{Name: "everything", Command: "sh",
+		Args: []string{"-c", `echo "Starting everything on stdio..."; exec "$0"`, everything}}), Dir: t.TempDir(), Log: &log})
+	got, err := pool.Call(context.Background(), "everything", "echo", map[string]any{"message": "hi"})
+	if err != nil || got != "Echo: hi" {
+		t.Errorf("echo: %#v %v", got, err)
+	}
+	// The log is read once the server is gone: its stderr is written
+	// until then.
+	pool.Close()
+	if !strings.Contains(log.String(), "mcp everything stdout: Starting everything on stdio...\n") {
+		t.Errorf("the line is not in the log:\n%s", log.String())
+	}
+}
+
+// TestStderrScrubbed: what a server prints on stderr goes to the log
+// scrubbed, as its calls do; it went raw (a server that prints its token
+// at start, here server-everything behind a start script).
+func TestStderrScrubbed(t *testing.T) {
+	everything := realtool.Find(t, "mcp-server-everything")
+	var log bytes.Buffer
+	pool := mcp.NewPool(mcp.Options{Config: config(&mcp.Server{Name: "everything", Command: "sh",
+		Args: []string{"-c", `echo "using token hunter2-secret" >&2; exec "$0"`, everything}}), Dir: t.TempDir(), Log: &log,
+		Scrub: func(s string) string { return strings.ReplaceAll(s, "hunter2-secret", "[scrubbed]") }})
+	if _, err := pool.Call(context.Background(), "everything", "echo", map[string]any{"message": "hi"}); err != nil {
+		t.Fatal(err)
+	}
+	// The log is read once the server is gone: its stderr is written
+	// until then.
+	pool.Close()
+	if strings.Contains(log.String(), "hunter2") || !strings.Contains(log.String(), "mcp everything stderr: using token [scrubbed]") {
+		t.Errorf("log:\n%s", log.String())
+	}
+}
+
+// TestStderrFloodIsBounded: a server that floods stderr (here 8 MiB
+// before server-everything starts) fills the run's mcp.log no further
+// than a bound; the log said all of it.
+func TestStderrFloodIsBounded(t *testing.T) {
+	everything := realtool.Find(t, "mcp-server-everything")
+	var log bytes.Buffer
+	pool := mcp.NewPool(mcp.Options{Config: config(&mcp.Server{Name: "everything", Command: "sh",
+		Args: []string{"-c", `yes "debug: polling the index" | head -c 8388608 >&2; exec "$0"`, everything}}), Dir: t.TempDir(), Log: &log})
+	if _, err := pool.Call(context.Background(), "everything", "echo", map[string]any{"message": "hi"}); err != nil {
+		t.Fatal(err)
+	}
+	pool.Close()
+	if log.Len() > 2<<20 || !strings.Contains(log.String(), "mcp everything stderr: (cut: more than 1 MiB)") {
+		t.Errorf("%d bytes logged; the end:\n%s", log.Len(), log.String()[max(0, log.Len()-500):])
+	}
+}
+
+// TestCloseDuringStart: a run stopped (Ctrl-C) while a server starts
+// stops that start at once; Close waited for the whole start_timeout
+// (here server-everything behind a start script that takes 30 s).
+func TestCloseDuringStart(t *testing.T) {
+	everything := realtool.Find(t, "mcp-server-everything")
+	g := &groups{}
+	c := config(&mcp.Server{Name: "everything", Command: "sh", Args: []string{"-c", `sleep 30; exec "$0"`, everything}})
+	c.StartTimeout = time.Minute
+	pool := mcp.NewPool(mcp.Options{Config: c, Dir: t.TempDir()})
+	ctx, cancel := context.WithCancel(proc.WithGroups(context.Background(), g))
+	time.AfterFunc(300*time.Millisecond, cancel)
+	if _, err := pool.Call(ctx, "everything", "echo", map[string]any{"message": "hi"}); !errors.Is(err, context.Canceled) {
+		t.Errorf("the call: %v, want it canceled", err)
+	}
+	start := time.Now()
+	pool.Close()
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("Close took %s", d)
+	}
+	g.noOrphan(t)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/skillkit/skillkit/internal/corpus"
 	"github.com/skillkit/skillkit/internal/mcp"
 	"github.com/skillkit/skillkit/internal/mcp/mcptest"
+	"github.com/skillkit/skillkit/internal/realtool"
 	"github.com/skillkit/skillkit/internal/testfs"
 	"github.com/skillkit/skillkit/parse"
 	"github.com/skillkit/skillkit/plan"
@@ -94,5 +95,28 @@ func TestMCPCalls(t *testing.T) {
 	_, err := f.step(t, h, "mcp__ace-tool__echo({})")
 	if !errors.Is(err, errNoMCP) {
 		t.Errorf("no MCP: %v", err)
+	}
+}
+
+// TestMCPCallTimeoutNamesErrTimeout: an MCP call cut by the evaluation's
+// time limit fails with the limit, as a Bash call does
+// (TestHostCallTimeoutNamesErrTimeout), and not with the context's bare
+// "context deadline exceeded", which named no limit.
+func TestMCPCallTimeoutNamesErrTimeout(t *testing.T) {
+	everything := realtool.Find(t, "mcp-server-everything")
+	f := newFixture(t)
+	pool := mcp.NewPool(mcp.Options{Dir: f.project, Config: &mcp.Config{
+		Servers:      map[string]*mcp.Server{"everything": {Name: "everything", Type: mcp.TypeStdio, Command: everything, Pos: plan.Pos{File: ".mcp.json", Line: 2}}},
+		StartTimeout: 10 * time.Second, CallTimeout: 10 * time.Second,
+	}})
+	t.Cleanup(pool.Close)
+	// The server starts before the limit is short.
+	if _, err := pool.Call(context.Background(), "everything", "echo", map[string]any{"message": "up"}); err != nil {
+		t.Fatal(err)
+	}
+	h := f.host(t, func(o *Options) { o.MCP = pool; o.Timeout = 500 * time.Millisecond })
+	_, err := f.step(t, h, `mcp__everything__trigger-long-running-operation({duration: 5, steps: 1})`)
+	if !errors.Is(err, ErrTimeout) || !strings.Contains(err.Error(), "MCP tool mcp__everything__trigger-long-running-operation: evaluation timed out after 500ms") {
+		t.Errorf("err = %v, want the call to fail with ErrTimeout", err)
 	}
 }
