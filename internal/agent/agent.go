@@ -401,7 +401,21 @@ func (c *Pending) runOnce(ctx context.Context, conv *Session, timeout time.Durat
 			// The call was ended on purpose.
 			c.err = perr
 		case timedOut:
-			c.err = fmt.Errorf("timed out after %v (--agent-timeout): %w", timeout, err)
+			l.mu.Lock()
+			a := ev.activity()
+			l.mu.Unlock()
+			// What the agent was waiting for (its API, the network) is
+			// why it timed out.
+			switch last := lastLine(c.res.Stderr); {
+			case a.Waiting != "":
+				c.err = fmt.Errorf("timed out after %v (--agent-timeout) while %s was waiting: %s: %w", timeout, a.Agent, a.Waiting, err)
+			case last != "":
+				// Silent on stdout, it may say it in its log: codex
+				// fetching its models list before its first event.
+				c.err = fmt.Errorf("timed out after %v (--agent-timeout); %s's stderr ends: %s: %w", timeout, a.Agent, tail(last, 300), err)
+			default:
+				c.err = fmt.Errorf("timed out after %v (--agent-timeout): %w", timeout, err)
+			}
 		case err != nil:
 			c.err = err
 		default:
@@ -458,6 +472,12 @@ func (c *Pending) End() (string, error) {
 		s.Done(call)
 	}
 	return c.reply.text, err
+}
+
+// lastLine is the last non-empty line of s.
+func lastLine(s string) string {
+	s = strings.TrimSpace(s)
+	return strings.TrimSpace(s[strings.LastIndexByte(s, '\n')+1:])
 }
 
 // lastLines keeps the end of a long text: the end of stderr is where a

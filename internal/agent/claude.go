@@ -70,6 +70,27 @@ type claudeEvent struct {
 	ModelUsage       map[string]struct {
 		ContextWindow int `json:"contextWindow"`
 	} `json:"modelUsage"`
+	// Attempt, MaxRetries, ErrorStatus and Error are an api_retry
+	// event's: Claude Code retrying a model request that failed. Error
+	// is kept raw, as other events may hold another shape there.
+	Attempt     int             `json:"attempt"`
+	MaxRetries  int             `json:"max_retries"`
+	ErrorStatus *int            `json:"error_status"`
+	Error       json.RawMessage `json:"error"`
+}
+
+// retrying says an api_retry event in words: "API request retry 3/10
+// (error: unknown)".
+func (e *claudeEvent) retrying() string {
+	why := "error: unknown"
+	var s string
+	if json.Unmarshal(e.Error, &s) == nil && s != "" {
+		why = "error: " + s
+	}
+	if e.ErrorStatus != nil {
+		why = fmt.Sprintf("HTTP %d, %s", *e.ErrorStatus, why)
+	}
+	return fmt.Sprintf("API request retry %d/%d (%s)", e.Attempt, e.MaxRetries, why)
 }
 
 // claudeUsage is the usage of an assistant message (one model request)
@@ -94,6 +115,9 @@ type claudeEvents struct {
 	// request that reported its usage.
 	context int
 	result  *claudeEvent
+	// waiting is the API retry Claude Code reports since its last
+	// progress.
+	waiting string
 	// bad counts lines that are not JSON; cut, lines too long to keep.
 	bad, cut int
 	badLine  string
@@ -113,6 +137,13 @@ func (c *claudeEvents) line(b []byte, cut bool) bool {
 	if e.SessionID != "" {
 		c.session = e.SessionID
 	}
+	if e.Type == "system" && e.Subtype == "api_retry" {
+		// Claude Code waits for the model's API: no progress, and what
+		// a stall or a timeout names.
+		c.waiting = e.retrying()
+		return false
+	}
+	c.waiting = ""
 	switch e.Type {
 	case "assistant":
 		c.turns++
@@ -134,7 +165,7 @@ func (c *claudeEvents) line(b []byte, cut bool) bool {
 }
 
 func (c *claudeEvents) activity() Activity {
-	return Activity{Agent: AdapterClaude, Tool: c.tool, Turns: c.turns}
+	return Activity{Agent: AdapterClaude, Tool: c.tool, Turns: c.turns, Waiting: c.waiting}
 }
 
 // errInUse is the failure of a --session-id that Claude Code already

@@ -88,6 +88,7 @@ type codexEvent struct {
 		Command string `json:"command"`
 		Server  string `json:"server"`
 		Tool    string `json:"tool"`
+		Message string `json:"message"`
 	} `json:"item"`
 	Error struct {
 		Message string `json:"message"`
@@ -148,6 +149,11 @@ func (c *codexEvents) line(b []byte, cut bool) bool {
 		}
 	case "item.started", "item.completed":
 		switch e.Item.Type {
+		case "error":
+			// A notice of codex's own ("Falling back from WebSockets to
+			// HTTPS transport. stream disconnected …"): it still waits.
+			c.waiting = e.Item.Message
+			return false
 		case "agent_message":
 			if e.Type == "item.completed" {
 				c.text = e.Item.Text

@@ -182,3 +182,34 @@ func TestRealCheck(t *testing.T) {
 		})
 	}
 }
+
+// A call that times out while the agent retries its API says what it
+// waited for, in the agent's words: claude's api_retry events, codex's
+// "Reconnecting..." or its fallback notice (here, a key with no network
+// behind it), or, silent on stdout, its log's last line; not only
+// "context deadline exceeded".
+func TestRealTimeoutNamesWhatItWaitedFor(t *testing.T) {
+	for name, want := range map[string]string{
+		AdapterClaude: "while claude was waiting: API request retry ",
+		AdapterCodex:  "while codex was waiting: ",
+	} {
+		t.Run(name, func(t *testing.T) {
+			onRealPath(t, name)
+			t.Setenv("ANTHROPIC_API_KEY", "sk-ant-not-a-key")
+			t.Setenv("CODEX_API_KEY", "sk-not-a-key")
+			var log bytes.Buffer
+			a := &Agent{Command: name, Dir: t.TempDir(), Timeout: 8 * time.Second, Session: &Session{ID: newUUID(t)}, Log: func(*Prompt) io.Writer { return &log }}
+			p := &Prompt{Request: RequestStep}
+			p.add("STEP", "Say hello.")
+			_, err := a.Ask(context.Background(), p)
+			if name == AdapterCodex && err != nil && strings.Contains(err.Error(), "codex's stderr ends: ") {
+				// Slower here: before its first reconnect, its log says
+				// what it could not reach.
+				want = " ERROR codex_"
+			}
+			if err == nil || !strings.Contains(err.Error(), "timed out after 8s (--agent-timeout)") || !strings.Contains(err.Error(), want) {
+				t.Fatalf("err = %v\nwant a timeout that says %q\nstdout: %s", err, want, log.String())
+			}
+		})
+	}
+}
