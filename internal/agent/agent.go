@@ -179,8 +179,11 @@ type Error struct {
 	Request  Request
 	Command  string
 	ExitCode int
-	Stderr   string
-	Err      error
+	// Signal is the signal that ended the command, in the system's
+	// words ("signal: killed"), when one did.
+	Signal string
+	Stderr string
+	Err    error
 	// streamed is a call whose failure the agent's events or its
 	// stderr already say in Err: the stderr is not added again.
 	streamed bool
@@ -191,6 +194,8 @@ func (e *Error) Error() string {
 	switch {
 	case e.Err != nil:
 		msg += ": " + e.Err.Error()
+	case e.Signal != "":
+		msg += ": killed (" + e.Signal + ")"
 	default:
 		msg += fmt.Sprintf(": exit status %d", e.ExitCode)
 	}
@@ -395,7 +400,7 @@ func (c *Pending) runOnce(ctx context.Context, conv *Session, timeout time.Durat
 	case ev != nil:
 		l.flush()
 		var perr error
-		c.reply, perr = ev.end(c.res.ExitCode, c.res.Stderr)
+		c.reply, perr = ev.end(c.res)
 		switch {
 		case errors.Is(perr, errLostThread):
 			// The call was ended on purpose.
@@ -457,7 +462,7 @@ func (c *Pending) End() (string, error) {
 	// the exit code; a plain command's exit code does.
 	var err error
 	if c.err != nil || (!c.streamed && c.res.ExitCode != 0) {
-		err = &Error{Request: call.Request, Command: c.a.Command, ExitCode: c.res.ExitCode, Stderr: c.res.Stderr, Err: c.err, streamed: c.streamed}
+		err = &Error{Request: call.Request, Command: c.a.Command, ExitCode: c.res.ExitCode, Signal: c.res.Signal, Stderr: c.res.Stderr, Err: c.err, streamed: c.streamed}
 	}
 	call.Err = err
 	if c.end != nil {

@@ -114,3 +114,19 @@ func TestAskReplyTooLong(t *testing.T) {
 		t.Fatalf("err = %v, want the reply refused as too long", err)
 	}
 }
+
+// An agent killed by a signal (kill -9 of its process group, an OOM kill,
+// a crash) is said so, with the signal, and what it printed before is
+// its reply so far; not "exit status -1".
+func TestAgentKilledNamesTheSignal(t *testing.T) {
+	for cmd, want := range map[string]string{
+		"echo partial; kill -9 0": "(step request): killed (signal: killed)",
+		"kill -SEGV $$":           "(step request): killed (signal: segmentation fault",
+	} {
+		a := &Agent{Command: cmd, Dir: t.TempDir(), Timeout: 20 * time.Second}
+		_, err := a.Ask(context.Background(), &Prompt{Request: RequestStep})
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: err = %v, want %q", cmd, err, want)
+		}
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/skillkit/skillkit/internal/proc"
 )
 
 // claude is Claude Code in print mode, streaming its events
@@ -172,7 +174,8 @@ func (c *claudeEvents) activity() Activity {
 // saved: the call goes again with --resume.
 var errInUse = errors.New("already in use")
 
-func (c *claudeEvents) end(exitCode int, stderr string) (reply, error) {
+func (c *claudeEvents) end(res proc.Result) (reply, error) {
+	exitCode, stderr := res.ExitCode, res.Stderr
 	out := reply{thread: c.session, text: c.text}
 	r := c.result
 	if r == nil {
@@ -186,7 +189,7 @@ func (c *claudeEvents) end(exitCode int, stderr string) (reply, error) {
 		case c.bad > 0:
 			return out, fmt.Errorf("reading claude's stream-json output: %d line(s) are not JSON, and no result came; the last: %q", c.bad, tail(c.badLine, 200))
 		case exitCode != 0:
-			return out, fmt.Errorf("claude exited with status %d before its result", exitCode)
+			return out, fmt.Errorf("claude %s before its result", exited(res))
 		}
 		return out, errors.New("claude's output ended before its result (half a stream)")
 	}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"strings"
+
+	"github.com/skillkit/skillkit/internal/proc"
 )
 
 // codex is OpenAI Codex's non-interactive mode, with its events as JSON
@@ -192,7 +194,8 @@ func (c *codexEvents) activity() Activity {
 // call goes again as a first call, with [CONTEXT].
 var errLostThread = errors.New("the agent did not continue the conversation")
 
-func (c *codexEvents) end(exitCode int, stderr string) (reply, error) {
+func (c *codexEvents) end(res proc.Result) (reply, error) {
+	exitCode, stderr := res.ExitCode, res.Stderr
 	out := reply{thread: c.thread, text: c.text, turns: c.turns, usage: c.usage}
 	switch {
 	case c.lost:
@@ -212,7 +215,7 @@ func (c *codexEvents) end(exitCode int, stderr string) (reply, error) {
 	case c.bad > 0:
 		return out, fmt.Errorf("reading codex's JSON events: %d line(s) are not JSON, and no turn completed; the last: %q", c.bad, tail(c.badLine, 200))
 	case exitCode != 0:
-		return out, fmt.Errorf("codex exited with status %d before its turn completed", exitCode)
+		return out, fmt.Errorf("codex %s before its turn completed", exited(res))
 	}
 	return out, errors.New("codex's output ended before its turn completed (half a stream)")
 }

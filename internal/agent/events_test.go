@@ -4,6 +4,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/skillkit/skillkit/internal/proc"
 )
 
 // feed runs stdout through the line splitter into ev in chunks of n
@@ -16,7 +18,7 @@ func feed(ev events, stdout string, n, max int) (reply, error) {
 		stdout = stdout[k:]
 	}
 	l.flush()
-	return ev.end(1, "")
+	return ev.end(proc.Result{ExitCode: 1})
 }
 
 // The captured streams read alike whatever the chunks they come in.

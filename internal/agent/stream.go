@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/skillkit/skillkit/internal/proc"
 )
 
 // DefaultStall is how long an agent may print nothing before a notice
@@ -140,9 +142,10 @@ type events interface {
 	line(b []byte, cut bool) bool
 	// activity is what the agent does now, for the live line.
 	activity() Activity
-	// end decides the call once the command exited with exit code and
-	// stderr's tail: its answer, or its failure in the agent's words.
-	end(exitCode int, stderr string) (reply, error)
+	// end decides the call once the command ended, from how it ended
+	// and its stderr's tail: its answer, or its failure in the agent's
+	// words.
+	end(res proc.Result) (reply, error)
 }
 
 // watch tells progress what the agent does, every tick, and a stall
@@ -176,6 +179,15 @@ func watch(l *lines, start time.Time, stall, limit time.Duration, progress func(
 		}
 		progress(a)
 	}
+}
+
+// exited says how a command that failed ended: "exited with status 3",
+// "was killed (signal: killed)".
+func exited(res proc.Result) string {
+	if res.Signal != "" {
+		return "was killed (" + res.Signal + ")"
+	}
+	return fmt.Sprintf("exited with status %d", res.ExitCode)
 }
 
 // firstLine is the first non-empty line of s, for a one-line message.

@@ -51,6 +51,10 @@ type Result struct {
 	Stdout, Stderr       string
 	StdoutCut, StderrCut int64
 	ExitCode             int
+	// Signal is how the system says the signal that ended the command
+	// ("signal: killed"), when one did: ExitCode is -1 then, which says
+	// nothing of why.
+	Signal string
 }
 
 // waitDelay bounds how long Run waits for the output to end after the
@@ -183,6 +187,9 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 	stderr.wait()
 	res := Result{Stdout: stdout.tail.String(), Stderr: stderr.tail.String(), ExitCode: cmd.ProcessState.ExitCode()}
 	res.StdoutCut, res.StderrCut = stdout.tail.cut, stderr.tail.cut
+	if res.ExitCode < 0 {
+		res.Signal = cmd.ProcessState.String()
+	}
 	if ctxErr := ctx.Err(); ctxErr != nil && err != nil {
 		return res, ctxErr
 	}
