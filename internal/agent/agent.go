@@ -20,6 +20,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/skillkit/skillkit/internal/proc"
 )
@@ -202,7 +204,43 @@ func (e *Error) Error() string {
 	if s := strings.TrimSpace(e.Stderr); s != "" && !e.streamed {
 		msg += ": " + lastLines(s, 5)
 	}
-	return msg
+	return shown(msg)
+}
+
+// shown is a message that quotes the agent's output (its stderr, its
+// stream's error text) as the terminal must show it: a control byte
+// other than a line break or a tab, and a byte that is not UTF-8, are
+// written as \xNN, so that what the agent printed cannot clear the
+// screen or retitle the window when skillkit reports it.
+func shown(msg string) string {
+	clean := true
+	for _, r := range msg {
+		if r == utf8.RuneError || (unicode.IsControl(r) && r != '\n' && r != '\t') {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return msg
+	}
+	var b strings.Builder
+	for i := 0; i < len(msg); {
+		r, n := utf8.DecodeRuneInString(msg[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			fmt.Fprintf(&b, `\x%02x`, msg[i])
+		case unicode.IsControl(r) && r != '\n' && r != '\t':
+			if r < 0x100 {
+				fmt.Fprintf(&b, `\x%02x`, r)
+			} else {
+				fmt.Fprintf(&b, `\u%04x`, r)
+			}
+		default:
+			b.WriteString(msg[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
 }
 
 func (e *Error) Unwrap() error { return e.Err }
