@@ -213,3 +213,22 @@ func TestRealTimeoutNamesWhatItWaitedFor(t *testing.T) {
 		})
 	}
 }
+
+// A work dir that is gone (removed under the run) is named as what is
+// missing: Go reports the failed chdir as the program's own "no such
+// file", which sent the user to reinstall claude.
+func TestRealMissingWorkDirIsNamed(t *testing.T) {
+	gone := filepath.Join(t.TempDir(), "gone")
+	for _, name := range []string{AdapterClaude, AdapterCodex, "echo hi"} {
+		t.Run(name, func(t *testing.T) {
+			if name != "echo hi" {
+				onRealPath(t, name)
+			}
+			a := &Agent{Command: name, Dir: gone, Timeout: 20 * time.Second}
+			_, err := a.Ask(context.Background(), &Prompt{Request: RequestStep})
+			if err == nil || !strings.Contains(err.Error(), "cannot enter its work dir "+gone) {
+				t.Fatalf("err = %v, want it to name the work dir %s", err, gone)
+			}
+		})
+	}
+}
