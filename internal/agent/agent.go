@@ -186,6 +186,9 @@ type Error struct {
 	// words ("signal: killed"), when one did.
 	Signal string
 	Stderr string
+	// Stdout is a plain command's output, where a command that writes
+	// nothing on stderr says why it failed (claude outside -p's JSON).
+	Stdout string
 	Err    error
 	// streamed is a call whose failure the agent's events or its
 	// stderr already say in Err: the stderr is not added again.
@@ -202,8 +205,14 @@ func (e *Error) Error() string {
 	default:
 		msg += fmt.Sprintf(": exit status %d", e.ExitCode)
 	}
-	if s := strings.TrimSpace(e.Stderr); s != "" && !e.streamed {
-		msg += ": " + lastLines(s, 5)
+	if !e.streamed {
+		why := stderrReason(e.Stderr)
+		if why == "" && e.Err == nil {
+			why = strings.TrimSpace(e.Stdout)
+		}
+		if why != "" {
+			msg += ": " + lastLines(why, 5)
+		}
 	}
 	return shown(msg)
 }
@@ -505,7 +514,11 @@ func (c *Pending) End() (string, error) {
 	// the exit code; a plain command's exit code does.
 	var err error
 	if c.err != nil || (!c.streamed && c.res.ExitCode != 0) {
-		err = &Error{Request: call.Request, Command: c.a.Command, ExitCode: c.res.ExitCode, Signal: c.res.Signal, Stderr: c.res.Stderr, Err: c.err, streamed: c.streamed}
+		e := &Error{Request: call.Request, Command: c.a.Command, ExitCode: c.res.ExitCode, Signal: c.res.Signal, Stderr: c.res.Stderr, Err: c.err, streamed: c.streamed}
+		if !c.streamed {
+			e.Stdout = c.res.Stdout
+		}
+		err = e
 	}
 	call.Err = err
 	if c.end != nil {

@@ -201,15 +201,15 @@ func (c *codexEvents) end(res proc.Result) (reply, error) {
 	case c.lost:
 		return out, fmt.Errorf("codex started thread %s instead of resuming %s: %w", c.thread, c.resumed, errLostThread)
 	case c.resumed != "" && c.thread == "" && strings.Contains(stderr, "no rollout found"):
-		return out, fmt.Errorf("%s: %w", firstLine(codexStderr(stderr)), errLostThread)
+		return out, fmt.Errorf("%s: %w", firstLine(stderrReason(stderr)), errLostThread)
 	case c.failed != "":
 		return out, errors.New(c.failed)
 	case c.completed:
 		return out, nil
 	case c.fatal != "":
 		return out, errors.New(c.fatal)
-	case exitCode != 0 && codexStderr(stderr) != "":
-		return out, errors.New(lastLines(codexStderr(stderr), 5))
+	case exitCode != 0 && stderrReason(stderr) != "":
+		return out, errors.New(lastLines(stderrReason(stderr), 5))
 	case c.cut > 0:
 		return out, errors.New("codex printed a line longer than --output-tail keeps, and its turn did not complete")
 	case c.bad > 0:
@@ -220,10 +220,10 @@ func (c *codexEvents) end(res proc.Result) (reply, error) {
 	return out, errors.New("codex's output ended before its turn completed (half a stream)")
 }
 
-// codexStderr is codex's stderr without the lines that say nothing of
-// the call: its log lines and the warning about helper binaries, and
-// the stack backtrace it prints after an error.
-func codexStderr(s string) string {
+// stderrReason is a command's stderr without the lines that say nothing
+// of the call: codex's log lines and its warning about helper binaries,
+// and the stack backtrace a Rust program (codex) prints after an error.
+func stderrReason(s string) string {
 	var keep []string
 	for line := range strings.Lines(s) {
 		line = strings.TrimRight(line, "\r\n")

@@ -232,3 +232,26 @@ func TestRealMissingWorkDirIsNamed(t *testing.T) {
 		})
 	}
 }
+
+// The real CLIs run as plain commands (--agent "claude --model …", a
+// user's own flags) say why they failed where they say it: claude on
+// stdout, with nothing on stderr; codex on stderr, above a backtrace of
+// "<unknown>" frames. The message gives the reason, not a bare exit
+// status or the backtrace's last lines.
+func TestRealPlainCommandFailureSaysWhy(t *testing.T) {
+	for name, tt := range map[string]struct{ cmd, want string }{
+		AdapterClaude: {"claude --model no-such-model", "exit status 1: Not logged in · Please run /login"},
+		AdapterCodex:  {"codex --model no-such-model", "exit status 1: Error: stdin is not a terminal"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			onRealPath(t, name)
+			a := &Agent{Command: tt.cmd, Dir: t.TempDir(), Timeout: time.Minute}
+			p := &Prompt{Request: RequestStep}
+			p.add("STEP", "Say hello.")
+			_, err := a.Ask(context.Background(), p)
+			if err == nil || !strings.HasSuffix(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want it to end %q", err, tt.want)
+			}
+		})
+	}
+}
