@@ -15,7 +15,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"os/exec"
 	"strconv"
@@ -442,11 +441,7 @@ func (c *Pending) runOnce(ctx context.Context, conv *Session, timeout time.Durat
 	c.res, err = proc.Run(call, cmd)
 	timedOut := errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil
 	var notFound *exec.Error
-	var startErr *fs.PathError
 	switch {
-	case errors.As(err, &startErr) && startErr.Op == "fork/exec" && c.a.Dir != "" && !isDir(c.a.Dir):
-		// Go says a chdir that failed as the program's "no such file".
-		c.err = fmt.Errorf("the agent cannot enter its work dir %s (removed or moved while the run went on?): %w", c.a.Dir, err)
 	case errors.As(err, &notFound):
 		c.err = fmt.Errorf("%w; install it or put it on PATH (skillkit doctor says how)", err)
 	case ev != nil:
@@ -533,12 +528,6 @@ func (c *Pending) End() (string, error) {
 		s.Done(call)
 	}
 	return c.reply.text, err
-}
-
-// isDir reports whether dir is a directory that can be looked at.
-func isDir(dir string) bool {
-	fi, err := os.Stat(dir)
-	return err == nil && fi.IsDir()
 }
 
 // lastLine is the last non-empty line of s.

@@ -226,7 +226,7 @@ func TestRealMissingWorkDirIsNamed(t *testing.T) {
 			}
 			a := &Agent{Command: name, Dir: gone, Timeout: 20 * time.Second}
 			_, err := a.Ask(context.Background(), &Prompt{Request: RequestStep})
-			if err == nil || !strings.Contains(err.Error(), "cannot enter its work dir "+gone) {
+			if err == nil || !strings.Contains(err.Error(), "cannot enter the work dir "+gone) {
 				t.Fatalf("err = %v, want it to name the work dir %s", err, gone)
 			}
 		})

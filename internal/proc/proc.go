@@ -8,7 +8,9 @@ package proc
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"sync"
@@ -152,6 +154,12 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 	if err != nil {
 		stdout.abort()
 		stderr.abort()
+		var pe *fs.PathError
+		if errors.As(err, &pe) && pe.Op == "fork/exec" && c.Dir != "" && !isDir(c.Dir) {
+			// The system says a chdir that failed as the program's "no
+			// such file", which sends the user to reinstall it.
+			err = &DirError{Dir: c.Dir, Err: err}
+		}
 		return Result{}, err
 	}
 	pgid := cmd.Process.Pid
@@ -198,6 +206,25 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 		return res, nil
 	}
 	return res, err
+}
+
+// DirError is a command that could not start because its working
+// directory cannot be entered (removed or moved while a run went on).
+type DirError struct {
+	Dir string
+	Err error
+}
+
+func (e *DirError) Error() string {
+	return fmt.Sprintf("cannot enter the work dir %s (removed or moved while the run went on?): %v", e.Dir, e.Err)
+}
+
+func (e *DirError) Unwrap() error { return e.Err }
+
+// isDir reports whether dir is a directory that can be looked at.
+func isDir(dir string) bool {
+	fi, err := os.Stat(dir)
+	return err == nil && fi.IsDir()
 }
 
 // copyBuffers are the buffers the output streams are read with: a
