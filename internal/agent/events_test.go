@@ -49,7 +49,7 @@ func TestEventsInChunks(t *testing.T) {
 // FuzzEvents feeds any output to both readers, in any chunks, with a
 // small line limit: a clear error or an answer, never a panic.
 func FuzzEvents(f *testing.F) {
-	for _, file := range []string{"claude-not-logged-in.jsonl", "claude-resume-unknown.jsonl", "codex-reconnect.jsonl", "codex-resume-new-thread.jsonl"} {
+	for _, file := range []string{"claude-not-logged-in.jsonl", "claude-api-retry.jsonl", "claude-resume-unknown.jsonl", "codex-reconnect.jsonl", "codex-resume-new-thread.jsonl"} {
 		data, err := os.ReadFile("testdata/real/" + file)
 		if err != nil {
 			f.Fatal(err)
@@ -70,4 +70,34 @@ func FuzzEvents(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A CLI that only waits for its model's API is making no progress, and
+// says what it waits for: claude's api_retry events (captured), codex's
+// reconnects and its fallback notice, an error item.
+func TestWaitingIsNotProgress(t *testing.T) {
+	data, err := os.ReadFile("testdata/real/claude-api-retry.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	fallback := `{"type":"item.completed","item":{"id":"item_0","type":"error","message":"Falling back from WebSockets to HTTPS transport. stream disconnected before completion"}}`
+	for _, tt := range []struct {
+		ev    events
+		lines []string
+		want  string
+	}{
+		{&claudeEvents{}, lines, "API request retry 3/10 (error: unknown)"},
+		{&codexEvents{}, []string{`{"type":"thread.started","thread_id":"t"}`, `{"type":"error","message":"Reconnecting... 2/5 (x)"}`, fallback}, "Falling back from WebSockets to HTTPS transport. stream disconnected before completion"},
+	} {
+		for i, l := range tt.lines {
+			progress := tt.ev.line([]byte(l), false)
+			if i > 0 && progress {
+				t.Errorf("%s: read as progress", l)
+			}
+		}
+		if got := tt.ev.activity().Waiting; got != tt.want {
+			t.Errorf("waiting %q, want %q", got, tt.want)
+		}
+	}
 }
