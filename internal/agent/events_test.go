@@ -101,3 +101,15 @@ func TestWaitingIsNotProgress(t *testing.T) {
 		}
 	}
 }
+
+// The live line shows what the agent runs on one line of the terminal:
+// codex's commands are the model's, often a heredoc over several lines,
+// and may hold control bytes; a line break in the live line left a line
+// behind at every redraw.
+func TestActivityIsOneLine(t *testing.T) {
+	a := Activity{Agent: AdapterCodex, Tool: "/bin/bash -lc \"cat <<'EOF' > a.md\n# Title\t\x1b[2J\nEOF\"", Turns: 2}
+	got := a.String()
+	if want := `codex: /bin/bash -lc "cat <<'EOF' > a.md # Title \x1b[2J EOF" · 2 turns`; got != want {
+		t.Errorf("String() = %q, want %q", got, want)
+	}
+}

@@ -39,7 +39,7 @@ type Activity struct {
 func (a Activity) String() string {
 	s := a.Agent
 	if a.Tool != "" {
-		s += ": " + a.Tool
+		s += ": " + oneLine(a.Tool)
 	}
 	if a.Turns > 0 {
 		s += fmt.Sprintf(" · %d turns", a.Turns)
@@ -50,6 +50,12 @@ func (a Activity) String() string {
 	return s
 }
 
+// oneLine is what the agent reports (codex's commands are the model's,
+// often a heredoc of several lines) as one line of the terminal, its
+// control bytes shown, not acted on: a line break in the live line left
+// a line behind at every redraw.
+func oneLine(s string) string { return shown(strings.Join(strings.Fields(s), " ")) }
+
 // Notice is the line a stall prints, "" when the agent is not stalled.
 func (a Activity) Notice() string {
 	if a.Silent <= 0 {
@@ -57,7 +63,7 @@ func (a Activity) Notice() string {
 	}
 	if a.Waiting != "" {
 		return fmt.Sprintf("no progress from %s for %v, it says: %s; the call ends at --agent-timeout %v",
-			a.Agent, a.Silent.Round(time.Second), a.Waiting, a.Limit)
+			a.Agent, a.Silent.Round(time.Second), oneLine(a.Waiting), a.Limit)
 	}
 	return fmt.Sprintf("no output from %s for %v; the call ends at --agent-timeout %v (it may be waiting for the network or a login: skillkit doctor checks)",
 		a.Agent, a.Silent.Round(time.Second), a.Limit)
