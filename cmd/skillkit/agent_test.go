@@ -97,7 +97,7 @@ func TestAgentBadOutput(t *testing.T) {
 	cases := []struct{ name, agent, body, match string }{
 		{"invalid JSON", "claude", `echo 'Traceback (most recent call last): {oops'`, `reading claude.s stream-json output: 1 line\(s\) are not JSON, and no result came`},
 		{"half a stream", "claude", init, `claude's output ended before its result \(half a stream\)`},
-		{"exit mid-stream", "codex", `echo '{"type":"thread.started","thread_id":"t1"}'; echo '{"type":"turn.started"}'; kill -9 $$`, `codex exited with status -1 before its turn completed`},
+		{"exit mid-stream", "codex", `echo '{"type":"thread.started","thread_id":"t1"}'; echo '{"type":"turn.started"}'; kill -9 $$`, `codex was killed \(signal: killed\) before its turn completed`},
 		{"exit 0 with is_error", "claude", init + `; echo '{"type":"result","subtype":"error_max_turns","is_error":true,"num_turns":30,"result":"","session_id":"5a1e0000-0000-4000-8000-000000000001"}'`, `claude reported error_max_turns`},
 		{"a 50 MB stream", "claude", `head -c 52428800 /dev/zero | tr '\0' x`, `claude printed a line longer than --output-tail keeps, and no result`},
 		{"reconnects until the time limit", "codex", `echo '{"type":"thread.started","thread_id":"t1"}'; while :; do echo '{"type":"error","message":"Reconnecting... waiting for network (Connection failed: error sending request)"}'; sleep 0.2; done`,

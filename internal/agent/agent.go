@@ -20,6 +20,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/skillkit/skillkit/internal/proc"
 )
@@ -179,8 +181,14 @@ type Error struct {
 	Request  Request
 	Command  string
 	ExitCode int
-	Stderr   string
-	Err      error
+	// Signal is the signal that ended the command, in the system's
+	// words ("signal: killed"), when one did.
+	Signal string
+	Stderr string
+	// Stdout is a plain command's output, where a command that writes
+	// nothing on stderr says why it failed (claude outside -p's JSON).
+	Stdout string
+	Err    error
 	// streamed is a call whose failure the agent's events or its
 	// stderr already say in Err: the stderr is not added again.
 	streamed bool
@@ -191,13 +199,57 @@ func (e *Error) Error() string {
 	switch {
 	case e.Err != nil:
 		msg += ": " + e.Err.Error()
+	case e.Signal != "":
+		msg += ": killed (" + e.Signal + ")"
 	default:
 		msg += fmt.Sprintf(": exit status %d", e.ExitCode)
 	}
-	if s := strings.TrimSpace(e.Stderr); s != "" && !e.streamed {
-		msg += ": " + lastLines(s, 5)
+	if !e.streamed {
+		why := stderrReason(e.Stderr)
+		if why == "" && e.Err == nil {
+			why = strings.TrimSpace(e.Stdout)
+		}
+		if why != "" {
+			msg += ": " + lastLines(why, 5)
+		}
 	}
-	return msg
+	return shown(msg)
+}
+
+// shown is a message that quotes the agent's output (its stderr, its
+// stream's error text) as the terminal must show it: a control byte
+// other than a line break or a tab, and a byte that is not UTF-8, are
+// written as \xNN, so that what the agent printed cannot clear the
+// screen or retitle the window when skillkit reports it.
+func shown(msg string) string {
+	clean := true
+	for _, r := range msg {
+		if r == utf8.RuneError || (unicode.IsControl(r) && r != '\n' && r != '\t') {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return msg
+	}
+	var b strings.Builder
+	for i := 0; i < len(msg); {
+		r, n := utf8.DecodeRuneInString(msg[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			fmt.Fprintf(&b, `\x%02x`, msg[i])
+		case unicode.IsControl(r) && r != '\n' && r != '\t':
+			if r < 0x100 {
+				fmt.Fprintf(&b, `\x%02x`, r)
+			} else {
+				fmt.Fprintf(&b, `\u%04x`, r)
+			}
+		default:
+			b.WriteString(msg[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
 }
 
 func (e *Error) Unwrap() error { return e.Err }
@@ -395,13 +447,27 @@ func (c *Pending) runOnce(ctx context.Context, conv *Session, timeout time.Durat
 	case ev != nil:
 		l.flush()
 		var perr error
-		c.reply, perr = ev.end(c.res.ExitCode, c.res.Stderr)
+		c.reply, perr = ev.end(c.res)
 		switch {
 		case errors.Is(perr, errLostThread):
 			// The call was ended on purpose.
 			c.err = perr
 		case timedOut:
-			c.err = fmt.Errorf("timed out after %v (--agent-timeout): %w", timeout, err)
+			l.mu.Lock()
+			a := ev.activity()
+			l.mu.Unlock()
+			// What the agent was waiting for (its API, the network) is
+			// why it timed out.
+			switch last := lastLine(c.res.Stderr); {
+			case a.Waiting != "":
+				c.err = fmt.Errorf("timed out after %v (--agent-timeout) while %s was waiting: %s: %w", timeout, a.Agent, a.Waiting, err)
+			case last != "":
+				// Silent on stdout, it may say it in its log: codex
+				// fetching its models list before its first event.
+				c.err = fmt.Errorf("timed out after %v (--agent-timeout); %s's stderr ends: %s: %w", timeout, a.Agent, tail(last, 300), err)
+			default:
+				c.err = fmt.Errorf("timed out after %v (--agent-timeout): %w", timeout, err)
+			}
 		case err != nil:
 			c.err = err
 		default:
@@ -443,7 +509,11 @@ func (c *Pending) End() (string, error) {
 	// the exit code; a plain command's exit code does.
 	var err error
 	if c.err != nil || (!c.streamed && c.res.ExitCode != 0) {
-		err = &Error{Request: call.Request, Command: c.a.Command, ExitCode: c.res.ExitCode, Stderr: c.res.Stderr, Err: c.err, streamed: c.streamed}
+		e := &Error{Request: call.Request, Command: c.a.Command, ExitCode: c.res.ExitCode, Signal: c.res.Signal, Stderr: c.res.Stderr, Err: c.err, streamed: c.streamed}
+		if !c.streamed {
+			e.Stdout = c.res.Stdout
+		}
+		err = e
 	}
 	call.Err = err
 	if c.end != nil {
@@ -458,6 +528,12 @@ func (c *Pending) End() (string, error) {
 		s.Done(call)
 	}
 	return c.reply.text, err
+}
+
+// lastLine is the last non-empty line of s.
+func lastLine(s string) string {
+	s = strings.TrimSpace(s)
+	return strings.TrimSpace(s[strings.LastIndexByte(s, '\n')+1:])
 }
 
 // lastLines keeps the end of a long text: the end of stderr is where a

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/skillkit/skillkit/internal/testfs"
 )
@@ -112,5 +113,40 @@ func TestAskReplyTooLong(t *testing.T) {
 	_, err := a.Ask(context.Background(), &Prompt{Request: RequestStep})
 	if err == nil || !strings.Contains(err.Error(), "5000 bytes, more than the 1000 kept (--output-tail)") {
 		t.Fatalf("err = %v, want the reply refused as too long", err)
+	}
+}
+
+// An agent killed by a signal (kill -9 of its process group, an OOM kill,
+// a crash) is said so, with the signal, and what it printed before is
+// its reply so far; not "exit status -1".
+func TestAgentKilledNamesTheSignal(t *testing.T) {
+	for cmd, want := range map[string]string{
+		"echo partial; kill -9 0": "(step request): killed (signal: killed)",
+		"kill -SEGV $$":           "(step request): killed (signal: segmentation fault",
+	} {
+		a := &Agent{Command: cmd, Dir: t.TempDir(), Timeout: 20 * time.Second}
+		_, err := a.Ask(context.Background(), &Prompt{Request: RequestStep})
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: err = %v, want %q", cmd, err, want)
+		}
+	}
+}
+
+// What an agent prints on stderr reaches the terminal in skillkit's
+// message: its control sequences (clearing the screen, setting the
+// window's title) and bytes that are not UTF-8 are shown escaped, not
+// acted on.
+func TestAgentStderrIsShownNotActedOn(t *testing.T) {
+	a := &Agent{Command: `printf 'bad\033[2J\033]0;pwned\007 \377 end\nnext\tline' >&2; exit 1`, Dir: t.TempDir(), Timeout: 20 * time.Second}
+	_, err := a.Ask(context.Background(), &Prompt{Request: RequestStep})
+	if err == nil {
+		t.Fatal("the call worked")
+	}
+	msg := err.Error()
+	if want := `bad\x1b[2J\x1b]0;pwned\x07 \xff end` + "\nnext\tline"; !strings.Contains(msg, want) {
+		t.Errorf("err = %q, want it to hold %q", msg, want)
+	}
+	if !utf8.ValidString(msg) || strings.ContainsAny(msg, "\x1b\x07\x00") {
+		t.Errorf("err = %q: raw control bytes or invalid UTF-8", msg)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/skillkit/skillkit/internal/proc"
 )
 
 // claude is Claude Code in print mode, streaming its events
@@ -70,6 +72,27 @@ type claudeEvent struct {
 	ModelUsage       map[string]struct {
 		ContextWindow int `json:"contextWindow"`
 	} `json:"modelUsage"`
+	// Attempt, MaxRetries, ErrorStatus and Error are an api_retry
+	// event's: Claude Code retrying a model request that failed. Error
+	// is kept raw, as other events may hold another shape there.
+	Attempt     int             `json:"attempt"`
+	MaxRetries  int             `json:"max_retries"`
+	ErrorStatus *int            `json:"error_status"`
+	Error       json.RawMessage `json:"error"`
+}
+
+// retrying says an api_retry event in words: "API request retry 3/10
+// (error: unknown)".
+func (e *claudeEvent) retrying() string {
+	why := "error: unknown"
+	var s string
+	if json.Unmarshal(e.Error, &s) == nil && s != "" {
+		why = "error: " + s
+	}
+	if e.ErrorStatus != nil {
+		why = fmt.Sprintf("HTTP %d, %s", *e.ErrorStatus, why)
+	}
+	return fmt.Sprintf("API request retry %d/%d (%s)", e.Attempt, e.MaxRetries, why)
 }
 
 // claudeUsage is the usage of an assistant message (one model request)
@@ -94,6 +117,9 @@ type claudeEvents struct {
 	// request that reported its usage.
 	context int
 	result  *claudeEvent
+	// waiting is the API retry Claude Code reports since its last
+	// progress.
+	waiting string
 	// bad counts lines that are not JSON; cut, lines too long to keep.
 	bad, cut int
 	badLine  string
@@ -113,6 +139,13 @@ func (c *claudeEvents) line(b []byte, cut bool) bool {
 	if e.SessionID != "" {
 		c.session = e.SessionID
 	}
+	if e.Type == "system" && e.Subtype == "api_retry" {
+		// Claude Code waits for the model's API: no progress, and what
+		// a stall or a timeout names.
+		c.waiting = e.retrying()
+		return false
+	}
+	c.waiting = ""
 	switch e.Type {
 	case "assistant":
 		c.turns++
@@ -134,14 +167,15 @@ func (c *claudeEvents) line(b []byte, cut bool) bool {
 }
 
 func (c *claudeEvents) activity() Activity {
-	return Activity{Agent: AdapterClaude, Tool: c.tool, Turns: c.turns}
+	return Activity{Agent: AdapterClaude, Tool: c.tool, Turns: c.turns, Waiting: c.waiting}
 }
 
 // errInUse is the failure of a --session-id that Claude Code already
 // saved: the call goes again with --resume.
 var errInUse = errors.New("already in use")
 
-func (c *claudeEvents) end(exitCode int, stderr string) (reply, error) {
+func (c *claudeEvents) end(res proc.Result) (reply, error) {
+	exitCode, stderr := res.ExitCode, res.Stderr
 	out := reply{thread: c.session, text: c.text}
 	r := c.result
 	if r == nil {
@@ -155,7 +189,7 @@ func (c *claudeEvents) end(exitCode int, stderr string) (reply, error) {
 		case c.bad > 0:
 			return out, fmt.Errorf("reading claude's stream-json output: %d line(s) are not JSON, and no result came; the last: %q", c.bad, tail(c.badLine, 200))
 		case exitCode != 0:
-			return out, fmt.Errorf("claude exited with status %d before its result", exitCode)
+			return out, fmt.Errorf("claude %s before its result", exited(res))
 		}
 		return out, errors.New("claude's output ended before its result (half a stream)")
 	}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"strings"
+
+	"github.com/skillkit/skillkit/internal/proc"
 )
 
 // codex is OpenAI Codex's non-interactive mode, with its events as JSON
@@ -88,6 +90,7 @@ type codexEvent struct {
 		Command string `json:"command"`
 		Server  string `json:"server"`
 		Tool    string `json:"tool"`
+		Message string `json:"message"`
 	} `json:"item"`
 	Error struct {
 		Message string `json:"message"`
@@ -148,6 +151,11 @@ func (c *codexEvents) line(b []byte, cut bool) bool {
 		}
 	case "item.started", "item.completed":
 		switch e.Item.Type {
+		case "error":
+			// A notice of codex's own ("Falling back from WebSockets to
+			// HTTPS transport. stream disconnected …"): it still waits.
+			c.waiting = e.Item.Message
+			return false
 		case "agent_message":
 			if e.Type == "item.completed" {
 				c.text = e.Item.Text
@@ -186,35 +194,36 @@ func (c *codexEvents) activity() Activity {
 // call goes again as a first call, with [CONTEXT].
 var errLostThread = errors.New("the agent did not continue the conversation")
 
-func (c *codexEvents) end(exitCode int, stderr string) (reply, error) {
+func (c *codexEvents) end(res proc.Result) (reply, error) {
+	exitCode, stderr := res.ExitCode, res.Stderr
 	out := reply{thread: c.thread, text: c.text, turns: c.turns, usage: c.usage}
 	switch {
 	case c.lost:
 		return out, fmt.Errorf("codex started thread %s instead of resuming %s: %w", c.thread, c.resumed, errLostThread)
 	case c.resumed != "" && c.thread == "" && strings.Contains(stderr, "no rollout found"):
-		return out, fmt.Errorf("%s: %w", firstLine(codexStderr(stderr)), errLostThread)
+		return out, fmt.Errorf("%s: %w", firstLine(stderrReason(stderr)), errLostThread)
 	case c.failed != "":
 		return out, errors.New(c.failed)
 	case c.completed:
 		return out, nil
 	case c.fatal != "":
 		return out, errors.New(c.fatal)
-	case exitCode != 0 && codexStderr(stderr) != "":
-		return out, errors.New(lastLines(codexStderr(stderr), 5))
+	case exitCode != 0 && stderrReason(stderr) != "":
+		return out, errors.New(lastLines(stderrReason(stderr), 5))
 	case c.cut > 0:
 		return out, errors.New("codex printed a line longer than --output-tail keeps, and its turn did not complete")
 	case c.bad > 0:
 		return out, fmt.Errorf("reading codex's JSON events: %d line(s) are not JSON, and no turn completed; the last: %q", c.bad, tail(c.badLine, 200))
 	case exitCode != 0:
-		return out, fmt.Errorf("codex exited with status %d before its turn completed", exitCode)
+		return out, fmt.Errorf("codex %s before its turn completed", exited(res))
 	}
 	return out, errors.New("codex's output ended before its turn completed (half a stream)")
 }
 
-// codexStderr is codex's stderr without the lines that say nothing of
-// the call: its log lines and the warning about helper binaries, and
-// the stack backtrace it prints after an error.
-func codexStderr(s string) string {
+// stderrReason is a command's stderr without the lines that say nothing
+// of the call: codex's log lines and its warning about helper binaries,
+// and the stack backtrace a Rust program (codex) prints after an error.
+func stderrReason(s string) string {
 	var keep []string
 	for line := range strings.Lines(s) {
 		line = strings.TrimRight(line, "\r\n")

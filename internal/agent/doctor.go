@@ -114,12 +114,12 @@ func checkCodex(ctx context.Context, s *Status) {
 		s.Detail = "`codex login status` failed: " + err.Error()
 	case code == 0:
 		s.Usable, s.Fix = true, ""
-		s.Detail = strings.TrimSpace(firstLine(out + "\n" + codexStderr(errOut)))
+		s.Detail = strings.TrimSpace(firstLine(out + "\n" + stderrReason(errOut)))
 	case os.Getenv("CODEX_API_KEY") != "":
 		s.Usable, s.Fix = true, ""
 		s.Detail = "CODEX_API_KEY is set"
 	default:
-		s.Detail = strings.ToLower(cmpOr(nil, codexStderr(errOut)+out))
+		s.Detail = strings.ToLower(cmpOr(nil, stderrReason(errOut)+out))
 	}
 }
 

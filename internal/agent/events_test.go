@@ -4,6 +4,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/skillkit/skillkit/internal/proc"
 )
 
 // feed runs stdout through the line splitter into ev in chunks of n
@@ -16,7 +18,7 @@ func feed(ev events, stdout string, n, max int) (reply, error) {
 		stdout = stdout[k:]
 	}
 	l.flush()
-	return ev.end(1, "")
+	return ev.end(proc.Result{ExitCode: 1})
 }
 
 // The captured streams read alike whatever the chunks they come in.
@@ -47,7 +49,7 @@ func TestEventsInChunks(t *testing.T) {
 // FuzzEvents feeds any output to both readers, in any chunks, with a
 // small line limit: a clear error or an answer, never a panic.
 func FuzzEvents(f *testing.F) {
-	for _, file := range []string{"claude-not-logged-in.jsonl", "claude-resume-unknown.jsonl", "codex-reconnect.jsonl", "codex-resume-new-thread.jsonl"} {
+	for _, file := range []string{"claude-not-logged-in.jsonl", "claude-api-retry.jsonl", "claude-resume-unknown.jsonl", "codex-reconnect.jsonl", "codex-resume-new-thread.jsonl"} {
 		data, err := os.ReadFile("testdata/real/" + file)
 		if err != nil {
 			f.Fatal(err)
@@ -68,4 +70,46 @@ func FuzzEvents(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A CLI that only waits for its model's API is making no progress, and
+// says what it waits for: claude's api_retry events (captured), codex's
+// reconnects and its fallback notice, an error item.
+func TestWaitingIsNotProgress(t *testing.T) {
+	data, err := os.ReadFile("testdata/real/claude-api-retry.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	fallback := `{"type":"item.completed","item":{"id":"item_0","type":"error","message":"Falling back from WebSockets to HTTPS transport. stream disconnected before completion"}}`
+	for _, tt := range []struct {
+		ev    events
+		lines []string
+		want  string
+	}{
+		{&claudeEvents{}, lines, "API request retry 3/10 (error: unknown)"},
+		{&codexEvents{}, []string{`{"type":"thread.started","thread_id":"t"}`, `{"type":"error","message":"Reconnecting... 2/5 (x)"}`, fallback}, "Falling back from WebSockets to HTTPS transport. stream disconnected before completion"},
+	} {
+		for i, l := range tt.lines {
+			progress := tt.ev.line([]byte(l), false)
+			if i > 0 && progress {
+				t.Errorf("%s: read as progress", l)
+			}
+		}
+		if got := tt.ev.activity().Waiting; got != tt.want {
+			t.Errorf("waiting %q, want %q", got, tt.want)
+		}
+	}
+}
+
+// The live line shows what the agent runs on one line of the terminal:
+// codex's commands are the model's, often a heredoc over several lines,
+// and may hold control bytes; a line break in the live line left a line
+// behind at every redraw.
+func TestActivityIsOneLine(t *testing.T) {
+	a := Activity{Agent: AdapterCodex, Tool: "/bin/bash -lc \"cat <<'EOF' > a.md\n# Title\t\x1b[2J\nEOF\"", Turns: 2}
+	got := a.String()
+	if want := `codex: /bin/bash -lc "cat <<'EOF' > a.md # Title \x1b[2J EOF" · 2 turns`; got != want {
+		t.Errorf("String() = %q, want %q", got, want)
+	}
 }

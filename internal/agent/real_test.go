@@ -182,3 +182,76 @@ func TestRealCheck(t *testing.T) {
 		})
 	}
 }
+
+// A call that times out while the agent retries its API says what it
+// waited for, in the agent's words: claude's api_retry events, codex's
+// "Reconnecting..." or its fallback notice (here, a key with no network
+// behind it), or, silent on stdout, its log's last line; not only
+// "context deadline exceeded".
+func TestRealTimeoutNamesWhatItWaitedFor(t *testing.T) {
+	for name, want := range map[string]string{
+		AdapterClaude: "while claude was waiting: API request retry ",
+		AdapterCodex:  "while codex was waiting: ",
+	} {
+		t.Run(name, func(t *testing.T) {
+			onRealPath(t, name)
+			t.Setenv("ANTHROPIC_API_KEY", "sk-ant-not-a-key")
+			t.Setenv("CODEX_API_KEY", "sk-not-a-key")
+			var log bytes.Buffer
+			a := &Agent{Command: name, Dir: t.TempDir(), Timeout: 8 * time.Second, Session: &Session{ID: newUUID(t)}, Log: func(*Prompt) io.Writer { return &log }}
+			p := &Prompt{Request: RequestStep}
+			p.add("STEP", "Say hello.")
+			_, err := a.Ask(context.Background(), p)
+			if name == AdapterCodex && err != nil && strings.Contains(err.Error(), "codex's stderr ends: ") {
+				// Slower here: before its first reconnect, its log says
+				// what it could not reach.
+				want = " ERROR codex_"
+			}
+			if err == nil || !strings.Contains(err.Error(), "timed out after 8s (--agent-timeout)") || !strings.Contains(err.Error(), want) {
+				t.Fatalf("err = %v\nwant a timeout that says %q\nstdout: %s", err, want, log.String())
+			}
+		})
+	}
+}
+
+// A work dir that is gone (removed under the run) is named as what is
+// missing: Go reports the failed chdir as the program's own "no such
+// file", which sent the user to reinstall claude.
+func TestRealMissingWorkDirIsNamed(t *testing.T) {
+	gone := filepath.Join(t.TempDir(), "gone")
+	for _, name := range []string{AdapterClaude, AdapterCodex, "echo hi"} {
+		t.Run(name, func(t *testing.T) {
+			if name != "echo hi" {
+				onRealPath(t, name)
+			}
+			a := &Agent{Command: name, Dir: gone, Timeout: 20 * time.Second}
+			_, err := a.Ask(context.Background(), &Prompt{Request: RequestStep})
+			if err == nil || !strings.Contains(err.Error(), "cannot enter the work dir "+gone) {
+				t.Fatalf("err = %v, want it to name the work dir %s", err, gone)
+			}
+		})
+	}
+}
+
+// The real CLIs run as plain commands (--agent "claude --model …", a
+// user's own flags) say why they failed where they say it: claude on
+// stdout, with nothing on stderr; codex on stderr, above a backtrace of
+// "<unknown>" frames. The message gives the reason, not a bare exit
+// status or the backtrace's last lines.
+func TestRealPlainCommandFailureSaysWhy(t *testing.T) {
+	for name, tt := range map[string]struct{ cmd, want string }{
+		AdapterClaude: {"claude --model no-such-model", "exit status 1: Not logged in · Please run /login"},
+		AdapterCodex:  {"codex --model no-such-model", "exit status 1: Error: stdin is not a terminal"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			onRealPath(t, name)
+			a := &Agent{Command: tt.cmd, Dir: t.TempDir(), Timeout: time.Minute}
+			p := &Prompt{Request: RequestStep}
+			p.add("STEP", "Say hello.")
+			_, err := a.Ask(context.Background(), p)
+			if err == nil || !strings.HasSuffix(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want it to end %q", err, tt.want)
+			}
+		})
+	}
+}

@@ -128,7 +128,8 @@ func TestClaudeBadOutput(t *testing.T) {
 	tests := []struct{ name, body, want string }{
 		{"invalid JSON", "echo 'Segmentation fault {'", `line(s) are not JSON, and no result came; the last: "Segmentation fault {"`},
 		{"half a stream", init, "claude's output ended before its result (half a stream)"},
-		{"exit mid-stream", init + "kill -9 $$", "claude exited with status -1 before its result"},
+		{"exit mid-stream", init + "exit 3", "claude exited with status 3 before its result"},
+		{"killed mid-stream", init + "kill -9 $$", "claude was killed (signal: killed) before its result"},
 		{"exit 0 with is_error", `sed 's/"is_error":true/"is_error":true/' "$REAL/claude-not-logged-in.json"; exit 0`, "Not logged in · Please run /login"},
 		{"error subtype", `sed 's/No conversation found with session ID: /Tool permission denied for /' "$REAL/claude-resume-unknown.jsonl"; exit 1`, "Tool permission denied for 31111111-2222-4333-8444-555555555555"},
 		{"a line without end", init + "head -c 3000000 /dev/zero | tr '\\0' x", "claude printed a line longer than --output-tail keeps, and no result"},

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/skillkit/skillkit/internal/proc"
 )
 
 // DefaultStall is how long an agent may print nothing before a notice
@@ -37,7 +39,7 @@ type Activity struct {
 func (a Activity) String() string {
 	s := a.Agent
 	if a.Tool != "" {
-		s += ": " + a.Tool
+		s += ": " + oneLine(a.Tool)
 	}
 	if a.Turns > 0 {
 		s += fmt.Sprintf(" · %d turns", a.Turns)
@@ -48,6 +50,12 @@ func (a Activity) String() string {
 	return s
 }
 
+// oneLine is what the agent reports (codex's commands are the model's,
+// often a heredoc of several lines) as one line of the terminal, its
+// control bytes shown, not acted on: a line break in the live line left
+// a line behind at every redraw.
+func oneLine(s string) string { return shown(strings.Join(strings.Fields(s), " ")) }
+
 // Notice is the line a stall prints, "" when the agent is not stalled.
 func (a Activity) Notice() string {
 	if a.Silent <= 0 {
@@ -55,7 +63,7 @@ func (a Activity) Notice() string {
 	}
 	if a.Waiting != "" {
 		return fmt.Sprintf("no progress from %s for %v, it says: %s; the call ends at --agent-timeout %v",
-			a.Agent, a.Silent.Round(time.Second), a.Waiting, a.Limit)
+			a.Agent, a.Silent.Round(time.Second), oneLine(a.Waiting), a.Limit)
 	}
 	return fmt.Sprintf("no output from %s for %v; the call ends at --agent-timeout %v (it may be waiting for the network or a login: skillkit doctor checks)",
 		a.Agent, a.Silent.Round(time.Second), a.Limit)
@@ -140,9 +148,10 @@ type events interface {
 	line(b []byte, cut bool) bool
 	// activity is what the agent does now, for the live line.
 	activity() Activity
-	// end decides the call once the command exited with exit code and
-	// stderr's tail: its answer, or its failure in the agent's words.
-	end(exitCode int, stderr string) (reply, error)
+	// end decides the call once the command ended, from how it ended
+	// and its stderr's tail: its answer, or its failure in the agent's
+	// words.
+	end(res proc.Result) (reply, error)
 }
 
 // watch tells progress what the agent does, every tick, and a stall
@@ -176,6 +185,15 @@ func watch(l *lines, start time.Time, stall, limit time.Duration, progress func(
 		}
 		progress(a)
 	}
+}
+
+// exited says how a command that failed ended: "exited with status 3",
+// "was killed (signal: killed)".
+func exited(res proc.Result) string {
+	if res.Signal != "" {
+		return "was killed (" + res.Signal + ")"
+	}
+	return fmt.Sprintf("exited with status %d", res.ExitCode)
 }
 
 // firstLine is the first non-empty line of s, for a one-line message.

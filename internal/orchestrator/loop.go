@@ -353,6 +353,12 @@ func (l *loop) ask(ctx context.Context, a *plan.Action, failure error) (map[stri
 			l.skill.Orchestrator.Decision.Pos, strings.Join(unset, ", "))
 	}
 	reply, err := l.r.AskAction(ctx, a, failure, waits)
+	var failed *agent.Error
+	if errors.As(err, &failed) {
+		// The agent's failure is the action's, at its file:line, as a
+		// step's is.
+		return nil, &engine.ActionError{Action: a.ID, Pos: a.Execution.Pos, Err: err}
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -8,7 +8,9 @@ package proc
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"sync"
@@ -51,6 +53,10 @@ type Result struct {
 	Stdout, Stderr       string
 	StdoutCut, StderrCut int64
 	ExitCode             int
+	// Signal is how the system says the signal that ended the command
+	// ("signal: killed"), when one did: ExitCode is -1 then, which says
+	// nothing of why.
+	Signal string
 }
 
 // waitDelay bounds how long Run waits for the output to end after the
@@ -148,6 +154,12 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 	if err != nil {
 		stdout.abort()
 		stderr.abort()
+		var pe *fs.PathError
+		if errors.As(err, &pe) && pe.Op == "fork/exec" && c.Dir != "" && !isDir(c.Dir) {
+			// The system says a chdir that failed as the program's "no
+			// such file", which sends the user to reinstall it.
+			err = &DirError{Dir: c.Dir, Err: err}
+		}
 		return Result{}, err
 	}
 	pgid := cmd.Process.Pid
@@ -183,6 +195,9 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 	stderr.wait()
 	res := Result{Stdout: stdout.tail.String(), Stderr: stderr.tail.String(), ExitCode: cmd.ProcessState.ExitCode()}
 	res.StdoutCut, res.StderrCut = stdout.tail.cut, stderr.tail.cut
+	if res.ExitCode < 0 {
+		res.Signal = cmd.ProcessState.String()
+	}
 	if ctxErr := ctx.Err(); ctxErr != nil && err != nil {
 		return res, ctxErr
 	}
@@ -191,6 +206,25 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 		return res, nil
 	}
 	return res, err
+}
+
+// DirError is a command that could not start because its working
+// directory cannot be entered (removed or moved while a run went on).
+type DirError struct {
+	Dir string
+	Err error
+}
+
+func (e *DirError) Error() string {
+	return fmt.Sprintf("cannot enter the work dir %s (removed or moved while the run went on?): %v", e.Dir, e.Err)
+}
+
+func (e *DirError) Unwrap() error { return e.Err }
+
+// isDir reports whether dir is a directory that can be looked at.
+func isDir(dir string) bool {
+	fi, err := os.Stat(dir)
+	return err == nil && fi.IsDir()
 }
 
 // copyBuffers are the buffers the output streams are read with: a

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -122,5 +123,16 @@ func TestRunNotFound(t *testing.T) {
 		if !errors.Is(err, exec.ErrNotFound) {
 			t.Fatalf("err = %v, want exec.ErrNotFound", err)
 		}
+	}
+}
+
+// A command whose working directory is gone names the directory: the
+// system reports the failed chdir as the program's own "no such file".
+func TestMissingDirIsNamed(t *testing.T) {
+	gone := filepath.Join(t.TempDir(), "gone")
+	_, err := Run(context.Background(), Cmd{Name: "sh", Args: []string{"-c", "true"}, Dir: gone})
+	var de *DirError
+	if !errors.As(err, &de) || de.Dir != gone || !strings.Contains(err.Error(), "cannot enter the work dir "+gone) {
+		t.Fatalf("err = %v, want a *DirError naming %s", err, gone)
 	}
 }
