@@ -18,6 +18,7 @@ import (
 	"github.com/skillkit/skillkit/internal/agent"
 	"github.com/skillkit/skillkit/internal/cassette"
 	"github.com/skillkit/skillkit/internal/gate"
+	"github.com/skillkit/skillkit/internal/mcp"
 	"github.com/skillkit/skillkit/internal/orchestrator"
 	"github.com/skillkit/skillkit/internal/proc"
 	skrun "github.com/skillkit/skillkit/internal/run"
@@ -257,7 +258,7 @@ func runSkill(c *cobra.Command, s Streams, o *runOptions, dir string, args []str
 		}
 	}
 	if o.record != "" {
-		if rec, err = startRecording(o.record, skill, opts.Agent, o.resume != ""); err != nil {
+		if rec, err = startRecording(o.record, skill, opts.Agent, servers, o.resume != ""); err != nil {
 			return usageErr(err)
 		}
 		// The MCP calls go into the cassette beside the agent's.
@@ -292,15 +293,16 @@ func runSkill(c *cobra.Command, s Streams, o *runOptions, dir string, args []str
 }
 
 // startRecording makes the run's agent record its exchanges to file,
-// scrubbed of the environment's secrets and the skill's record.scrub
-// patterns. A run without an agent records an empty cassette; a resumed
-// one goes on recording after the exchanges the file holds.
-func startRecording(file string, skill *plan.Skill, a *agent.Agent, resumed bool) (*cassette.Recorder, error) {
+// scrubbed of the secrets of the environment and of the MCP servers'
+// configuration, and of the skill's record.scrub patterns. A run without
+// an agent records an empty cassette; a resumed one goes on recording
+// after the exchanges the file holds.
+func startRecording(file string, skill *plan.Skill, a *agent.Agent, servers *mcp.Config, resumed bool) (*cassette.Recorder, error) {
 	patterns, err := cassette.ConfigScrub(skill.Dir)
 	if err != nil {
 		return nil, err
 	}
-	scrub, err := cassette.NewScrubber(os.Environ(), patterns)
+	scrub, err := cassette.NewScrubber(append(os.Environ(), servers.Env()...), patterns)
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -85,6 +86,38 @@ func (c *Config) Names() []string {
 		out = append(out, n)
 	}
 	slices.Sort(out)
+	return out
+}
+
+// Env is what the servers are given in their configuration, as NAME=value
+// pairs, for the scrubbers of a run's logs and cassettes: each server's
+// env, its ${VAR}s expanded, and the credentials of its Authorization
+// headers under a name that says secret. A scrubber keeps those whose
+// names say secret, as it does of skillkit's own environment: a token
+// written in .mcp.json, or passed through a variable whose name does not
+// say secret, reached mcp.log and the run's state when a server echoed
+// it.
+func (c *Config) Env() []string {
+	if c == nil {
+		return nil
+	}
+	var out []string
+	for _, n := range c.Names() {
+		s := c.Servers[n]
+		for _, k := range slices.Sorted(maps.Keys(s.Env)) {
+			out = append(out, k+"="+s.Env[k])
+		}
+		for _, k := range slices.Sorted(maps.Keys(s.Headers)) {
+			if strings.EqualFold(k, "Authorization") || strings.EqualFold(k, "Proxy-Authorization") {
+				// "Bearer <token>": the token is the secret.
+				v := s.Headers[k]
+				if _, cred, ok := strings.Cut(v, " "); ok {
+					v = strings.TrimSpace(cred)
+				}
+				out = append(out, "MCP_AUTHORIZATION_TOKEN="+v)
+			}
+		}
+	}
 	return out
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/skillkit/skillkit/internal/mcp"
 	"github.com/skillkit/skillkit/internal/mcp/mcptest"
 	"github.com/skillkit/skillkit/internal/proc"
+	"github.com/skillkit/skillkit/internal/realtool"
 	"github.com/skillkit/skillkit/internal/run"
 	"github.com/skillkit/skillkit/internal/runstore"
 	"github.com/skillkit/skillkit/internal/runstore/fsstore"
@@ -100,5 +101,59 @@ func TestMCPAllowedTools(t *testing.T) {
 	res, err := run.Run(context.Background(), o)
 	if err == nil || res.State != runstore.RunFailed || !strings.Contains(err.Error(), "MCP tool mcp__ace-tool__fail is not in the skill's allowed-tools") {
 		t.Fatalf("run: %v, %+v", err, res)
+	}
+}
+
+// TestMCPServerEnvSecretsAreScrubbed: a token written in a server's own
+// env in .mcp.json is scrubbed from mcp.log as skillkit's own secret-named
+// variables are; the real server-everything's get-env tool echoes its
+// environment back (a test that failed before: only os.Environ() was
+// known to the scrubber).
+func TestMCPServerEnvSecretsAreScrubbed(t *testing.T) {
+	everything := realtool.Find(t, "mcp-server-everything")
+	const token = "ghp_L1teralTokenWrittenInMcpJson"
+	dir := filepath.Join(t.TempDir(), "env")
+	testfs.WriteFile(t, filepath.Join(dir, "SKILL.md"), "---\nname: env\ndescription: Reads a server's environment.\n---\n# Env\n")
+	testfs.WriteFile(t, filepath.Join(dir, "phases", "01-env.md"), "# Phase 1: Env\n\n## Execution Steps\n\n"+
+		"### Step 1: Env\n\n```javascript\nconst env = mcp__everything__get-env({})\nstate.seen = JSON.stringify(env).length > 0\n```\n")
+	s, err := parse.DirWith(dir, parse.Options{MCPServers: []string{"everything"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := &mcp.Config{StartTimeout: 30 * time.Second, CallTimeout: 30 * time.Second, Servers: map[string]*mcp.Server{
+		"everything": {Name: "everything", Type: mcp.TypeStdio, Command: everything, Env: map[string]string{"GITHUB_TOKEN": token},
+			Pos: plan.Pos{File: ".mcp.json", Line: 3, Col: 5}},
+	}}
+	o := run.Options{Skill: s, Store: fsstore.New(fsstore.Options{Base: t.TempDir(), NoSync: true}), WorkDir: filepath.Join(t.TempDir(), "work"), MCP: cfg}
+	res, err := run.Run(context.Background(), o)
+	if err != nil || res.State != runstore.RunCompleted {
+		t.Fatalf("run: %v, %+v", err, res)
+	}
+	log, err := os.ReadFile(filepath.Join(res.WorkDir, "logs", "mcp.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(log), "GITHUB_TOKEN") {
+		t.Fatalf("get-env's answer is not in mcp.log, so the test shows nothing:\n%s", log)
+	}
+	if strings.Contains(string(log), token) || strings.Contains(string(log), "L1teralToken") {
+		t.Errorf("the server's token is in mcp.log:\n%s", log)
+	}
+}
+
+// TestMCPConfigEnv: the servers' env and the credentials of their
+// Authorization headers are what Env gives the scrubbers.
+func TestMCPConfigEnv(t *testing.T) {
+	cfg := &mcp.Config{Servers: map[string]*mcp.Server{
+		"b": {Name: "b", Type: mcp.TypeHTTP, URL: "https://example.invalid/mcp", Headers: map[string]string{"Authorization": "Bearer tok-123456", "Accept": "x"}},
+		"a": {Name: "a", Type: mcp.TypeStdio, Command: "x", Env: map[string]string{"API_KEY": "k-123456", "MODE": "fast"}},
+	}}
+	got := strings.Join(cfg.Env(), " ")
+	if want := "API_KEY=k-123456 MODE=fast MCP_AUTHORIZATION_TOKEN=tok-123456"; got != want {
+		t.Errorf("Env() = %q, want %q", got, want)
+	}
+	var none *mcp.Config
+	if none.Env() != nil {
+		t.Error("a nil config has env")
 	}
 }

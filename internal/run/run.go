@@ -538,7 +538,7 @@ func (l *lifecycle) newPool(env []string) error {
 	if err != nil {
 		return err
 	}
-	scrub, err := cassette.NewScrubber(os.Environ(), patterns)
+	scrub, err := cassette.NewScrubber(append(os.Environ(), l.o.MCP.Env()...), patterns)
 	if err != nil {
 		return err
 	}
