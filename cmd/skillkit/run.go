@@ -390,8 +390,10 @@ func stopped(ctx context.Context, err error, res *skrun.Result, resume string) e
 // resume does not read from the run: a loop resumed without the
 // --max-iterations it ran with fails with no progress past the default.
 // The budgets are left out: each invocation has its own (the command
-// says to give more), as are the inputs, which the run keeps.
-var goingOnFlags = []string{"agent", "agent-timeout", "no-shell-context", "yes", "answers", "max-iterations", "retries", "partial", "strict", "max-same-failures", "parallel", "output-tail", "js-memory", "allow-path"}
+// says to give more), as are the inputs, which the run keeps. --force is
+// repeated: a run resumed over a changed skill that stops again is
+// resumed over the same skill.
+var goingOnFlags = []string{"agent", "agent-timeout", "no-shell-context", "yes", "answers", "max-iterations", "retries", "partial", "strict", "max-same-failures", "parallel", "output-tail", "js-memory", "allow-path", "force"}
 
 // goingOn is the goingOnFlags given to this command, as a resume command
 // repeats them (with a leading space), each value a shell word.
