@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/skillkit/skillkit/internal/skillfs"
@@ -370,7 +371,12 @@ func (r *reader) classify() {
 	if entry != "" {
 		m := r.docs[entry]
 		s.Entry, s.Body, s.FrontMatter = entry, m.doc, m.fm
-		s.Instructions = strings.TrimSpace(m.text(1, m.numLines()))
+		body := m.text(1, m.numLines())
+		trimmed := strings.TrimLeftFunc(body, unicode.IsSpace)
+		s.Instructions = strings.TrimRightFunc(trimmed, unicode.IsSpace)
+		if s.Instructions != "" {
+			s.InstructionsLine = 1 + strings.Count(body[:len(body)-len(trimmed)], "\n")
+		}
 		if fm := s.FrontMatter; fm != nil && fm.Error != nil {
 			s.Diagnostics = append(s.Diagnostics, *fm.Error)
 		}

@@ -104,7 +104,11 @@ type Skill struct {
 	// Instructions is the markdown of Body: what the agent is given as
 	// the skill's context, as Claude Code gives a model the SKILL.md body.
 	Instructions string `json:"instructions,omitempty"`
-	Mode         Mode   `json:"mode"`
+	// InstructionsLine is the line of the entry document where
+	// Instructions begins, so that what goes wrong in them (a context
+	// command that fails) is told at its line.
+	InstructionsLine int  `json:"instructionsLine,omitempty"`
+	Mode             Mode `json:"mode"`
 	// Phases are the numbered phase files in execution order. A numbered
 	// orchestrator (hybrid) is among them with IsOrchestrator set.
 	Phases       []*Phase      `json:"phases,omitempty"`

@@ -17,6 +17,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -536,12 +537,28 @@ func lastLine(s string) string {
 	return strings.TrimSpace(s[strings.LastIndexByte(s, '\n')+1:])
 }
 
-// lastLines keeps the end of a long text: the end of stderr is where a
-// command says why it failed.
+// lastLines keeps the end of a long text, where most commands say why
+// they failed, and before it the first line that states an error when
+// that line is earlier: node, Go and Java print the error first and a
+// stack after it, whose last lines say nothing ("Node.js v20.20.2").
 func lastLines(s string, n int) string {
 	lines := strings.Split(s, "\n")
-	if len(lines) > n {
-		lines = append([]string{"…"}, lines[len(lines)-n:]...)
+	if len(lines) <= n {
+		return s
 	}
-	return strings.Join(lines, "\n")
+	tail := lines[len(lines)-n:]
+	for i, l := range lines[:len(lines)-n] {
+		if statesError.MatchString(l) {
+			if i > 0 {
+				return strings.Join(append([]string{"…", l, "…"}, tail...), "\n")
+			}
+			return strings.Join(append([]string{l, "…"}, tail...), "\n")
+		}
+	}
+	return strings.Join(append([]string{"…"}, tail...), "\n")
 }
+
+// statesError is a line that says what went wrong, as runtimes print it
+// above a stack: "Error: Cannot find module …", "panic: …",
+// "Exception in thread …", "fatal: …".
+var statesError = regexp.MustCompile(`^\s*(\w+(Error|Exception)\b|Error\b|panic:|fatal:|FATAL|Exception\b)`)

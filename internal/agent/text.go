@@ -165,26 +165,40 @@ func RunContext(ctx context.Context, text string, run func(ctx context.Context, 
 	}
 	lines := strings.Split(text, "\n")
 	var out []string
-	inline := func(s string) (string, error) {
-		var err error
-		res := inlineCommand.ReplaceAllStringFunc(s, func(m string) string {
-			sub := inlineCommand.FindStringSubmatch(m)
-			o, rerr := run(ctx, sub[2])
-			if rerr != nil && err == nil {
-				err = rerr
+	// at runs a command of line i (0-based) of text; its error is told
+	// at that line.
+	at := func(i int, cmd string) (string, error) {
+		o, err := run(ctx, cmd)
+		if ce, ok := err.(*CommandError); ok && ce.Line == 0 {
+			ce.Line = i + 1
+		}
+		return o, err
+	}
+	// inline expands lines [from, to): a command cannot span lines, so
+	// each line is expanded alone.
+	inline := func(from, to int) error {
+		for i := from; i < to; i++ {
+			var err error
+			l := inlineCommand.ReplaceAllStringFunc(lines[i], func(m string) string {
+				if err != nil {
+					return m
+				}
+				sub := inlineCommand.FindStringSubmatch(m)
+				var o string
+				o, err = at(i, sub[2])
+				return sub[1] + strings.TrimRight(o, "\n")
+			})
+			if err != nil {
+				return err
 			}
-			return sub[1] + strings.TrimRight(o, "\n")
-		})
-		return res, err
+			out = append(out, l)
+		}
+		return nil
 	}
 	next := 0
 	for _, f := range fences(text) {
-		prose, err := inline(strings.Join(lines[next:f.start], "\n"))
-		if err != nil {
+		if err := inline(next, f.start); err != nil {
 			return "", err
-		}
-		if f.start > next {
-			out = append(out, prose)
 		}
 		block := strings.Join(lines[f.start:f.end+1], "\n")
 		if strings.HasPrefix(f.info, "!") {
@@ -192,8 +206,7 @@ func RunContext(ctx context.Context, text string, run func(ctx context.Context, 
 			if !f.closed {
 				last++
 			}
-			body := strings.Join(lines[f.start+1:last], "\n")
-			o, err := run(ctx, body)
+			o, err := at(f.start, strings.Join(lines[f.start+1:last], "\n"))
 			if err != nil {
 				return "", err
 			}
@@ -202,12 +215,8 @@ func RunContext(ctx context.Context, text string, run func(ctx context.Context, 
 		out = append(out, block)
 		next = f.end + 1
 	}
-	if next < len(lines) {
-		prose, err := inline(strings.Join(lines[next:], "\n"))
-		if err != nil {
-			return "", err
-		}
-		out = append(out, prose)
+	if err := inline(next, len(lines)); err != nil {
+		return "", err
 	}
 	return strings.Join(out, "\n"), nil
 }
@@ -217,6 +226,9 @@ type CommandError struct {
 	Command  string
 	ExitCode int
 	Stderr   string
+	// Line is the line of the expanded text that holds the command
+	// (1-based), set by RunContext.
+	Line int
 }
 
 func (e *CommandError) Error() string {

@@ -3,6 +3,8 @@ package agent
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -52,5 +54,48 @@ func TestRunContext(t *testing.T) {
 	}
 	if _, err := RunContext(context.Background(), "x !`false`", run); err == nil {
 		t.Error("a failing context command must fail the expansion")
+	}
+}
+
+// TestRunContextTellsTheLine: a failing command is told at its line of
+// the text, inline or fenced, so that the run can name the file's line.
+func TestRunContextTellsTheLine(t *testing.T) {
+	run := func(_ context.Context, cmd string) (string, error) {
+		if strings.HasPrefix(cmd, "false") {
+			return "", &CommandError{Command: cmd, ExitCode: 1}
+		}
+		return "ok", nil
+	}
+	for in, want := range map[string]int{
+		"!`false`":                             1,
+		"a\n\nb !`true` then !`false x`":       3,
+		"a\n```!\ntrue\n```\n```!\nfalse\n```": 5,
+		"a\n```bash\n!`false`\n```\n!`false`":  5,
+	} {
+		_, err := RunContext(context.Background(), in, run)
+		var ce *CommandError
+		if !errors.As(err, &ce) || ce.Line != want {
+			t.Errorf("RunContext(%q): %v at line %d, want line %d", in, err, ce.Line, want)
+		}
+	}
+}
+
+// TestLastLinesKeepsTheError: a program that prints its error above a
+// stack (node, Go) is told by that line as well as by its last lines;
+// one that ends with its error (Python) by its last lines. The stderr
+// files were captured from the programs.
+func TestLastLinesKeepsTheError(t *testing.T) {
+	for file, want := range map[string]string{
+		"node-missing-module.txt": "…\nError: Cannot find module '/tmp/proj1/core/cli/ops.js'\n…\n}\n\nNode.js v20.20.2",
+		"go-panic.txt":            "panic: assignment to entry in nil map\n…\ngoroutine 1 [running]:\nmain.main()\n\t/tmp/gopanic.go:5 +0x28",
+		"python-import.txt":       "Traceback (most recent call last):\n  File \"<string>\", line 1, in <module>\nModuleNotFoundError: No module named 'missingmod'",
+	} {
+		b, err := os.ReadFile(filepath.Join("testdata", "stderr", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := lastLines(strings.TrimSpace(string(b)), 3); got != want {
+			t.Errorf("%s: lastLines =\n%s\nwant\n%s", file, got, want)
+		}
 	}
 }

@@ -31,6 +31,9 @@ type Script interface {
 	// out, when set, gets all of the output as it comes; the result
 	// keeps its tail.
 	Shell(ctx context.Context, text string, out io.Writer) (proc.Result, error)
+	// ContextShell runs a context command in the project folder, as
+	// Claude Code does.
+	ContextShell(ctx context.Context, text string) (proc.Result, error)
 	// RunAction runs the Execution of a JS or bash action of an
 	// autonomous skill and returns its state updates. Agent-class
 	// actions (prose, or code that is an instruction for a model) go to
@@ -319,6 +322,11 @@ func (r *Runner) AgentContext(ctx context.Context) (agent.Context, error) {
 	}
 	if r.instructions == nil {
 		text, err := r.expand(ctx, r.o.Vars.Instructions(r.o.Skill.Instructions))
+		if ce, ok := err.(*agent.CommandError); ok && r.o.Skill.InstructionsLine > 0 {
+			// An argument holding a newline would shift this line; none
+			// of the corpus's arguments does.
+			return c, fmt.Errorf("%s:%d: %w", r.o.Skill.Entry, r.o.Skill.InstructionsLine+ce.Line-1, err)
+		}
 		if err != nil {
 			return c, fmt.Errorf("%s: %w", r.o.Skill.Entry, err)
 		}
@@ -335,7 +343,7 @@ func (r *Runner) expand(ctx context.Context, text string) (string, error) {
 		return text, nil
 	}
 	return agent.RunContext(ctx, text, func(ctx context.Context, cmd string) (string, error) {
-		res, err := r.o.Script.Shell(ctx, cmd, nil)
+		res, err := r.o.Script.ContextShell(ctx, cmd)
 		if err == nil && res.ExitCode != 0 {
 			err = &agent.CommandError{Command: cmd, ExitCode: res.ExitCode, Stderr: res.Stderr}
 		}

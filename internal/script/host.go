@@ -192,12 +192,28 @@ func envKey(k string) string {
 // non-zero exit is in the result, not an error. out, when set, gets all of
 // the output (a log); the result keeps the last Options.OutputTail bytes.
 func (h *Host) Shell(ctx context.Context, script string, out io.Writer) (proc.Result, error) {
+	return h.shellIn(ctx, h.opts.WorkDir, script, out)
+}
+
+// ContextShell runs a context command (Claude Code's !`cmd`) with the
+// run's environment in the project folder, where Claude Code runs it: it
+// reads the project ("git diff", "node tools/x.js"), not the run's files.
+// Without a project folder it runs in the work dir.
+func (h *Host) ContextShell(ctx context.Context, script string) (proc.Result, error) {
+	dir := h.opts.ProjectDir
+	if dir == "" {
+		dir = h.opts.WorkDir
+	}
+	return h.shellIn(ctx, dir, script, nil)
+}
+
+func (h *Host) shellIn(ctx context.Context, dir, script string, out io.Writer) (proc.Result, error) {
 	if err := h.barrier(); err != nil {
 		return proc.Result{}, err
 	}
 	return proc.Run(ctx, proc.Cmd{
 		Name: h.shell, Path: h.shellPath, Args: []string{"-c", script},
-		Dir: h.opts.WorkDir, Env: append(os.Environ(), h.env...),
+		Dir: dir, Env: append(os.Environ(), h.env...),
 		Output: out, Tail: h.opts.OutputTail,
 	})
 }
