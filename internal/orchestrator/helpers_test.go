@@ -106,6 +106,9 @@ type skillFiles struct {
 	attrs   map[string]string
 	fields  string
 	initial string
+	// more are further JS blocks of orchestrator.md, after the Decision
+	// Logic: helpers, the skill's own loop.
+	more []string
 }
 
 func (f skillFiles) write(t testing.TB) *plan.Skill {
@@ -116,6 +119,9 @@ func (f skillFiles) write(t testing.TB) *plan.Skill {
 	orch := "# Orchestrator\n\n"
 	if f.decision != "" {
 		orch += "## Decision Logic\n\n```javascript\n" + f.decision + "\n```\n\n"
+	}
+	for _, b := range f.more {
+		orch += "## More\n\n```javascript\n" + b + "\n```\n\n"
 	}
 	if f.catalog != "" {
 		orch += "## Action Catalog\n\n" + f.catalog + "\n"

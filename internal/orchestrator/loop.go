@@ -81,33 +81,94 @@ func newLoop(r *engine.Runner, s *plan.Skill, o Options) (*loop, error) {
 	reads := selectionReads(s)
 	return &loop{
 		r: r, skill: s, sel: sel, schema: schema, max: o.MaxIterations, retries: retries, backoff: o.Backoff,
-		handles: reads["error_count"] || reads["errors"], counts: reads["completed_actions"], maxSame: o.MaxSameFailures, failures: map[string]failure{}, ids: map[string]any{},
+		handles: reads["error_count"] != nil || reads["errors"] != nil, counts: counts(reads["completed_actions"]), maxSame: o.MaxSameFailures, failures: map[string]failure{}, ids: map[string]any{},
 	}, nil
 }
 
+// counts reports whether reads of completed_actions can tell one more
+// completion of an action already in it: its length, a filter, a loop
+// over it. A selection that only asks whether an action is there
+// (`includes`, `indexOf`, `some`, `every`, `find`, `findIndex`) cannot, so
+// the same action again changes nothing it sees: skill-tuning's old
+// selection, `if (state.status === 'pending') return 'action-init'`,
+// also asks `completed_actions.includes(…)`, and an init that never set
+// the status ran a hundred times, an agent call each.
+func counts(reads []jsstatic.Path) bool {
+	for _, r := range reads {
+		if len(r.Fields) < 2 {
+			return true
+		}
+		switch r.Fields[1] {
+		case "includes", "indexOf", "some", "every", "find", "findIndex":
+		default:
+			return true
+		}
+	}
+	return false
+}
+
+// selectionBlocks are the orchestrator's blocks the selection runs: its
+// Decision Logic and the declarations that define a name it uses, and so
+// on. The others are the skill's own loop (a runOrchestrator that copies
+// completed_actions into the next state), which the runtime replaces.
+func selectionBlocks(o *plan.Orchestrator) []*jsstatic.Program {
+	var dec *jsstatic.Program
+	err := errors.New("no Decision Logic")
+	if o.Decision != nil {
+		dec, err = o.Decision.JS()
+	}
+	if err != nil {
+		// The agent selects, reading what the file says: all of it.
+		var out []*jsstatic.Program
+		for _, b := range o.Declarations {
+			if p, err := b.JS(); err == nil {
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+	out := []*jsstatic.Program{dec}
+	used := map[*plan.CodeBlock]bool{o.Decision: true}
+	for i := 0; i < len(out); i++ {
+		free := map[string]bool{}
+		for _, r := range out[i].FreeNames() {
+			free[r.Name] = true
+		}
+		for _, b := range o.Declarations {
+			if used[b] {
+				continue
+			}
+			p, err := b.JS()
+			if err != nil {
+				continue
+			}
+			if slices.ContainsFunc(p.TopLevelNames(), func(n string) bool { return free[n] }) {
+				used[b] = true
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
 // selectionReads returns the state's top-level fields the skill's
-// selection reads: its Decision Logic, the orchestrator's declarations,
-// and the preconditions that are code (plan.Skill.Preconditions). The
+// selection reads: its Decision Logic, the declarations it uses
+// (selectionBlocks), and the preconditions that are code (plan.Skill.Preconditions). The
 // reads are jsstatic's, as lint finds them: a field named in a comment or a string
 // is no read, and code that does not parse reads nothing. The loop leaves
 // failed actions to a skill that reads error_count or errors (the common
 // `if (state.error_count >= 3) return 'action-abort'`), and counts
 // completed actions for one that reads completed_actions.
-func selectionReads(s *plan.Skill) map[string]bool {
-	out := map[string]bool{}
+func selectionReads(s *plan.Skill) map[string][]jsstatic.Path {
+	out := map[string][]jsstatic.Path{}
 	add := func(p *jsstatic.Program) {
 		for _, r := range p.StateReads(nil) {
-			out[r.Fields[0]] = true
+			out[r.Fields[0]] = append(out[r.Fields[0]], r)
 		}
 	}
 	if o := s.Orchestrator; o != nil {
-		for _, b := range append(slices.Clone(o.Declarations), o.Decision) {
-			if b == nil {
-				continue
-			}
-			if p, err := b.JS(); err == nil {
-				add(p)
-			}
+		for _, p := range selectionBlocks(o) {
+			add(p)
 		}
 	}
 	for _, pc := range s.Preconditions() {

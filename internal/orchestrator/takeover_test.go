@@ -169,6 +169,41 @@ func TestIdleActionStops(t *testing.T) {
 	}
 }
 
+// A selection that only asks whether an action is done
+// (completed_actions.includes) sees nothing new when the same action
+// completes again, so that is no progress, though the skill's own loop in
+// another block copies completed_actions; one whose helper, in another
+// block, counts completions runs its passes. The old skill-tuning asked
+// includes() and its init ran a hundred times, an agent call each.
+func TestIdleActionStopsThoughTheSelectionAsksIncludes(t *testing.T) {
+	ownLoop := "function runOrchestrator(state, id) {\n  return { ...state, completed_actions: [...state.completed_actions, id] };\n}"
+	s := skillFiles{
+		decision: "function selectNextAction(state) {\n  if (!state.ready) return 'action-wait';\n  return state.completed_actions.includes('action-wait') ? null : 'action-wait';\n}",
+		acts:     map[string]string{"action-wait": "return {};"},
+		fields:   "  ready?: boolean;",
+		more:     []string{ownLoop},
+	}.write(t)
+	res, err := run(t, options(t, s))
+	if !errors.Is(err, orchestrator.ErrNoProgress) || !strings.Contains(err.Error(), "action action-wait completed 3 times in a row without changing the state") {
+		t.Fatalf("err = %v", err)
+	}
+	if got := len(completed(state(t, res.Dir))); got != 3 {
+		t.Errorf("%d actions ran, want 3", got)
+	}
+	s = skillFiles{
+		decision: "function selectNextAction(state) {\n  return passesLeft(state) ? 'action-pass' : null;\n}",
+		acts:     map[string]string{"action-pass": "return {};"},
+		more:     []string{"function passesLeft(state) {\n  return state.completed_actions.filter(a => a === 'action-pass').length < 5;\n}", ownLoop},
+	}.write(t)
+	res, err = run(t, options(t, s))
+	if err != nil {
+		t.Fatalf("a selection that counts passes in a helper: %v", err)
+	}
+	if got := len(completed(state(t, res.Dir))); got != 5 {
+		t.Errorf("%d passes ran, want 5", got)
+	}
+}
+
 // A native action whose result the state schema refuses (review-code's
 // quick scan of a project with no source files: 0/0 is NaN, which JSON
 // writes as null, for a number) is the agent's to do, told what the
