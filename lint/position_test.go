@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -218,6 +220,38 @@ func TestProfileAuto(t *testing.T) {
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("findings\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestProfileOfAPlugin: a plugin's skills/ (UiPath/skills, a Claude Code
+// and Codex plugin) are read by its host's keys: when_to_use is Claude
+// Code's, not unknown.
+func TestProfileOfAPlugin(t *testing.T) {
+	fm := "---\nname: a\ndescription: d\nwhen_to_use: when asked\n---\n\n# A\n"
+	manifest := `{"name": "p", "version": "1.0.0", "description": "A plugin."}`
+	dir := t.TempDir()
+	testfs.WriteTree(t, dir, map[string]string{
+		"claude/.claude-plugin/plugin.json": manifest, "claude/skills/a/SKILL.md": fm,
+		"codex/.codex-plugin/plugin.json": manifest, "codex/skills/a/SKILL.md": fm,
+		"plain/skills/a/SKILL.md": fm,
+	})
+	for sub, want := range map[string]string{"claude": ProfileClaudeCode, "codex": ProfileCodex, "plain": ProfileAgentSkills} {
+		if got := ProfileFor(filepath.Join(dir, sub, "skills", "a")); got != want {
+			t.Errorf("ProfileFor(%s/skills/a) = %s, want %s", sub, got, want)
+		}
+	}
+	res, err := Lint([]string{dir}, Options{Base: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var unknown []string
+	for _, f := range res.Findings {
+		if f.Rule == "frontmatter-unknown-key" {
+			unknown = append(unknown, f.File)
+		}
+	}
+	if want := []string{"codex/skills/a/SKILL.md", "plain/skills/a/SKILL.md"}; !slices.Equal(unknown, want) {
+		t.Errorf("when_to_use unknown in %v, want %v", unknown, want)
 	}
 }
 

@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -99,7 +100,10 @@ var hostFolders = []struct{ folder, profile string }{
 
 // ProfileFor returns the profile auto picks for a skill folder: the host
 // whose skills folder holds it (the innermost, for a copy of one host's
-// skills inside another's), else agentskills, the portable one.
+// skills inside another's); else the host of the plugin whose skills/
+// folder holds it (a .claude-plugin/plugin.json or .codex-plugin/plugin.json
+// beside that skills/, as Claude Code and Codex plugins lay themselves out);
+// else agentskills, the portable one.
 func ProfileFor(dir string) string {
 	d := "/" + filepath.ToSlash(dir) + "/"
 	best, at := ProfileAgentSkills, -1
@@ -108,7 +112,23 @@ func ProfileFor(dir string) string {
 			best, at = h.profile, i
 		}
 	}
+	root, ok := pluginRoot(dir)
+	if at >= 0 || !ok {
+		return best
+	}
+	for _, p := range hostPlugins {
+		if _, err := os.Stat(filepath.Join(root, p.dir, pluginFile)); err == nil {
+			return p.profile
+		}
+	}
 	return best
+}
+
+// hostPlugins are the folders of the hosts' plugin manifests, Claude
+// Code's first: a plugin made for both (UiPath's) is read by its keys.
+var hostPlugins = []struct{ dir, profile string }{
+	{pluginDir, ProfileClaudeCode},
+	{".codex-plugin", ProfileCodex},
 }
 
 // profile returns the profile of the pass.

@@ -37,6 +37,16 @@ var pluginRules = []Rule{
 // kebab is what Claude Code accepts as a plugin's or marketplace's name.
 var kebab = regexp.MustCompile(`^[a-z0-9]+(?:-[a-z0-9]+)*$`)
 
+// pluginRoot is the folder of the plugin a skill folder would belong to:
+// the one holding the skills/ folder the skill is in.
+func pluginRoot(skillDir string) (string, bool) {
+	parent := filepath.Dir(skillDir)
+	if filepath.Base(parent) != "skills" {
+		return "", false
+	}
+	return filepath.Dir(parent), true
+}
+
 // pluginManifests finds the plugin and marketplace manifests beside the
 // skills linted, and in the folders lint was given, and checks them.
 func pluginManifests(targets []*target, roots []string, base string) []Finding {
@@ -53,9 +63,9 @@ func pluginManifests(targets []*target, roots []string, base string) []Finding {
 	for _, t := range targets {
 		// A plugin's skills are in its skills/ folder; its marketplace is
 		// the folder above the plugin, as a rule.
-		if parent := filepath.Dir(t.dir); filepath.Base(parent) == "skills" {
-			add(filepath.Dir(parent))
-			add(filepath.Dir(filepath.Dir(parent)))
+		if root, ok := pluginRoot(t.dir); ok {
+			add(root)
+			add(filepath.Dir(root))
 		}
 	}
 	for _, t := range targets {
