@@ -265,7 +265,7 @@ func (p *Pass) firstNesting(d *plan.Doc) *nesting {
 				return &nesting{outer: c, ended: end}
 			}
 		}
-		if n, indent, run, info, ok := innerFence(c.Text, c.Fence); ok {
+		if n, indent, run, info, ok := innerFence(c.Text, c.Fence); ok && !closedWithin(c.Text, n, run) {
 			pos := c.At(n, indent+1)
 			return &nesting{outer: c, line: pos.Line, col: pos.Col, run: run, info: info}
 		}
@@ -309,6 +309,21 @@ func innerFence(text, fence string) (n, indent int, run, info string, ok bool) {
 			return 0, 0, "", "", false
 		}
 	}
+}
+
+// closedWithin reports whether the block text holds, after its line n,
+// a closing fence for run: a fence the outer block kept as content (one
+// indented four columns, as a fence quoted in a YAML prompt is), so the
+// inner block closed without ending the outer one, and nothing is misread.
+func closedWithin(text string, n int, run string) bool {
+	lines := strings.Split(text, "\n")
+	for _, l := range lines[min(n, len(lines)):] {
+		t := strings.TrimLeft(l, " \t")
+		if r := fenceRun(t); len(r) >= len(run) && r[0] == run[0] && strings.TrimSpace(t[len(r):]) == "" {
+			return true
+		}
+	}
+	return false
 }
 
 // lastLine is the last line of a fenced block's content, its opening line
