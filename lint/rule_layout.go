@@ -35,6 +35,8 @@ var layoutRules = []Rule{
 		"a code fence is never closed and swallows the rest of the file", checkFenceUnclosed),
 	newRule("fence-nested", plan.SevError,
 		"a fence inside a fence of the same length ends the outer block early", checkFenceNested),
+	newRule("fence-in-html", plan.SevError,
+		"a fence right below an HTML tag alone on its line is read as HTML: no code block starts there", checkFenceInHTML),
 }
 
 // checkModeAgent explains why a skill with a phases/ folder runs as one
@@ -350,8 +352,31 @@ func (p *Pass) nextTextLine(d *plan.Doc, n int) int {
 // misnested fence before it (or is the misnested outer block itself):
 // what is wrong with it is that fence's fault.
 func (p *Pass) misread(d *plan.Doc, c *plan.CodeBlock) bool {
+	if len(d.HTMLFences) > 0 && d.HTMLFences[0].Line < c.Pos.Line {
+		return true
+	}
 	n := p.nesting(d)
 	return n != nil && c.Pos.Line >= n.outer.Pos.Line
+}
+
+// checkFenceInHTML reports the first fence each HTML block holds
+// (plan.Doc's HTMLFences): obra/superpowers writes `<Good>` and a
+// ```typescript fence on the next line, so the code is HTML up to its
+// first blank line, and the fence meant to close it opens a block that
+// swallows what follows.
+func checkFenceInHTML(p *Pass) {
+	for _, d := range p.Docs() {
+		for _, f := range d.HTMLFences {
+			tag := f.Line - 1
+			for tag > 1 && !strings.HasPrefix(strings.TrimSpace(p.line(d.File, tag)), "<") {
+				tag--
+			}
+			run := fenceRun(strings.TrimSpace(p.line(d.File, f.Line)))
+			p.ReportRange(f, f.Col+len(run),
+				"this fence is read as HTML, not as the start of a code block: the tag %s on line %d opens an HTML block that runs to the next blank line, and where that comes first the fence meant to close the block opens one; put a blank line between the tag and the fence",
+				strings.TrimSpace(p.line(d.File, tag)), tag)
+		}
+	}
 }
 
 // nesting is firstNesting, once per document.
@@ -369,6 +394,9 @@ func checkFenceNested(p *Pass) {
 		n := p.nesting(d)
 		if n == nil || n.ended > 0 {
 			continue // fence-unclosed reports a list item that ends a block
+		}
+		if p.misread(d, n.outer) && len(d.HTMLFences) > 0 && d.HTMLFences[0].Line < n.outer.Pos.Line {
+			continue // fence-in-html reports the fence that misled
 		}
 		if line, _ := p.swallowed(d); line > 0 {
 			continue // fence-swallows reports the missing closing fence

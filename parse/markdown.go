@@ -116,6 +116,7 @@ func (m *md) visit(n ast.Node) {
 			m.addLink(string(c.URL(m.src)), string(c.Label(m.src)), c.Pos())
 		case *ast.HTMLBlock:
 			m.addComments(m.blockText(c), c.Pos())
+			m.htmlFences(c)
 		case *ast.RawHTML:
 			var b bytes.Buffer
 			for i := 0; i < c.Segments.Len(); i++ {
@@ -371,6 +372,28 @@ func isClosingFence(line, fence string) bool {
 
 func (m *md) addLink(target, label string, off int) {
 	m.doc.Links = append(m.doc.Links, &plan.Link{Text: label, Target: target, Pos: m.pos(off)})
+}
+
+// htmlFences records the first fence line of an HTML block that ends at a
+// blank line (CommonMark's kinds 6 and 7: a tag alone on its line), which
+// hold as HTML what their author meant as code. A comment, <pre> or
+// <script> block ends at its closing mark: a fence there is meant.
+func (m *md) htmlFences(n *ast.HTMLBlock) {
+	if n.HTMLBlockType != ast.HTMLBlockType6 && n.HTMLBlockType != ast.HTMLBlockType7 {
+		return
+	}
+	lines := n.Lines()
+	for i := 1; i < lines.Len(); i++ {
+		seg := lines.At(i)
+		l := seg.Value(m.src)
+		t := bytes.TrimLeft(l, " ")
+		if len(l)-len(t) <= 3 && (bytes.HasPrefix(t, []byte("```")) || bytes.HasPrefix(t, []byte("~~~"))) {
+			p := m.pos(seg.Start)
+			p.Col += len(l) - len(t)
+			m.doc.HTMLFences = append(m.doc.HTMLFences, p)
+			return // the fences after it in the block close or repeat it
+		}
+	}
 }
 
 func (m *md) addComments(html string, off int) {

@@ -330,6 +330,11 @@ type Doc struct {
 	Code     []*CodeBlock `json:"code,omitempty"`
 	// Comments are the HTML comments of the file (inline lint directives).
 	Comments []*Comment `json:"comments,omitempty"`
+	// HTMLFences are the first fence line of each HTML block that holds
+	// one as HTML: a tag
+	// alone on its line (`<Good>`, `<details>`) opens a block that runs to
+	// the next blank line, so a fence right below it opens no code block.
+	HTMLFences []Pos `json:"htmlFences,omitempty"`
 	// Lines is the number of lines in the file.
 	Lines int `json:"lines"`
 }
