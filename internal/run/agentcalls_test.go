@@ -1,0 +1,145 @@
+package run_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/skillkit/skillkit/internal/agent"
+	"github.com/skillkit/skillkit/internal/crashtest"
+	"github.com/skillkit/skillkit/internal/faultfs"
+	"github.com/skillkit/skillkit/internal/run"
+	"github.com/skillkit/skillkit/internal/runstore"
+	"github.com/skillkit/skillkit/internal/runstore/fsstore"
+	"github.com/skillkit/skillkit/internal/testfs"
+	"github.com/skillkit/skillkit/parse"
+	"github.com/skillkit/skillkit/plan"
+)
+
+// agentCallsSkill is a skill of a shell step between two agent steps,
+// and an agent command that notes its call's number (SKILLKIT_CALL) in
+// log as it starts, then runs body.
+func agentCallsSkill(t *testing.T, log, body string) (*plan.Skill, *agent.Agent) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "calls")
+	testfs.WriteTree(t, dir, map[string]string{
+		"SKILL.md": "---\nname: calls\ndescription: Calls the agent twice.\n---\n# Calls\n",
+		"phases/01-a.md": "# Phase 1: Work\n\n## Execution Steps\n\n### Step 1: Think\n\nThink.\n\n" +
+			"### Step 2: Note\n\n```bash\necho noted\n```\n\n### Step 3: Write\n\nWrite it down.\n",
+	})
+	s, err := parse.Dir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ag := filepath.Join(t.TempDir(), "agent")
+	testfs.WriteFile(t, ag, "#!/bin/sh\ncat >/dev/null\necho \"$SKILLKIT_CALL\" >> '"+log+"'\n"+body+"\n")
+	if err := os.Chmod(ag, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return s, &agent.Agent{Command: ag}
+}
+
+// recorded is how many agent calls the record of the run in work counts.
+func recorded(t *testing.T, store runstore.Store, work string) int {
+	t.Helper()
+	sum, err := store.Status(work)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Progress.Agent == nil {
+		return 0
+	}
+	return sum.Progress.Agent.Calls
+}
+
+// The disk fills at each write of a run of two agent calls in turn, the
+// record of each call as it begins among them: wherever it fills, every
+// call whose command started is counted (a call whose record failed was
+// not made), the run stops resumable, and its resume with the disk
+// freed finishes, numbering its calls on from the count.
+func TestFullDiskAtEveryWriteCountsAgentCalls(t *testing.T) {
+	for n := int32(0); ; n++ {
+		log := filepath.Join(t.TempDir(), "calls.log")
+		s, ag := agentCallsSkill(t, log, "echo done")
+		work := filepath.Join(t.TempDir(), "run")
+		var writes atomic.Int32
+		files := faultfs.Wrap(func(string) error {
+			if writes.Add(1) > n {
+				return syscall.ENOSPC
+			}
+			return nil
+		})
+		store := fsstore.New(fsstore.Options{NoSync: true, Files: files})
+		_, err := run.Run(context.Background(), run.Options{Skill: s, Store: store, WorkDir: work, ProjectDir: work, Agent: ag})
+		if err == nil {
+			if got := crashtest.AgentCalls(t, "a run on a free disk", log, recorded(t, store, work)); got != 2 {
+				t.Fatalf("a run on a free disk made %d agent calls, want 2", got)
+			}
+			if n < 10 {
+				t.Fatalf("the run got through after %d writes: the test filled the disk before few of them", n)
+			}
+			return
+		}
+		if !errors.Is(err, syscall.ENOSPC) {
+			t.Fatalf("disk full from write %d: %v, want ENOSPC", n+1, err)
+		}
+		files.Fault = nil
+		if _, serr := store.Status(work); serr != nil {
+			continue
+		}
+		what := fmt.Sprintf("disk full from write %d", n+1)
+		crashtest.AgentCalls(t, what, log, recorded(t, store, work))
+		// A claim the full disk kept from being written is waited on
+		// for two heartbeats (a holder whose claim was deleted): short
+		// ones here.
+		co := runstore.ClaimOptions{Heartbeat: 20 * time.Millisecond, Timeout: time.Second}
+		if _, err := run.Run(context.Background(), run.Options{Skill: s, Store: store, Resume: work, Agent: ag, Claim: co}); err != nil {
+			t.Fatalf("%s: the resume with the disk freed: %v", what, err)
+		}
+		crashtest.AgentCalls(t, what+", resumed", log, recorded(t, store, work))
+	}
+}
+
+// A power loss during an agent call keeps it counted: by the time the
+// agent's command runs, the record's line of the call is in the part of
+// events.jsonl that the log's syncs made durable.
+func TestPowerLossDuringAnAgentCallKeepsItCounted(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "calls.log")
+	started := log + ".started"
+	s, ag := agentCallsSkill(t, log, "touch '"+started+"'; exec sleep 30")
+	work := filepath.Join(t.TempDir(), "run")
+	files := faultfs.Wrap(nil)
+	store := fsstore.New(fsstore.Options{Files: files})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		_, err := run.Run(ctx, run.Options{Skill: s, Store: store, WorkDir: work, ProjectDir: work, Agent: ag})
+		done <- err
+	}()
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if _, err := os.Stat(started); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the agent never started")
+		}
+	}
+	data, err := os.ReadFile(filepath.Join(work, fsstore.EventsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := string(data[:files.Durable(fsstore.EventsFile)])
+	cancel()
+	<-done
+	if !strings.Contains(kept, `"to":"agent_call","agent":{"calls":1}`) {
+		t.Errorf("while the agent ran, the durable part of events.jsonl did not count its call:\n%s", kept)
+	}
+}
