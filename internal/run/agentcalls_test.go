@@ -1,10 +1,12 @@
 package run_test
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -142,4 +144,95 @@ func TestPowerLossDuringAnAgentCallKeepsItCounted(t *testing.T) {
 	if !strings.Contains(kept, `"to":"agent_call","agent":{"calls":1}`) {
 		t.Errorf("while the agent ran, the durable part of events.jsonl did not count its call:\n%s", kept)
 	}
+}
+
+// The kill tests run the runner in a child process (this test binary,
+// re-executed) so that it can be killed for real, on every store a killed
+// process leaves its record in (crashtest.Each).
+const helperEnv = "SKILLKIT_RUN_HELPER"
+
+// helperMain runs, or resumes, the skill in HELPER_SKILL with the agent
+// command HELPER_AGENT and the budget HELPER_MAX_CALLS, as the
+// environment says, and exits 130 when the budget stopped it, as the CLI
+// does.
+func helperMain() int {
+	s, err := parse.Dir(os.Getenv("HELPER_SKILL"))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 3
+	}
+	store, err := crashtest.StoreFromEnv()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 3
+	}
+	o := run.Options{Skill: s, Store: store, WorkDir: os.Getenv("HELPER_WORKDIR"), Resume: os.Getenv("HELPER_RESUME"),
+		Agent: &agent.Agent{Command: os.Getenv("HELPER_AGENT")}}
+	o.ProjectDir = cmp.Or(o.WorkDir, o.Resume)
+	fmt.Sscan(os.Getenv("HELPER_MAX_CALLS"), &o.MaxAgentCalls)
+	_, err = run.Run(context.Background(), o)
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, agent.ErrBudget):
+		fmt.Fprintln(os.Stderr, err)
+		return 130
+	}
+	fmt.Fprintln(os.Stderr, err)
+	return 1
+}
+
+// A runner killed during each of its agent calls, then resumed with
+// --max-agent-calls 2, on the filesystem, SQLite and PostgreSQL: each
+// killed call is counted, so the third resume stops at the budget without
+// calling the agent again; before calls were recorded as they began, it
+// called the agent once more on every resume, numbering it 1 again.
+func TestKilledInAgentCallsOnEveryStore(t *testing.T) {
+	crashtest.Each(t, func(t *testing.T, b crashtest.Backend) {
+		log := filepath.Join(t.TempDir(), "calls.log")
+		s, ag := agentCallsSkill(t, log, `touch "`+log+`.$SKILLKIT_CALL"; exec sleep 30`)
+		work := filepath.Join(t.TempDir(), "run")
+		helper := func(env ...string) *exec.Cmd {
+			cmd := exec.Command(os.Args[0], "-test.run=^$")
+			cmd.Env = append(os.Environ(), helperEnv+"=1", "HELPER_SKILL="+s.Dir, "HELPER_AGENT="+ag.Command, "HELPER_MAX_CALLS=2")
+			cmd.Env = append(append(cmd.Env, b.Env...), env...)
+			return cmd
+		}
+		for call := 1; call <= 2; call++ {
+			cmd := helper("HELPER_RESUME=" + work)
+			if call == 1 {
+				cmd = helper("HELPER_WORKDIR=" + work)
+			}
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			started := fmt.Sprintf("%s.%d", log, call)
+			for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+				if _, err := os.Stat(started); err == nil {
+					break
+				}
+				if time.Now().After(deadline) {
+					cmd.Process.Kill()
+					cmd.Wait()
+					t.Fatalf("agent call %d never started: %s", call, &stderr)
+				}
+			}
+			cmd.Process.Signal(syscall.SIGKILL)
+			cmd.Wait()
+			what := fmt.Sprintf("killed during call %d", call)
+			if n := recorded(t, b.Store, work); n != call || crashtest.AgentCalls(t, what, log, n) != call {
+				t.Fatalf("%s: the record counts %d calls", what, n)
+			}
+		}
+		out, err := helper("HELPER_RESUME=" + work).CombinedOutput()
+		var exitErr *exec.ExitError
+		if !errors.As(err, &exitErr) || exitErr.ExitCode() != 130 || !strings.Contains(string(out), "2 agent calls made (--max-agent-calls 2)") {
+			t.Fatalf("the resume at the spent budget: %v, want it stopped by the budget:\n%s", err, out)
+		}
+		if got := crashtest.AgentCalls(t, "the resume at the spent budget", log, 2); got != 2 {
+			t.Errorf("%d agent calls started, want 2", got)
+		}
+	})
 }
