@@ -353,7 +353,7 @@ func (a *Agent) Begin(p *Prompt) (*Pending, error) {
 	}
 	s.Calls++
 	if s.Begun != nil {
-		if err := s.Begun(Call{Request: p.Request, N: s.Calls, Thread: s.Thread, Handoff: handoff, Begun: s.Calls, SpentUSD: s.CostUSD}); err != nil {
+		if err := s.Begun(Call{Request: p.Request, N: s.Calls, Thread: s.Thread, Begun: s.Calls, SpentUSD: s.CostUSD}); err != nil {
 			s.Calls--
 			return nil, err
 		}

@@ -295,7 +295,8 @@ type Event struct {
 	// Loop is the autonomous loop's position after the transition.
 	Loop *Loop `json:"loop,omitempty"`
 	// Agent is the conversation with the agent after the calls made
-	// since the previous event.
+	// since the previous event; on an agent call's mark (AgentCallMark),
+	// the conversation as the call begins, the call counted.
 	Agent *Conversation `json:"agent,omitempty"`
 	// Checkpoint is a checkpoint a hook took just before the transition,
 	// of the state as recorded up to this event.
