@@ -93,10 +93,15 @@ func TestFullDiskAtEveryWriteCountsAgentCalls(t *testing.T) {
 			t.Fatalf("disk full from write %d: %v, want ENOSPC", n+1, err)
 		}
 		files.Fault = nil
-		if _, serr := store.Status(work); serr != nil {
+		sum, serr := store.Status(work)
+		if serr != nil {
 			continue
 		}
 		what := fmt.Sprintf("disk full from write %d", n+1)
+		var re *run.RunError
+		if !errors.As(err, &re) || re.State != runstore.RunInterrupted || sum.State.Terminal() {
+			t.Fatalf("%s: %v (the run %s), want the run interrupted, resumable", what, err, sum.State)
+		}
 		crashtest.AgentCalls(t, what, log, recorded(t, store, work))
 		// A claim the full disk kept from being written is waited on
 		// for two heartbeats (a holder whose claim was deleted): short
