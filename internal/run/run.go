@@ -490,12 +490,9 @@ func (l *lifecycle) newEngine() error {
 		a := *l.o.Agent
 		a.AllowedTools = allowedTools(l.o.Skill)
 		a.MaxReply = l.o.OutputTail
-		a.Session = &agent.Session{ID: vars.SessionID, Done: func(c agent.Call) { e.AgentCalled(c) },
-			// Counted as it begins, durably: a runner killed during the
-			// call does not undercount --max-agent-calls on resume.
-			Begun: func(c agent.Call) error {
-				return l.rec.AgentCall(runstore.Conversation{Calls: c.Begun, Thread: c.Thread, CostUSD: c.SpentUSD})
-			}}
+		// A call is recorded as it begins, and again as it ends.
+		a.Session = &agent.Session{ID: vars.SessionID, Begun: func(c agent.Call) error { return e.AgentBegun(c) },
+			Done: func(c agent.Call) { e.AgentCalled(c) }}
 		a.Log = func(p *agent.Prompt) io.Writer { return logWriter{l.rec, agentLog(p)} }
 		a.Session.MaxCalls, a.Session.MaxCostUSD = l.o.MaxAgentCalls, l.o.MaxCostUSD
 		if c := p.Agent; c != nil {
