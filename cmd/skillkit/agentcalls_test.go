@@ -240,3 +240,43 @@ func TestRealClaudeKilledCallCounts(t *testing.T) {
 		t.Errorf("after claude's call the record counts %d calls, want 2", n)
 	}
 }
+
+// The real Codex, logged in to nothing and without a network, run as a
+// plain command, reconnects without end: the hung agent a user kills the
+// runner over (it ends too, at its next write to the dead runner). The
+// call is counted once it began, so the resume with --max-agent-calls 1
+// stops at the budget (exit 130) rather than start codex again.
+func TestRealCodexHungCallCounts(t *testing.T) {
+	bin := realtool.Find(t, "codex")
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("CODEX_API_KEY", "")
+	t.Setenv("OPENAI_API_KEY", "")
+	dir := t.TempDir()
+	testfs.WriteTree(t, dir, map[string]string{
+		"skill/SKILL.md":       frontMatter("asks"),
+		"skill/phases/01-a.md": "# Phase 1: Ask\n\n## Execution Steps\n\n### Step 1: Think\n\nThink hard.\n",
+	})
+	skill, work := filepath.Join(dir, "skill"), filepath.Join(dir, "work")
+	ag := shellQuote(bin) + " exec --skip-git-repo-check -"
+	c := skillkitCmd(t, "run", skill, "--workdir", work, "--agent", ag, "--max-agent-calls", "1")
+	c.Dir = dir
+	must(t, c.Start())
+	// The agent's process group is recorded as it starts.
+	groups := filepath.Join(work, fsstore.GroupsFile)
+	for deadline := time.Now().Add(30 * time.Second); !strings.HasPrefix(readIfAny(groups), "+"); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			c.Process.Kill()
+			c.Wait()
+			t.Fatalf("codex never started:\n%s", readIfAny(filepath.Join(work, fsstore.EventsFile)))
+		}
+	}
+	// Let it get to its reconnects.
+	time.Sleep(time.Second)
+	c.Process.Signal(syscall.SIGKILL)
+	c.Wait()
+	if n := recordedCalls(t, work); n != 1 {
+		t.Fatalf("after the kill the record counts %d calls, want 1", n)
+	}
+	check(t, outcome{ExitInterrupted, `1 agent calls made \(--max-agent-calls 1\); a resume with a higher --max-agent-calls goes on`},
+		"run", skill, "--resume", work, "--agent", ag, "--max-agent-calls", "1")
+}
