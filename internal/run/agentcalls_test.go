@@ -241,3 +241,55 @@ func TestKilledInAgentCallsOnEveryStore(t *testing.T) {
 		}
 	})
 }
+
+// Tasks that skill code starts side by side are each recorded as they
+// begin: a runner killed while both run counts both, and the resume at
+// --max-agent-calls 2 stops at the budget without starting either again.
+func TestKilledDuringTasksSideBySide(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "calls.log")
+	_, ag := agentCallsSkill(t, log, `touch "`+log+`.$SKILLKIT_CALL"; exec sleep 30`)
+	dir := filepath.Join(t.TempDir(), "tasks")
+	testfs.WriteTree(t, dir, map[string]string{
+		"SKILL.md": "---\nname: tasks\ndescription: Two tasks at once.\n---\n# Tasks\n",
+		"phases/01-a.md": "# Phase 1: Work\n\n## Execution Steps\n\n### Step 1: Ask twice\n\n" +
+			"```javascript\nconst [a, b] = await Promise.all([Task({prompt: 'one'}), Task({prompt: 'two'})]);\nstate.answers = [a, b];\n```\n",
+	})
+	work := filepath.Join(t.TempDir(), "run")
+	helper := func(env ...string) *exec.Cmd {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), helperEnv+"=1", "HELPER_SKILL="+dir, "HELPER_AGENT="+ag.Command, "HELPER_MAX_CALLS=2")
+		cmd.Env = append(cmd.Env, env...)
+		return cmd
+	}
+	cmd := helper("HELPER_WORKDIR=" + work)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		_, err1 := os.Stat(log + ".1")
+		_, err2 := os.Stat(log + ".2")
+		if err1 == nil && err2 == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("the two tasks never both started: %s", &stderr)
+		}
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	if n := recorded(t, fsstore.New(fsstore.Options{}), work); n != 2 || crashtest.AgentCalls(t, "killed during two tasks", log, n) != 2 {
+		t.Fatalf("killed during two tasks: the record counts %d calls, want 2", n)
+	}
+	out, err := helper("HELPER_RESUME=" + work).CombinedOutput()
+	var exitErr *exec.ExitError
+	if !errors.As(err, &exitErr) || exitErr.ExitCode() != 130 || !strings.Contains(string(out), "2 agent calls made (--max-agent-calls 2)") {
+		t.Fatalf("the resume at the spent budget: %v, want it stopped by the budget:\n%s", err, out)
+	}
+	if got := crashtest.AgentCalls(t, "the resume at the spent budget", log, 2); got != 2 {
+		t.Errorf("%d agent calls started, want 2", got)
+	}
+}
