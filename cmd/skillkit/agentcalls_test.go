@@ -69,11 +69,11 @@ func TestKilledAgentCallsCount(t *testing.T) {
 	testfs.WriteTree(t, dir, map[string]string{
 		"skill/SKILL.md": frontMatter("hangs"),
 		"skill/phases/01-a.md": "# Phase 1: Work\n\n## Execution Steps\n\n### Step 1: Wait once\n\n" +
-			"```bash\nif [ ! -e once ]; then touch once waiting; sleep 1000; fi\n```\n\n" +
+			"```bash\nif [ ! -e once ]; then touch once waiting; sleep 60; fi\n```\n\n" +
 			"### Step 2: Think\n\nThink hard.\n\n### Step 3: Write\n\nWrite it down.\n",
 	})
 	skill, work, log := filepath.Join(dir, "skill"), filepath.Join(dir, "work"), filepath.Join(dir, "calls.log")
-	ag := callsAgent(t, log, "", `touch "`+log+`.$SKILLKIT_CALL"; exec sleep 1000`)
+	ag := callsAgent(t, log, "", `touch "`+log+`.$SKILLKIT_CALL"; exec sleep 60`)
 	cmd := func(budget int, resume bool) *exec.Cmd {
 		args := []string{"run", skill, "--workdir", work}
 		if resume {
