@@ -147,6 +147,12 @@ type Session struct {
 	// call's report decides again.
 	ContextTokens int
 	ContextWindow int
+	// Begun, when set, sees every call as it begins, numbered and within
+	// the budget, before its command starts (N and Begun are its number,
+	// Thread and SpentUSD the conversation's so far): the run records it,
+	// so that a process killed during the call still counts it. A call
+	// it returns an error for is neither made nor counted.
+	Begun func(Call) error
 	// Done, when set, sees every call as it ends, failed ones too: the
 	// run records it.
 	Done func(Call)
@@ -347,6 +353,12 @@ func (a *Agent) Begin(p *Prompt) (*Pending, error) {
 		return nil, err
 	}
 	s.Calls++
+	if s.Begun != nil {
+		if err := s.Begun(Call{Request: p.Request, N: s.Calls, Thread: s.Thread, Begun: s.Calls, SpentUSD: s.CostUSD}); err != nil {
+			s.Calls--
+			return nil, err
+		}
+	}
 	c := &Pending{a: a, s: s, ad: adapterFor(a.Command), p: p, call: Call{Request: p.Request, N: s.Calls, Handoff: handoff}, own: p.Request == RequestTask, id: p.ID}
 	c.env = append(os.Environ(), a.Env...)
 	c.env = append(c.env, "SKILLKIT_REQUEST="+string(p.Request), "SKILLKIT_SESSION_ID="+s.ID, "SKILLKIT_CALL="+strconv.Itoa(c.call.N))

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -148,5 +149,41 @@ func TestAgentStderrIsShownNotActedOn(t *testing.T) {
 	}
 	if !utf8.ValidString(msg) || strings.ContainsAny(msg, "\x1b\x07\x00") {
 		t.Errorf("err = %q: raw control bytes or invalid UTF-8", msg)
+	}
+}
+
+// Begun sees each call as it begins, numbered, before its command runs;
+// a call it refuses is neither made nor counted, and the next one takes
+// its number.
+func TestBegunRecordsACallBeforeItRuns(t *testing.T) {
+	dir := t.TempDir()
+	ran := filepath.Join(dir, "ran")
+	refuse := errors.New("the record failed")
+	var begun []int
+	var fail bool
+	s := &Session{Begun: func(c Call) error {
+		if _, err := os.Stat(ran); err == nil {
+			t.Errorf("call %d's command ran before Begun", c.N)
+		}
+		if fail {
+			return refuse
+		}
+		begun = append(begun, c.N)
+		return nil
+	}}
+	a := &Agent{Command: "cat >/dev/null; touch ran; echo ok", Dir: dir, Session: s, Timeout: 5 * time.Second}
+	fail = true
+	if _, err := a.Ask(context.Background(), &Prompt{Request: RequestTask}); !errors.Is(err, refuse) {
+		t.Fatalf("a call Begun refused: %v, want its error", err)
+	}
+	if _, err := os.Stat(ran); err == nil || s.Calls != 0 {
+		t.Fatalf("a call Begun refused was made (%v) or counted (%d calls)", err == nil, s.Calls)
+	}
+	fail = false
+	if _, err := a.Ask(context.Background(), &Prompt{Request: RequestTask}); err != nil {
+		t.Fatal(err)
+	}
+	if len(begun) != 1 || begun[0] != 1 || s.Calls != 1 {
+		t.Errorf("Begun saw calls %v, the session counts %d; want [1] and 1", begun, s.Calls)
 	}
 }

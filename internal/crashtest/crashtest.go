@@ -136,3 +136,32 @@ func CountRuns(t testing.TB, what, log string, ids []string, doneBefore func(id 
 	}
 	return twice
 }
+
+// AgentCalls reads log, where a test's agent command writes its call's
+// number (SKILLKIT_CALL) as it starts, one a line, and checks it against
+// recorded, the calls the run's record counts: every call that started
+// is counted, so none is numbered past recorded, and no number is used
+// twice (a resume that lost a killed call's count would number its next
+// call as that one). It returns how many calls started.
+func AgentCalls(t testing.TB, what, log string, recorded int) int {
+	t.Helper()
+	data, err := os.ReadFile(log)
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	seen := map[int]bool{}
+	for _, w := range strings.Fields(string(data)) {
+		n, err := strconv.Atoi(w)
+		if err != nil {
+			t.Fatalf("%s: %s: %q is no call number", what, log, w)
+		}
+		if seen[n] {
+			t.Fatalf("%s: agent call %d started twice (%s: %s)", what, n, log, strings.Fields(string(data)))
+		}
+		if n > recorded {
+			t.Fatalf("%s: agent call %d started, but the record counts %d calls", what, n, recorded)
+		}
+		seen[n] = true
+	}
+	return len(seen)
+}

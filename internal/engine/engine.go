@@ -351,12 +351,22 @@ func (r *Runner) expand(ctx context.Context, text string) (string, error) {
 	})
 }
 
+// AgentBegun records an agent call as it begins, before its command
+// starts (runstore.Run.AgentCall): a runner killed during the call leaves
+// it counted, for the resume's --max-agent-calls and SKILLKIT_CALL.
+func (r *Runner) AgentBegun(c agent.Call) error { return r.o.Run.AgentCall(*conversation(c)) }
+
+// conversation is where the run's conversation stands at call c.
+func conversation(c agent.Call) *runstore.Conversation {
+	return &runstore.Conversation{Calls: c.Begun, Thread: c.Thread, CostUSD: c.SpentUSD}
+}
+
 // AgentCalled records an agent call, whoever made it (a step, an action,
 // skill code): a metrics line with what the agent reported, and the
 // conversation's progress, which the next event carries so that a resume
 // continues the conversation and its call count.
 func (r *Runner) AgentCalled(c agent.Call) {
-	r.conv = &runstore.Conversation{Calls: c.Begun, Thread: c.Thread, CostUSD: c.SpentUSD}
+	r.conv = conversation(c)
 	if c.Handoff > 0 {
 		r.Printf("  agent: the conversation is at %d%% of its context window: call %d asked for %s\n", c.Handoff, c.N, agent.HandoffFile)
 	}

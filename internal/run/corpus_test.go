@@ -28,6 +28,9 @@ func TestMain(m *testing.M) {
 	if testagent.Active() {
 		os.Exit(testagent.Main())
 	}
+	if os.Getenv(helperEnv) != "" {
+		os.Exit(helperMain())
+	}
 	os.Exit(m.Run())
 }
 

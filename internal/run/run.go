@@ -490,7 +490,9 @@ func (l *lifecycle) newEngine() error {
 		a := *l.o.Agent
 		a.AllowedTools = allowedTools(l.o.Skill)
 		a.MaxReply = l.o.OutputTail
-		a.Session = &agent.Session{ID: vars.SessionID, Done: func(c agent.Call) { e.AgentCalled(c) }}
+		// A call is recorded as it begins, and again as it ends.
+		a.Session = &agent.Session{ID: vars.SessionID, Begun: func(c agent.Call) error { return e.AgentBegun(c) },
+			Done: func(c agent.Call) { e.AgentCalled(c) }}
 		a.Log = func(p *agent.Prompt) io.Writer { return logWriter{l.rec, agentLog(p)} }
 		a.Session.MaxCalls, a.Session.MaxCostUSD = l.o.MaxAgentCalls, l.o.MaxCostUSD
 		if c := p.Agent; c != nil {

@@ -409,6 +409,24 @@ func (r *Record) Flush() error {
 	return r.flush(false)
 }
 
+// AgentCall implements Run: one event, written and synced at once
+// (Durable), which also makes durable what waits before it (a commit
+// owed, a pipelined one's sync, a database's buffered rows).
+func (r *Record) AgentCall(c Conversation) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return r.errClosed()
+	}
+	e := Event{Time: time.Now(), Run: r.id, From: State(r.progress.RunState), To: AgentCallMark, Agent: &c}
+	if err := r.append(Batch{Events: []Event{e}}, Durable); err != nil {
+		return err
+	}
+	r.progress.Apply(&e)
+	r.behind = true
+	return nil
+}
+
 // Settle implements Run.
 func (r *Record) Settle() error {
 	r.mu.Lock()

@@ -86,6 +86,15 @@ type Run interface {
 	// compute while the disk syncs. A store whose write is its own
 	// durability commits it as Commit does.
 	CommitPipelined(e Event) error
+	// AgentCall records an agent call as it begins, before its command
+	// starts: c is the conversation with the call counted. It is durable
+	// when AgentCall returns, so that a process killed during the call,
+	// or before the event after it, still counts it: the budget of a
+	// resume (--max-agent-calls) sees every call whose command may have
+	// run. It carries nothing else: the state set and a checkpoint taken
+	// since the last event wait for the next transition, which keeps a
+	// step's state change on the line that ends the step.
+	AgentCall(c Conversation) error
 	// Settle waits until every commit recorded is durable (an owed one,
 	// a pipelined one's sync): the barrier before anything with an
 	// effect outside the record happens (skill code's host calls,
@@ -237,6 +246,12 @@ type Conversation struct {
 	CostUSD float64 `yaml:"costUsd,omitempty" json:"costUsd,omitempty"`
 }
 
+// AgentCallMark is the To of the run's event that records an agent call
+// as it begins (Run.AgentCall): a mark, not a transition of the run,
+// which stays in the state its From says. Its Agent is the conversation
+// with the call counted.
+const AgentCallMark State = "agent_call"
+
 // Event is one line of the run's log: a transition of the run, a phase, an
 // action or a step from one lifecycle state to the next (DESIGN §3.1), with
 // what the transition changed in the record.
@@ -280,7 +295,8 @@ type Event struct {
 	// Loop is the autonomous loop's position after the transition.
 	Loop *Loop `json:"loop,omitempty"`
 	// Agent is the conversation with the agent after the calls made
-	// since the previous event.
+	// since the previous event; on an agent call's mark (AgentCallMark),
+	// the conversation as the call begins, the call counted.
 	Agent *Conversation `json:"agent,omitempty"`
 	// Checkpoint is a checkpoint a hook took just before the transition,
 	// of the state as recorded up to this event.

@@ -78,7 +78,10 @@ func Read(events []runstore.Event) *Run {
 		case e.Action != "":
 			kind, id = KindAction, e.Action
 		case e.Phase == "":
-			// The run's own transitions.
+			// The run's own transitions; an agent call's mark is none.
+			if e.To == runstore.AgentCallMark {
+				continue
+			}
 			r.State = runstore.RunState(e.To)
 			if e.To == runstore.State(runstore.RunRunning) {
 				if running && i > 0 {

@@ -111,3 +111,30 @@ func TestWriteSteps(t *testing.T) {
 		})
 	}
 }
+
+// An agent call's mark (runstore.AgentCallMark), written as the call
+// begins, is no transition: a run read with one after every line, as a
+// run killed in an agent call ends, reads as it did without them, and
+// its state is the last transition's.
+func TestAgentCallMarksChangeNothing(t *testing.T) {
+	for _, name := range []string{"failed-retried", "interrupted-resumed", "sequential"} {
+		events := readEvents(t, name)
+		var marked []runstore.Event
+		for i, e := range events {
+			marked = append(marked, e, runstore.Event{Time: e.Time, From: runstore.State(runstore.RunRunning), To: runstore.AgentCallMark,
+				Agent: &runstore.Conversation{Calls: i + 1}})
+		}
+		var want, got bytes.Buffer
+		plain, withMarks := Read(events), Read(marked)
+		if err := WriteSteps(&want, plain); err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteSteps(&got, withMarks); err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != want.String() || withMarks.State != plain.State || withMarks.Idle != plain.Idle || withMarks.Work != plain.Work {
+			t.Errorf("%s with agent call marks reads as %s (idle %v, work %v):\n%s\nwithout: %s (idle %v, work %v):\n%s",
+				name, withMarks.State, withMarks.Idle, withMarks.Work, &got, plain.State, plain.Idle, plain.Work, &want)
+		}
+	}
+}

@@ -80,6 +80,7 @@ func Run(t *testing.T, b Backend) {
 		{"Terminal", testTerminal},
 		{"Interrupted", testInterrupted},
 		{"Closed", testClosed},
+		{"AgentCalls", testAgentCalls},
 		{"Claims", testClaims},
 		{"Takeover", testTakeover},
 		{"ClaimFromTheFuture", testClaimFromTheFuture},
@@ -111,8 +112,9 @@ func create(t *testing.T, s runstore.Store, id string, at time.Time, co runstore
 	return r
 }
 
-// step runs step n of a run as the runners record one: its start, a
-// state it set, its end with a checkpoint, a metric and a log line. An
+// step runs step n of a run as the runners record one: its start, an
+// agent call, a state it set, its end with a checkpoint, a metric and a
+// log line. An
 // even step is a loop's action, whose checkpoint is paced (written to
 // snapshots only as the newest); the state grows a list at its end, which
 // the log records as a patch that appends, and whose end is committed
@@ -129,6 +131,9 @@ func step(r runstore.Run, n int) error {
 		end = runstore.Event{Action: id, From: "post_hook", To: "completed"}
 	}
 	if err := r.Append(start); err != nil {
+		return err
+	}
+	if err := callAgent(r); err != nil {
 		return err
 	}
 	if err := r.Log("01-a", "step "+id+"\n"); err != nil {
@@ -156,6 +161,20 @@ func step(r runstore.Run, n int) error {
 		return err
 	}
 	return r.Metric(runstore.Metric{Kind: runstore.KindStep, Phase: "01-a", Step: "01-a#" + strconv.Itoa(n), Attempts: 1, Outcome: "completed"})
+}
+
+// callAgent records an agent call beginning, as the runners do before
+// the agent's command starts: the next of the run's calls.
+func callAgent(r runstore.Run) error {
+	return r.AgentCall(runstore.Conversation{Calls: calls(r.Progress()) + 1, Thread: "thread-1"})
+}
+
+// calls is how many agent calls p says the run began.
+func calls(p runstore.Progress) int {
+	if p.Agent == nil {
+		return 0
+	}
+	return p.Agent.Calls
 }
 
 // stateAfter is state.json, compacted, after k steps.
@@ -330,6 +349,7 @@ func testClosed(t *testing.T, place func(runstore.Files) runstore.Backend) {
 		{"Log", func() error { return r.Log("01-a", "after close\n") }},
 		{"Flush", r.Flush},
 		{"Settle", r.Settle},
+		{"AgentCall", func() error { return callAgent(r) }},
 		{"finish", func() error { return finish(r, runstore.RunCompleted) }},
 	} {
 		if err := w.write(); !errors.Is(err, runstore.ErrClosed) {
@@ -352,6 +372,47 @@ func testClosed(t *testing.T, place func(runstore.Files) runstore.Backend) {
 		t.Fatalf("resuming the closed run: %v", err)
 	}
 	back.Close()
+}
+
+// An agent call is recorded as it begins: a reader sees it counted while
+// the call runs, before any later event, and a holder that dies then (its
+// claim goes stale, as a killed process's does) leaves it counted for
+// the resume, which goes on counting. The mark changes nothing else: the
+// state set before it, which the step's end has not recorded, is not in
+// the record, and the run is still running with its steps as they were.
+func testAgentCalls(t *testing.T, place func(runstore.Files) runstore.Backend) {
+	s := open(place, nil)
+	old := stale(t, s)
+	old.SetState(map[string]any{"n": 99.0})
+	if err := callAgent(old); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := s.Status("r1")
+	if err != nil || calls(sum.Progress) != 2 || sum.State != runstore.RunRunning || sum.StepsDone != 1 || sum.LastState["n"] != 1.0 {
+		t.Fatalf("status during the second call: %+v, %v; want 2 calls, running, 1 step, n 1", sum, err)
+	}
+	if c := sum.Progress.Agent; c.Thread != "thread-1" {
+		t.Errorf("the call's conversation: %+v", c)
+	}
+	time.Sleep(300 * time.Millisecond)
+	r, err := s.Resume("r1", runstore.ResumeOptions{})
+	if err != nil {
+		t.Fatalf("taking the run over from a holder that died in an agent call: %v", err)
+	}
+	defer r.Close()
+	defer old.Close()
+	if got := calls(r.Progress()); got != 2 {
+		t.Errorf("the resume counts %d agent calls, want 2", got)
+	}
+	if got := stateJSON(t, r.WorkDir()); got != stateAfter(1) {
+		t.Errorf("state.json after the resume: %s, want %s", got, stateAfter(1))
+	}
+	if err := run(r, 2, 2); err != nil {
+		t.Fatal(err)
+	}
+	if got := calls(r.Progress()); got != 3 {
+		t.Errorf("after the resume's step: %d agent calls, want 3", got)
+	}
 }
 
 // Of two claims of a run one wins: the other is told who holds it, and
@@ -523,17 +584,17 @@ func crashPoints(t *testing.T, place func(runstore.Files) runstore.Backend, what
 		if n > 200 {
 			t.Fatal("the run never got past its faults")
 		}
-		calls := 0
+		ops := 0
 		files := wrap(func(string) error {
-			calls++
-			if calls == n {
+			ops++
+			if ops == n {
 				return fail
 			}
 			return nil
 		})
 		id := "crash-" + what + "-" + strconv.Itoa(n)
 		s := open(place, files)
-		committed, err := crashRun(s, id)
+		committed, called, err := crashRun(s, id)
 		if err == nil {
 			t.Logf("%d crash points", n-1)
 			return
@@ -551,6 +612,11 @@ func crashPoints(t *testing.T, place func(runstore.Files) runstore.Backend, what
 		}
 		if d := sum.StepsDone - max(committed, 0); d != 0 && d != 1 {
 			t.Fatalf("fault at %s %d: %d steps recorded, %d committed", what, n, sum.StepsDone, committed)
+		}
+		// Every call begun is counted; the one whose record failed may be
+		// (its line written, its sync failed), and was not made.
+		if d := calls(sum.Progress) - called; d != 0 && d != 1 {
+			t.Fatalf("fault at %s %d: %d agent calls recorded, %d begun", what, n, calls(sum.Progress), called)
 		}
 		if sum.State.Terminal() {
 			continue
@@ -578,23 +644,24 @@ func crashPoints(t *testing.T, place func(runstore.Files) runstore.Backend, what
 }
 
 // crashRun runs a whole run until a write fails, and says how many steps
-// were committed (-1 when the run's start was not).
-func crashRun(s runstore.Store, id string) (committed int, err error) {
+// were committed (-1 when the run's start was not) and how many agent
+// calls were recorded as begun (each step's record of its call returned).
+func crashRun(s runstore.Store, id string) (committed, called int, err error) {
 	r, err := s.Create(runstore.NewRun{Start: runstore.Start{RunID: id, Skill: "demo", StartedAt: time.Now(), TotalSteps: steps},
 		State: map[string]any{"n": 0.0}}, runstore.ClaimOptions{})
 	if err != nil {
-		return -1, err
+		return -1, 0, err
 	}
 	defer r.Close()
 	if err := run(r, 1, 0); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	for n := 1; n <= steps; n++ {
 		if err := step(r, n); err != nil {
-			return r.Progress().StepsDone(), err
+			return r.Progress().StepsDone(), calls(r.Progress()), err
 		}
 	}
-	return steps, finish(r, runstore.RunCompleted)
+	return steps, steps, finish(r, runstore.RunCompleted)
 }
 
 // The readers see every run through the store: the list newest first,
@@ -618,7 +685,7 @@ func testReaders(t *testing.T, place func(runstore.Files) runstore.Backend) {
 		t.Errorf("the newest run: %+v, %v", sum, err)
 	}
 	events, err := s.Events("c")
-	if err != nil || len(events) != 1+1+2*2 || events[0].Start == nil || events[0].Start.RunID != "c" {
+	if err != nil || len(events) != 1+1+2*3 || events[0].Start == nil || events[0].Start.RunID != "c" {
 		t.Errorf("events of c: %d, %v", len(events), err)
 	}
 	for _, e := range events {
