@@ -251,6 +251,11 @@ func (h *handle) log(l runstore.LogLine) error {
 // The snapshots wait for the log's sync under way: they must never say
 // more than the log would after a power loss.
 func (h *handle) Snapshot(_ context.Context, p *runstore.Progress) error {
+	// A folder made again in place of the run's would take the
+	// snapshots without a word: a stat per snapshot tells it.
+	if h.claim.removed() {
+		return h.claim.errRemoved()
+	}
 	return h.orRemoved(h.snapshot(p))
 }
 
