@@ -513,7 +513,7 @@ func (p *Pool) command(ctx context.Context, s *Server, c *conn) (sdk.Transport, 
 			g.Ended(pgid)
 		}
 	})
-	out := newLogLines(outR, func(line []byte) { slog.write("stdout", append(line, '\n')) })
+	out := newLogLines(outR, slog.stdout)
 	return &sdk.IOTransport{Reader: out, Writer: inW, MaxLineLength: MaxMessage}, stop, exited, nil
 }
 

@@ -17,8 +17,10 @@ import (
 // JSON object still fails the connection, as a broken server should.
 type logLines struct {
 	io.Closer
-	r   *bufio.Reader
-	log func(line []byte)
+	r *bufio.Reader
+	// log gets each line that is not JSON-RPC, without its newline;
+	// cut says it is the first logLineMax bytes of a longer one.
+	log func(line []byte, cut bool)
 	// pending is the rest of a passed-on line that Read has not returned.
 	pending []byte
 	// passing and skipping say that the line under way, longer than the
@@ -29,7 +31,7 @@ type logLines struct {
 // logLineMax is how much of a log line is logged; the rest is dropped.
 const logLineMax = 64 << 10
 
-func newLogLines(r io.ReadCloser, log func([]byte)) *logLines {
+func newLogLines(r io.ReadCloser, log func(line []byte, cut bool)) *logLines {
 	return &logLines{Closer: r, r: bufio.NewReaderSize(r, logLineMax), log: log}
 }
 
@@ -46,7 +48,7 @@ func (l *logLines) Read(p []byte) (int, error) {
 		case isRPCLine(chunk):
 			l.pending, l.passing = chunk, !whole
 		default:
-			l.log(bytes.TrimRight(chunk, "\r\n"))
+			l.log(bytes.TrimRight(chunk, "\r\n"), !whole)
 			l.skipping = !whole
 		}
 		if err != nil && whole {
@@ -109,6 +111,18 @@ func (l *serverLog) write(stream string, lines []byte) {
 		fmt.Fprintf(&b, "\nmcp %s %s: (cut: more than %d MiB)\n", l.name, stream, serverLogMax>>20)
 	}
 	io.WriteString(l.w, b.String())
+}
+
+// stdout logs a line of the server's stdout that is not JSON-RPC. Of a
+// line cut at logLineMax, whose rest is dropped, it logs the part before
+// a point no secret crosses (safeCut): the head of a secret that crossed
+// the cut would be logged as it is.
+func (l *serverLog) stdout(line []byte, cut bool) {
+	if cut {
+		line = line[:safeCut(line, l.scrub)]
+	}
+	// A copy: line is the reader's buffer.
+	l.write("stdout", append(line[:len(line):len(line)], '\n'))
 }
 
 // stderrLog is a server's stderr as a writer of its log. It passes on

@@ -20,7 +20,7 @@ func FuzzLogLines(f *testing.F) {
 		const size = 16
 		var logged [][]byte
 		l := &logLines{Closer: io.NopCloser(nil), r: bufio.NewReaderSize(bytes.NewReader(data), size),
-			log: func(b []byte) { logged = append(logged, bytes.Clone(b)) }}
+			log: func(b []byte, _ bool) { logged = append(logged, bytes.Clone(b)) }}
 		got, err := io.ReadAll(l)
 		if err != nil {
 			t.Fatal(err)
@@ -114,6 +114,34 @@ func TestStderrLogLongLine(t *testing.T) {
 			if lines := strings.Count(got, "\n"); lines < 3 {
 				t.Errorf("secrets from %d, write size %d: the line is logged in %d pieces", at, size, lines)
 			}
+		}
+	}
+}
+
+// TestStdoutLogLineCutBeforeASecret: a log line on a server's stdout
+// longer than logLineMax is logged up to a point no secret crosses (the
+// rest is dropped): it was cut at logLineMax, so the head of a secret
+// that crossed it reached the log, which the scrubber could not know.
+func TestStdoutLogLineCutBeforeASecret(t *testing.T) {
+	for _, at := range []int{logLineMax - len(secret) + 1, logLineMax - 5, logLineMax - cutKeep - 3} {
+		line := bytes.Repeat([]byte("x"), logLineMax+4096)
+		for i := at; i+len(secret) < len(line); i += cutStep + 3 {
+			copy(line[i:], secret)
+		}
+		var log strings.Builder
+		slog := &serverLog{w: &log, name: "s", scrub: scrubSecret, left: serverLogMax}
+		in := append(append(line, '\n'), `{"jsonrpc":"2.0"}`+"\n"...)
+		l := newLogLines(io.NopCloser(bytes.NewReader(in)), slog.stdout)
+		got, err := io.ReadAll(l)
+		if err != nil || string(got) != `{"jsonrpc":"2.0"}`+"\n" {
+			t.Fatalf("passed on %q, %v", got, err)
+		}
+		rest := strings.ReplaceAll(strings.ReplaceAll(log.String(), "[scrubbed]", ""), "mcp s stdout: ", "")
+		if strings.ContainsAny(rest, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") {
+			t.Errorf("secrets from %d: a piece of one is logged", at)
+		}
+		if n := strings.Count(rest, "x"); n < logLineMax-2*cutKeep {
+			t.Errorf("secrets from %d: %d bytes of the line logged", at, n)
 		}
 	}
 }
