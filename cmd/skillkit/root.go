@@ -58,6 +58,10 @@ func runExit(err error) int {
 		return ExitInterrupted
 	case errors.Is(err, skrun.ErrInvalid):
 		return ExitUsage
+	case errors.Is(err, runstore.ErrRunRemoved):
+		// A write error, but the run's own end: its folder went while
+		// it ran, and there is nothing to resume.
+		return ExitFailed
 	case errors.Is(err, runstore.ErrWrite):
 		// The disk failed, not the skill: the run stays resumable.
 		return ExitInternal

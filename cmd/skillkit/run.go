@@ -284,7 +284,8 @@ func runSkill(c *cobra.Command, s Streams, o *runOptions, dir string, args []str
 			resume, flags = fmt.Sprintf("skillkit run %s --resume %s", dir, resumeRef(res, root)), goingOn(c.Flags())
 		}
 		err = stopped(ctx, err, res, resume+flags)
-		if res != nil && res.State.Retryable() {
+		// A run whose folder was removed has no record left to retry.
+		if res != nil && res.State.Retryable() && !errors.Is(err, runstore.ErrRunRemoved) {
 			err = fmt.Errorf("%w\nafter a fix, run it again from there with: %s --retry%s", err, resume, flags)
 		}
 		return &exitError{code: code, err: err}

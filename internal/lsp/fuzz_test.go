@@ -14,6 +14,10 @@ func FuzzServe(f *testing.F) {
 	}
 	f.Add(msg(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`))
 	f.Add(append(msg(`{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":"file:///tmp/x/SKILL.md","text":"---\nname: x\n---\n"}}}`), msg(`{"jsonrpc":"2.0","id":2,"method":"shutdown"}`)...))
+	f.Add(append(append(append(msg(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{"workspace":{"didChangeWatchedFiles":{"dynamicRegistration":true}}}}}`),
+		msg(`{"jsonrpc":"2.0","method":"initialized","params":{}}`)...),
+		msg(`{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":"file:///tmp/x/SKILL.md","text":"---\nname: x\n---\n"}}}`)...),
+		msg(`{"jsonrpc":"2.0","method":"workspace/didChangeWatchedFiles","params":{"changes":[{"uri":"file:///tmp/x","type":3},{"uri":"file:///tmp/x/SKILL.md","type":2}]}}`)...))
 	f.Add([]byte("Content-Length: 99999999999\r\n\r\n{"))
 	f.Add([]byte("Content-Length: -1\r\n\r\n"))
 	f.Add([]byte("garbage\r\n\r\n"))

@@ -19,15 +19,37 @@ type client struct {
 	c    *conn
 	next int
 	done chan error
+	// srv is the server, for a test to look at what it keeps between
+	// two messages (the server handles one at a time).
+	srv *server
+	// in gets what the server writes, read as it comes: a server that
+	// publishes while the test sends its next message must not wait for
+	// the test to read (the pipes hold nothing).
+	in chan received
+}
+
+type received struct {
+	m   *message
+	err error
 }
 
 func startServer(t *testing.T) *client {
 	t.Helper()
 	toServer, fromClient := io.Pipe()
 	toClient, fromServer := io.Pipe()
-	cl := &client{t: t, c: newConn(toClient, fromClient), done: make(chan error, 1)}
+	cl := &client{t: t, c: newConn(toClient, fromClient), done: make(chan error, 1), in: make(chan received, 1<<12)}
+	cl.srv = newServer(toServer, fromServer, Options{Version: "test"})
 	go func() {
-		err := Serve(toServer, fromServer, Options{Version: "test"})
+		for {
+			m, err := cl.c.read()
+			cl.in <- received{m, err}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	go func() {
+		err := cl.srv.serve()
 		fromServer.Close()
 		cl.done <- err
 	}()
@@ -69,14 +91,8 @@ func (cl *client) notify(method string, params any) {
 
 func (cl *client) read() *message {
 	cl.t.Helper()
-	type got struct {
-		m   *message
-		err error
-	}
-	ch := make(chan got, 1)
-	go func() { m, err := cl.c.read(); ch <- got{m, err} }()
 	select {
-	case g := <-ch:
+	case g := <-cl.in:
 		if g.err != nil {
 			cl.t.Fatal(g.err)
 		}

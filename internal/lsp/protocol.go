@@ -110,3 +110,26 @@ const (
 	severityWarning     = 2
 	severityInformation = 3
 )
+
+type initializeParams struct {
+	Capabilities struct {
+		Workspace struct {
+			DidChangeWatchedFiles struct {
+				DynamicRegistration bool `json:"dynamicRegistration"`
+			} `json:"didChangeWatchedFiles"`
+		} `json:"workspace"`
+	} `json:"capabilities"`
+}
+
+type didChangeWatchedFilesParams struct {
+	Changes []fileEvent `json:"changes"`
+}
+
+// fileEvent is a change of a watched file; Type is LSP's
+// FileChangeType: 1 created, 2 changed (fileChanged), 3 deleted.
+type fileEvent struct {
+	URI  string `json:"uri"`
+	Type int    `json:"type"`
+}
+
+const fileChanged = 2

@@ -339,7 +339,7 @@ func (p *Pool) conn(ctx context.Context, server string) (*conn, error) {
 		dead, ok = c, false
 	}
 	if !ok {
-		c = &conn{ready: make(chan struct{}), stderr: &lockedTail{t: proc.NewTail(stderrTail)}}
+		c = &conn{ready: make(chan struct{}), stderr: &lockedTail{t: proc.NewTail(stderrTail), scrub: p.opts.Scrub}}
 		p.conns[server] = c
 		// The start is every waiting caller's, not only the first's: it
 		// does not end with the first caller's context (its own timeout
@@ -461,7 +461,8 @@ func (p *Pool) command(ctx context.Context, s *Server, c *conn) (sdk.Transport, 
 		cmd.Env = append(cmd.Env, k+"="+s.Env[k])
 	}
 	slog := &serverLog{w: p.opts.Log, name: s.Name, scrub: p.opts.Scrub, left: serverLogMax}
-	cmd.Stderr = io.MultiWriter(c.stderr, stderrLog{slog})
+	errLog := &stderrLog{l: slog}
+	cmd.Stderr = io.MultiWriter(c.stderr, errLog)
 	// A grandchild holding stderr must not keep Wait for ever.
 	cmd.WaitDelay = time.Second
 	proc.OwnGroup(cmd)
@@ -493,7 +494,10 @@ func (p *Pool) command(ctx context.Context, s *Server, c *conn) (sdk.Transport, 
 	}
 	exited := make(chan struct{})
 	go func() {
+		// Wait returns once exec's copy of stderr ended (WaitDelay
+		// bounds that): nothing is written after the flush.
 		cmd.Wait()
+		errLog.Flush()
 		close(exited)
 	}()
 	stop := sync.OnceFunc(func() {
@@ -509,7 +513,7 @@ func (p *Pool) command(ctx context.Context, s *Server, c *conn) (sdk.Transport, 
 			g.Ended(pgid)
 		}
 	})
-	out := newLogLines(outR, func(line []byte) { slog.write("stdout", append(line, '\n')) })
+	out := newLogLines(outR, slog.stdout)
 	return &sdk.IOTransport{Reader: out, Writer: inW, MaxLineLength: MaxMessage}, stop, exited, nil
 }
 
@@ -611,10 +615,11 @@ func logText(c Call) string {
 }
 
 // lockedTail is a proc.Tail written by exec's goroutine and read by an
-// error message.
+// error message, which goes to the log and the terminal scrubbed.
 type lockedTail struct {
-	mu sync.Mutex
-	t  *proc.Tail
+	mu    sync.Mutex
+	t     *proc.Tail
+	scrub func(string) string
 }
 
 func (l *lockedTail) Write(p []byte) (int, error) {
@@ -627,7 +632,15 @@ func (l *lockedTail) Write(p []byte) (int, error) {
 func (l *lockedTail) note() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if s := strings.TrimSpace(l.t.String()); s != "" {
+	s := l.t.String()
+	if len(s) == stderrTail {
+		// The tail may start inside a secret, which the scrubber would
+		// not know: it starts at a line.
+		if _, rest, ok := strings.Cut(s, "\n"); ok {
+			s = rest
+		}
+	}
+	if s := strings.TrimSpace(l.scrub(s)); s != "" {
 		return "; its stderr: " + s
 	}
 	return ""

@@ -424,6 +424,72 @@ func TestStderrScrubbed(t *testing.T) {
 	}
 }
 
+// splitSecret writes "<before>hunt", waits so that the pipe delivers it
+// alone, then "er2-secret<after>": the secret hunter2-secret reaches
+// the pool in two reads.
+func splitSecret(before, after string) string {
+	return `printf '` + before + `hunt' >&2; sleep 0.3; printf 'er2-secret` + after + `' >&2; `
+}
+
+func hideHunter(s string) string { return strings.ReplaceAll(s, "hunter2-secret", "[scrubbed]") }
+
+// leaked reports whether either half of the split secret is in text.
+func leaked(text string) bool {
+	return strings.Contains(text, "hunt") || strings.Contains(text, "er2-secret")
+}
+
+// TestStderrSecretSplitAcrossWrites: a secret that a server (here
+// server-everything behind a start script) writes to stderr in two
+// writes is scrubbed: the log was written and scrubbed chunk by chunk as
+// the pipe delivered it, so each half went to mcp.log as it was.
+func TestStderrSecretSplitAcrossWrites(t *testing.T) {
+	everything := realtool.Find(t, "mcp-server-everything")
+	var log bytes.Buffer
+	pool := mcp.NewPool(mcp.Options{Config: config(&mcp.Server{Name: "everything", Command: "sh",
+		Args: []string{"-c", splitSecret("using token ", `\n`) + `exec "$0"`, everything}}), Dir: t.TempDir(), Log: &log, Scrub: hideHunter})
+	if _, err := pool.Call(context.Background(), "everything", "echo", map[string]any{"message": "hi"}); err != nil {
+		t.Fatal(err)
+	}
+	pool.Close()
+	if leaked(log.String()) || !strings.Contains(log.String(), "mcp everything stderr: using token [scrubbed]\n") ||
+		!strings.Contains(log.String(), "mcp everything stderr: Starting default (STDIO) server...\n") {
+		t.Errorf("log:\n%s", log.String())
+	}
+}
+
+// TestStderrLastLineWithoutNewline: the last line of a server's stderr
+// reaches the log, scrubbed whole, though it never ends with a newline:
+// when the server exits by itself (its error quotes it scrubbed too) and
+// when it is killed (the stand-in that never answers, past the start
+// timeout).
+func TestStderrLastLineWithoutNewline(t *testing.T) {
+	standin := mcptest.Standin(t)
+	for _, tc := range []struct {
+		name, script string
+	}{
+		{"exits", splitSecret("fatal: bad token ", "") + "exit 3"},
+		{"killed", splitSecret("fatal: bad token ", "") + `exec "$0" -mode silent`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var log bytes.Buffer
+			c := config(&mcp.Server{Name: "bad", Command: "sh", Args: []string{"-c", tc.script, standin}})
+			c.StartTimeout = 2 * time.Second
+			pool := mcp.NewPool(mcp.Options{Config: c, Dir: t.TempDir(), Log: &log, Scrub: hideHunter})
+			_, err := pool.Call(context.Background(), "bad", "echo", nil)
+			pool.Close()
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if leaked(err.Error()) {
+				t.Errorf("the error quotes the secret: %v", err)
+			}
+			if leaked(log.String()) || !strings.Contains(log.String(), "mcp bad stderr: fatal: bad token [scrubbed]\n") {
+				t.Errorf("log:\n%s", log.String())
+			}
+		})
+	}
+}
+
 // TestStderrFloodIsBounded: a server that floods stderr (here 8 MiB
 // before server-everything starts) fills the run's mcp.log no further
 // than a bound; the log said all of it.

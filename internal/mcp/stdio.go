@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 )
 
@@ -16,8 +17,10 @@ import (
 // JSON object still fails the connection, as a broken server should.
 type logLines struct {
 	io.Closer
-	r   *bufio.Reader
-	log func(line []byte)
+	r *bufio.Reader
+	// log gets each line that is not JSON-RPC, without its newline;
+	// cut says it is the first logLineMax bytes of a longer one.
+	log func(line []byte, cut bool)
 	// pending is the rest of a passed-on line that Read has not returned.
 	pending []byte
 	// passing and skipping say that the line under way, longer than the
@@ -28,7 +31,7 @@ type logLines struct {
 // logLineMax is how much of a log line is logged; the rest is dropped.
 const logLineMax = 64 << 10
 
-func newLogLines(r io.ReadCloser, log func([]byte)) *logLines {
+func newLogLines(r io.ReadCloser, log func(line []byte, cut bool)) *logLines {
 	return &logLines{Closer: r, r: bufio.NewReaderSize(r, logLineMax), log: log}
 }
 
@@ -45,7 +48,7 @@ func (l *logLines) Read(p []byte) (int, error) {
 		case isRPCLine(chunk):
 			l.pending, l.passing = chunk, !whole
 		default:
-			l.log(bytes.TrimRight(chunk, "\r\n"))
+			l.log(bytes.TrimRight(chunk, "\r\n"), !whole)
 			l.skipping = !whole
 		}
 		if err != nil && whole {
@@ -86,28 +89,107 @@ type serverLog struct {
 // serverLogMax bounds what one server writes to the log besides its calls.
 const serverLogMax = 1 << 20
 
-func (l *serverLog) write(stream string, b []byte) {
+// write logs whole lines of a stream, each ending in a newline, one log
+// line each. The text is scrubbed before it is bounded: cutting first
+// could leave the head of a secret that the scrubber no longer knows.
+func (l *serverLog) write(stream string, lines []byte) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.cut {
 		return
 	}
-	if len(b) > l.left {
-		b, l.cut = b[:l.left], true
+	text := l.scrub(string(lines))
+	if len(text) > l.left {
+		text, l.cut = text[:l.left], true
 	}
-	l.left -= len(b)
-	if len(b) > 0 {
-		fmt.Fprintf(l.w, "mcp %s %s: %s", l.name, stream, l.scrub(string(b)))
+	l.left -= len(text)
+	var b strings.Builder
+	for line := range strings.Lines(text) {
+		fmt.Fprintf(&b, "mcp %s %s: %s", l.name, stream, line)
 	}
 	if l.cut {
-		fmt.Fprintf(l.w, "\nmcp %s %s: (cut: more than %d MiB)\n", l.name, stream, serverLogMax>>20)
+		fmt.Fprintf(&b, "\nmcp %s %s: (cut: more than %d MiB)\n", l.name, stream, serverLogMax>>20)
+	}
+	io.WriteString(l.w, b.String())
+}
+
+// stdout logs a line of the server's stdout that is not JSON-RPC. Of a
+// line cut at logLineMax, whose rest is dropped, it logs the part before
+// a point no secret crosses (safeCut): the head of a secret that crossed
+// the cut would be logged as it is.
+func (l *serverLog) stdout(line []byte, cut bool) {
+	if cut {
+		line = line[:safeCut(line, l.scrub)]
+	}
+	// A copy: line is the reader's buffer.
+	l.write("stdout", append(line[:len(line):len(line)], '\n'))
+}
+
+// stderrLog is a server's stderr as a writer of its log. It passes on
+// whole lines, so that the scrubber sees a secret whole however the pipe
+// cut the server's writes; the lines a read brings are scrubbed
+// together, so that a secret holding a newline (a PEM key) written at
+// once is scrubbed too. Flush logs the last line, which may have no
+// newline, once the server is gone.
+type stderrLog struct {
+	mu sync.Mutex
+	l  *serverLog
+	// line is the line under way, never longer than logLineMax.
+	line []byte
+}
+
+func (s *stderrLog) Write(b []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := len(b)
+	if i := bytes.LastIndexByte(b, '\n'); i >= 0 {
+		s.l.write("stderr", append(s.line, b[:i+1]...))
+		s.line, b = s.line[:0], b[i+1:]
+	}
+	for len(s.line)+len(b) >= logLineMax {
+		k := logLineMax - len(s.line)
+		s.line, b = append(s.line, b[:k]...), b[k:]
+		c := safeCut(s.line, s.l.scrub)
+		s.l.write("stderr", append(s.line[:c:c], '\n'))
+		s.line = append(s.line[:0], s.line[c:]...)
+	}
+	s.line = append(s.line, b...)
+	return n, nil
+}
+
+// Flush logs the line under way, as the server left it.
+func (s *stderrLog) Flush() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.line) > 0 {
+		s.l.write("stderr", append(s.line, '\n'))
+		s.line = nil
 	}
 }
 
-// stderrLog is a server's stderr as a writer of its log.
-type stderrLog struct{ l *serverLog }
-
-func (s stderrLog) Write(b []byte) (int, error) {
-	s.l.write("stderr", b)
-	return len(b), nil
+// safeCut is where a line too long to hold (logLineMax bytes without a
+// newline) is cut into a piece logged now and a rest kept: a point that
+// no secret crosses, so that neither piece holds part of one. The
+// scrubber only rewrites text, so a point is tried by scrubbing both
+// sides and the whole: where they differ, a secret crosses it. The rest
+// is at least cutKeep bytes, so a secret up to that long that starts in
+// the piece ends in the line and is seen. Secrets are tokens, passwords
+// and keys, of a few KiB at most; one longer than cutKeep and written on
+// one line longer than logLineMax is not scrubbed.
+func safeCut(line []byte, scrub func(string) string) int {
+	whole := scrub(string(line))
+	for c := len(line) - cutKeep; c > 0; c -= cutStep {
+		if scrub(string(line[:c]))+scrub(string(line[c:])) == whole {
+			return c
+		}
+	}
+	// Secrets all along the line: the piece is all of it, scrubbed whole.
+	return len(line)
 }
+
+// cutKeep and cutStep: how much of a cut line is kept at least, and how
+// far apart the points safeCut tries are.
+const (
+	cutKeep = logLineMax / 4
+	cutStep = 512
+)

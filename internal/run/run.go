@@ -698,6 +698,14 @@ func (l *lifecycle) run(ctx context.Context, phases []*plan.Phase) (*Result, err
 		l.rec.Close()
 		return res, &RunError{ID: p.RunID, Dir: res.Dir, State: runstore.RunInterrupted, Err: cause}
 	}
+	if errors.Is(err, runstore.ErrRunRemoved) {
+		// Its record is gone: nothing to end in it, and nothing to
+		// resume. The run failed, for what a step (or someone) did.
+		l.printf("run %s: %s in %v\n", p.RunID, runstore.RunFailed, time.Since(start).Round(time.Millisecond))
+		res, _ := l.close(nil)
+		res.State = runstore.RunFailed
+		return res, &RunError{ID: p.RunID, Dir: res.Dir, State: runstore.RunFailed, Err: err}
+	}
 	return l.finish(ctx, start, err)
 }
 

@@ -480,6 +480,11 @@ var ErrWrite = errors.New("writing the run record failed")
 // the process stops before it writes anything more.
 var ErrClaimLost = errors.New("another process holds the run now; this one stops without writing")
 
+// ErrRunRemoved is matched by the error of a write to a run whose folder
+// was removed while it ran (a step's rm -rf of its own work dir): the
+// record went with it, so the run can neither go on nor be resumed.
+var ErrRunRemoved = errors.New("the run's folder was removed while the run was running")
+
 // ErrClosed is matched by the error of a write, or a Settle, made on a
 // run's record after its Close: the run was released, and another process
 // may hold it now.

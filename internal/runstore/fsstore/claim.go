@@ -69,6 +69,9 @@ type claim struct {
 	groups *os.File
 	// now is the holder's clock (runstore.ClaimOptions.Now).
 	now func() time.Time
+	// folder is the run's folder as it was claimed, to tell it from one
+	// made again in its place (removed).
+	folder os.FileInfo
 }
 
 // acquire claims the run directory dir for this process. It fails with a
@@ -90,7 +93,8 @@ func acquire(files runstore.Files, dir string, opts runstore.ClaimOptions) (c *c
 	if fresh, err = create(dir, info); err != nil {
 		return nil, false, err
 	}
-	return &claim{dir: dir, files: files, info: info, now: opts.Now}, fresh, nil
+	folder, _ := os.Stat(dir)
+	return &claim{dir: dir, files: files, info: info, now: opts.Now, folder: folder}, fresh, nil
 }
 
 // create links a fully written claim file into place: the link fails when
@@ -234,13 +238,33 @@ func (c *claim) verify() error {
 	}
 	if errors.Is(err, fs.ErrNotExist) {
 		// Deleted under us: put it back, unless another process
-		// claimed the run meanwhile.
-		if err := c.refresh(); err == nil {
-			return nil
+		// claimed the run meanwhile, or the run's folder went with it.
+		err := c.refresh()
+		if err == nil || errors.Is(err, runstore.ErrRunRemoved) {
+			return err
 		}
 	}
 	c.setLost()
 	return c.errLost()
+}
+
+// removed reports whether the run's folder is gone, or is another folder
+// now (removed and made again: rm -rf, then mkdir -p): the record's files
+// went with the old one, and a claim put back in the new one would hold
+// an empty folder. It is looked at by a heartbeat and where claim.json
+// is missing, never on a commit's way.
+func (c *claim) removed() bool {
+	fi, err := os.Stat(c.dir)
+	if err != nil {
+		return errors.Is(err, fs.ErrNotExist)
+	}
+	return c.folder != nil && !os.SameFile(fi, c.folder)
+}
+
+// errRemoved is the error of a write to a run whose folder was removed.
+func (c *claim) errRemoved() error {
+	return &runstore.WriteError{Err: fmt.Errorf("%w: %s (by a step, or by something outside the run): its record went with it, so it cannot be resumed",
+		runstore.ErrRunRemoved, c.dir)}
 }
 
 // racyWindow is how old claim.json must be for verify to trust its
@@ -252,10 +276,14 @@ func (c *claim) setLost() { c.lost.Store(true) }
 // refresh rewrites claim.json with the heartbeat now, if it is still this
 // claim: under the claim lock, so that a takeover between the read and the
 // write is not undone. A claim.json that is gone is put back. It fails
-// with ErrClaimLost when another process holds the run. The record stops
+// with ErrClaimLost when another process holds the run, and with
+// ErrRunRemoved when the run's folder is gone. The record stops
 // its heartbeat before it releases the claim, so a released claim is not
 // written again.
 func (c *claim) refresh() error {
+	if c.removed() {
+		return c.errRemoved()
+	}
 	now := c.now()
 	unlock, ok := lockClaim(c.dir)
 	if !ok {

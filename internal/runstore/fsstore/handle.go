@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -110,6 +111,20 @@ func (h *handle) Heartbeat(context.Context) error { return h.claim.refresh() }
 // Buffered line written meanwhile may or may not be in a sync, as a
 // Buffered line may or may not survive a power loss.
 func (h *handle) Append(_ context.Context, b runstore.Batch, mode runstore.Mode) error {
+	return h.orRemoved(h.appendBatch(b, mode))
+}
+
+// orRemoved says why a write found no file or folder when the run's
+// folder was removed (claim.removed): "no such file or directory" alone
+// does not say that the whole run went.
+func (h *handle) orRemoved(err error) error {
+	if errors.Is(err, fs.ErrNotExist) && h.claim.removed() {
+		return h.claim.errRemoved()
+	}
+	return err
+}
+
+func (h *handle) appendBatch(b runstore.Batch, mode runstore.Mode) error {
 	if mode == runstore.Pipelined && h.created {
 		// The log is new: its first commit syncs its folder too, in line.
 		mode = runstore.Durable
@@ -236,6 +251,15 @@ func (h *handle) log(l runstore.LogLine) error {
 // The snapshots wait for the log's sync under way: they must never say
 // more than the log would after a power loss.
 func (h *handle) Snapshot(_ context.Context, p *runstore.Progress) error {
+	// A folder made again in place of the run's would take the
+	// snapshots without a word: a stat per snapshot tells it.
+	if h.claim.removed() {
+		return h.claim.errRemoved()
+	}
+	return h.orRemoved(h.snapshot(p))
+}
+
+func (h *handle) snapshot(p *runstore.Progress) error {
 	if err := h.settle(); err != nil {
 		return err
 	}

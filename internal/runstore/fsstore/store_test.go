@@ -766,3 +766,46 @@ func TestActionCheckpointsPaced(t *testing.T) {
 	back.Close()
 	check("rebuilt by a resume", true)
 }
+
+// TestRemovedRunFolder: a run whose folder is removed while it runs (a
+// step's rm -rf of its work dir), or removed and made again, is told so
+// by its next commit, naming the folder, and its heartbeat puts no claim
+// in the folder made again, nor does its close write there: before, the
+// commit said that another process held the run, and the heartbeat
+// claimed the empty folder. (The snapshot's case is the command's:
+// run_folder_removed.txtar.)
+func TestRemovedRunFolder(t *testing.T) {
+	for _, remade := range []bool{false, true} {
+		t.Run(fmt.Sprintf("remade=%v", remade), func(t *testing.T) {
+			s := newStore(t, nil)
+			r, err := s.Create(runstore.NewRun{Start: runstore.Start{RunID: "r1", Skill: "demo"}}, runstore.ClaimOptions{Heartbeat: 5 * time.Millisecond})
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := r.Where()
+			if err := os.RemoveAll(dir); err != nil {
+				t.Fatal(err)
+			}
+			if remade {
+				if err := os.Mkdir(dir, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			// Heartbeats come and go meanwhile.
+			time.Sleep(50 * time.Millisecond)
+			if _, err := os.Stat(filepath.Join(dir, ClaimFile)); err == nil {
+				t.Error("a heartbeat put a claim in the folder made again")
+			}
+			err = r.Commit(runstore.Event{Step: "01-a#1", From: "executing", To: "completed"})
+			if !errors.Is(err, runstore.ErrRunRemoved) || !strings.Contains(err.Error(), dir) {
+				t.Errorf("commit: %v, want ErrRunRemoved naming %s", err, dir)
+			}
+			r.Close()
+			if remade {
+				if left, _ := os.ReadDir(dir); len(left) != 0 {
+					t.Errorf("the folder made again holds %v", left)
+				}
+			}
+		})
+	}
+}
