@@ -103,16 +103,22 @@ func (r *Recorder) Begin(a *agent.Agent, x *agent.Exchange) (func(agent.Exchange
 				e.Files, err = changes(a.Dir, before, after)
 			}
 		}
-		for i := range e.Files {
-			f := &e.Files[i]
-			f.Path = r.scrub.Scrub(f.Path)
-			f.Text = r.scrub.Scrub(p.hide(f.Text))
-			if f.Base64 != nil {
-				f.Base64 = r.scrub.ScrubBytes(f.Base64)
-			}
-		}
+		r.scrubFiles(e.Files, p)
 		r.write(e, err)
 	}, false, nil
+}
+
+// scrubFiles scrubs the files a call left, an agent's or an MCP
+// server's alike: their names, their text and their bytes.
+func (r *Recorder) scrubFiles(files []File, p placeholders) {
+	for i := range files {
+		f := &files[i]
+		f.Path = r.scrub.Scrub(f.Path)
+		f.Text = r.scrub.Scrub(p.hide(f.Text))
+		if f.Base64 != nil {
+			f.Base64 = r.scrub.ScrubBytes(f.Base64)
+		}
+	}
 }
 
 // write appends an exchange as one line; the first failure is kept for
