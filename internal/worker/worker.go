@@ -284,8 +284,18 @@ func (k *task) run(ctx context.Context) (sqlstore.TaskState, string, error) {
 		return "", "", nil
 	}
 	if ctx.Err() != nil {
-		// The worker is stopping: the task stays working until the
-		// conductor recovers it.
+		// The worker is stopping, and its run stopped resumable: the task
+		// goes back at once for the next worker, rather than stay working
+		// until the conductor's recovery finds its heartbeat stale. A
+		// database that does not answer within releaseWait leaves that
+		// to the recovery.
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseWait)
+		defer cancel()
+		if err := k.w.o.DB.Release(rctx, k.ID, k.w.o.Name); err != nil {
+			k.w.printf("%s: left working for the conductor's recovery: %v\n", k.ID, err)
+		} else {
+			k.w.printf("%s: released (fix_proposed): the worker stopped\n", k.ID)
+		}
 		return "", "", ctx.Err()
 	}
 	if full := (*agent.ContextError)(nil); errors.As(err, &full) {
@@ -324,6 +334,10 @@ func (k *task) finish(ctx context.Context) error {
 	}
 	return k.move(ctx, sqlstore.Working, sqlstore.Complete, "")
 }
+
+// releaseWait bounds how long a stopping worker tries to hand its task
+// back: a stop must not wait out a database outage.
+const releaseWait = 5 * time.Second
 
 // errLeft stops a run whose task this worker no longer holds.
 var errLeft = errors.New("the task left this worker")
