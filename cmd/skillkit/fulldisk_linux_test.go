@@ -14,9 +14,11 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/skillkit/skillkit/internal/runstore"
 	"github.com/skillkit/skillkit/internal/runstore/fsstore"
+	"github.com/skillkit/skillkit/internal/runstore/sqlstore"
 	"github.com/skillkit/skillkit/internal/testfs"
 )
 
@@ -404,4 +406,72 @@ func resumed(args []string) string {
 		}
 	}
 	return ""
+}
+
+// TestWorkerOnAFullDisk: a worker whose SQLite database fills the disk
+// in the middle of a run rides it out for --outage, then stops, as it
+// does for any database away longer than that: it exits 3, saying the
+// disk is full, and leaves the task working for recover, with its run
+// resumable. It went on polling for ever instead, the task left in error
+// with the disk's message for the conductor. Once the disk has room, the
+// conductor's recover and the next worker finish the task, each step run
+// once but the one in flight.
+func TestWorkerOnAFullDisk(t *testing.T) {
+	disk := mountTmpfs(t, "1m")
+	dir := t.TempDir()
+	marks := filepath.Join(dir, "marks")
+	testfs.WriteTree(t, dir, map[string]string{
+		"big/SKILL.md": "---\nname: big\ndescription: Writes much.\n---\n# Big\n",
+		"big/phases/01-a.md": "# Phase 1: A\n## Execution Steps\n### Step 1: Small\n```bash\necho 1 >> " + marks + "\n```\n" +
+			"### Step 2: Large\n```bash\necho 2 >> " + marks + "\nhead -c 400000 /dev/zero | tr '\\0' x\n```\n" +
+			"### Step 3: Small\n```bash\necho 3 >> " + marks + "\n```\n",
+	})
+	db := "sqlite:" + filepath.Join(disk, "tasks.db")
+	if code, stderr := runCommand(t, dir, "task", "add", filepath.Join(dir, "big"), "--db", db); code != ExitOK {
+		t.Fatalf("task add: exit %d: %s", code, stderr)
+	}
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(disk, &st); err != nil {
+		t.Fatal(err)
+	}
+	free := int(st.Bavail) * int(st.Bsize)
+	testfs.WriteFile(t, filepath.Join(disk, "filler"), strings.Repeat("f", max(free-250<<10, 0)))
+
+	cmd := skillkitCmd(t, "worker", "--db", db, "--outage", "2s", "--poll", "100ms", "--name", "w1")
+	cmd.Dir = dir
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		<-done
+		t.Fatalf("the worker did not stop within 30 s of a full disk (--outage 2s):\n%s", &out)
+	}
+	if code := cmd.ProcessState.ExitCode(); code != ExitInternal || !strings.Contains(out.String(), "database or disk is full") {
+		t.Fatalf("exit %d, want %d saying the disk is full:\n%s", code, ExitInternal, &out)
+	}
+	k := taskOf(t, db)
+	if k.State != sqlstore.Working || k.RunID == "" {
+		t.Fatalf("the task is %s (%s), want working for recover:\n%s", k.State, k.Message, &out)
+	}
+
+	growTmpfs(t, disk, "16m")
+	if code, stderr := runCommand(t, dir, "recover", "--db", db, "--stale-after", "0s"); code != ExitOK {
+		t.Fatalf("recover: exit %d: %s", code, stderr)
+	}
+	if code, stderr := runCommand(t, dir, "worker", "--db", db, "--until-idle", "--poll", "100ms"); code != ExitOK {
+		t.Fatalf("the next worker: exit %d: %s", code, stderr)
+	}
+	if k := taskOf(t, db); k.State != sqlstore.Complete {
+		t.Fatalf("the task is %s (%s), want complete", k.State, k.Message)
+	}
+	if got := effects(t, marks, "2"); strings.Join(got, " ") != "1 2 3" {
+		t.Errorf("steps ran %v", got)
+	}
 }

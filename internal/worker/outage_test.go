@@ -3,6 +3,7 @@ package worker_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -221,6 +222,67 @@ func TestClaimWhoseAnswerWasLost(t *testing.T) {
 	for i := range 2 {
 		if c := counts(t, marks, i); c["1"] != 1 || c["2"] != 1 {
 			t.Errorf("task n=%d: steps ran %v times, want each once", i, c)
+		}
+	}
+}
+
+// TestOutagePastTheLimitStopsTheWorker: PostgreSQL stops while a task's
+// step runs and stays away past --outage: the worker exits with the
+// outage's error (sqlstore.ErrAway), leaving the task working and its run
+// resumable rather than moving the task to error as if the run had
+// failed; once the server is back, recover and the next worker finish
+// it, each step run once but the one in flight.
+func TestOutagePastTheLimitStopsTheWorker(t *testing.T) {
+	d, ctl := outageDB(t)
+	skill, marks := writeSkill(t, 3, "1")
+	addTasks(t, d, skill, 1)
+	o := options(d, "rider")
+	o.WorkBase, o.Outage = filepath.Join(t.TempDir(), "work"), time.Second
+	var out safeBuffer
+	o.Out = &out
+	done := make(chan error, 1)
+	go func() { done <- worker.Run(context.Background(), o) }()
+	for deadline := time.Now().Add(30 * time.Second); counts(t, marks, 0)["2s"] == 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("step 2 did not start\n%s", out.String())
+		}
+	}
+	ctl("stop")
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(40 * time.Second):
+		ctl("start")
+		t.Fatalf("the worker did not stop within 40 s of an outage past --outage 1s\n%s", out.String())
+	}
+	ctl("start")
+	if !errors.Is(err, sqlstore.ErrAway) {
+		t.Fatalf("worker: %v, want the outage's error\n%s", err, out.String())
+	}
+	ctx := context.Background()
+	k := tasksOnceBack(t, d)[0]
+	if k.State != sqlstore.Working {
+		t.Fatalf("task %s is %s (%s), want working for recover\n%s", k.ID, k.State, k.Message, out.String())
+	}
+	if moved, err := d.Recover(ctx, 0); err != nil || len(moved) != 1 {
+		t.Fatalf("recover: %v, %v", moved, err)
+	}
+	drain(t, d, 1)
+	allComplete(t, d, 1)
+	if c := counts(t, marks, 0); c["1"] != 1 || c["2"] < 1 || c["2"] > 2 || c["3"] != 1 {
+		t.Errorf("steps ran %v times, want each once, step 2 (in flight) at most twice", c)
+	}
+}
+
+// tasksOnceBack are the database's tasks, once it answers again.
+func tasksOnceBack(t *testing.T, d *sqlstore.DB) []*sqlstore.Task {
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		tasks, err := d.Tasks(context.Background(), "")
+		if err == nil {
+			return tasks
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the database did not come back: %v", err)
 		}
 	}
 }

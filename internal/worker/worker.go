@@ -177,10 +177,17 @@ func (w *worker) slot(ctx context.Context) error {
 			continue
 		}
 		w.printf("%s: claimed (was %s)\n", t.ID, from)
-		if err := w.work(ctx, t, from); err != nil && ctx.Err() == nil {
+		err = w.work(ctx, t, from)
+		w.hold(t.ID, false)
+		if errors.Is(err, sqlstore.ErrAway) {
+			// Past the outage the worker exits, as it does when a claim
+			// meets it: the task stays working, its run resumable, for
+			// the conductor's recovery.
+			return fmt.Errorf("%s: %w", t.ID, err)
+		}
+		if err != nil && ctx.Err() == nil {
 			w.printf("%s: %v\n", t.ID, err)
 		}
-		w.hold(t.ID, false)
 	}
 	return nil
 }
@@ -297,6 +304,12 @@ func (k *task) run(ctx context.Context) (sqlstore.TaskState, string, error) {
 			k.w.printf("%s: released (fix_proposed): the worker stopped\n", k.ID)
 		}
 		return "", "", ctx.Err()
+	}
+	if errors.Is(err, sqlstore.ErrAway) {
+		// The run stopped resumable because the database stayed away (a
+		// restart, a full disk): no fault of the task's, which stays
+		// working, and the worker exits.
+		return "", "", err
 	}
 	if full := (*agent.ContextError)(nil); errors.As(err, &full) {
 		// The musician specification's context exhaustion: the run
