@@ -167,3 +167,37 @@ func TestContinue(t *testing.T) {
 		t.Errorf("continued cassette: agent %s, %+v", c.Agent, c.Exchanges)
 	}
 }
+
+// TestOneRecordingAtATime: two runs recording into the same cassette at
+// once (two --record-test of one name) interleaved their lines into a
+// cassette that does not parse; the second is refused while the first
+// records, naming the file, and the first's cassette stays whole.
+func TestOneRecordingAtATime(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "same.cassette.jsonl")
+	a := runAgent(t.TempDir())
+	first, err := Create(file, Header{Skill: "demo", Agent: NoAgent}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, start := range []func(string, Header, *Scrubber) (*Recorder, error){Create, Continue} {
+		if second, err := start(file, Header{Skill: "demo", Agent: NoAgent}, nil); err == nil || !strings.Contains(err.Error(), file) || !strings.Contains(err.Error(), "another run") {
+			if second != nil {
+				second.Close()
+			}
+			t.Errorf("a second recording into the same cassette: %v, want a refusal naming it", err)
+		}
+	}
+	call(t, first, a, agent.Exchange{Request: agent.RequestAction, ID: "triage", Prompt: "p", Reply: "r"}, func() {})
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := Load(file, "demo"); err != nil || len(c.Exchanges) != 1 {
+		t.Fatalf("the first recording: %v, %+v", err, c)
+	}
+	// Once it is closed, the cassette may be recorded again.
+	again, err := Create(file, Header{Skill: "demo", Agent: NoAgent}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again.Close()
+}

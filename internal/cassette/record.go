@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/skillkit/skillkit/internal/agent"
+	"github.com/skillkit/skillkit/internal/runstore/fsstore"
 )
 
 // Recorder writes a cassette as a run makes its agent calls; it is the
@@ -37,8 +38,19 @@ func Create(path string, h Header, s *Scrubber) (*Recorder, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.Create(path)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
+		return nil, fmt.Errorf("recording: %w", err)
+	}
+	// One recording at a time: two runs writing the same cassette (two
+	// --record-test of one name) would interleave their lines. The lock
+	// goes with the file's close, or the process.
+	if !fsstore.TryLock(f) {
+		f.Close()
+		return nil, fmt.Errorf("recording: %s is being recorded by another run; record under another name, or once it ends", path)
+	}
+	if err := f.Truncate(0); err != nil {
+		f.Close()
 		return nil, fmt.Errorf("recording: %w", err)
 	}
 	if _, err := f.Write(line); err != nil {
