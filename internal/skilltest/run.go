@@ -136,6 +136,9 @@ func runIn(ctx context.Context, s *plan.Skill, c *Case, o Options, tmp string) *
 		for _, m := range tape.player.Misses() {
 			res.fail("%v", m)
 		}
+		if tape.old != nil && tape.old.Cut > 0 {
+			res.fail("the cassette %s is cut short at line %d (its recording stopped while writing it): what came after was never recorded; record the case again", tape.old.Path, tape.old.Cut)
+		}
 		return res
 	}
 	if out == nil {

@@ -259,7 +259,8 @@ func TestTruncatedCassette(t *testing.T) {
 				t.Errorf("basic: %s %v", r.Bad, r.Failures)
 			}
 		case "cut":
-			if r.Bad != "" || len(r.Failures) == 0 || !strings.Contains(r.Failures[0], "no recorded reply for the action call of action-review") {
+			if r.Bad != "" || len(r.Failures) != 2 || !strings.Contains(r.Failures[0], "no recorded reply for the action call of action-review") ||
+				!strings.Contains(r.Failures[1], "cut.cassette.jsonl is cut short at line 4") {
 				t.Errorf("cut: bad %q, failures %v", r.Bad, r.Failures)
 			}
 		}
