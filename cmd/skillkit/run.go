@@ -306,7 +306,11 @@ func startRecording(file string, skill *plan.Skill, a *agent.Agent, servers *mcp
 	if err != nil {
 		return nil, err
 	}
-	h := cassette.Header{Skill: skill.Name, Agent: cassette.NoAgent}
+	files, err := cassette.SkillFiles(skill.Dir)
+	if err != nil {
+		return nil, err
+	}
+	h := cassette.Header{Skill: skill.Name, Agent: cassette.NoAgent, SkillFiles: files}
 	if a != nil {
 		h.Agent = agent.Adapter(a.Command)
 	}

@@ -47,6 +47,10 @@ type Header struct {
 	// after the first call, and a replay must render prompts the same way;
 	// NoAgent for a run without one.
 	Agent string `json:"agent"`
+	// SkillFiles are the skill's files when it was recorded (SkillFiles):
+	// a replay that fails says which changed since. A cassette recorded
+	// before this field has none.
+	SkillFiles map[string]string `json:"skillFiles,omitempty"`
 }
 
 // Exchange is one recorded agent call.

@@ -107,6 +107,7 @@ func runIn(ctx context.Context, s *plan.Skill, c *Case, o Options, tmp string) *
 		}
 		return res
 	}
+	defer tape.skillChanged(s, res)
 	store := fsstore.New(fsstore.Options{Base: tmp, NoSync: true})
 	opts := run.Options{
 		Skill: s, Store: store, WorkDir: work, Inputs: c.Inputs, Args: c.Args,
@@ -247,6 +248,22 @@ func (t *caseTape) calls() int {
 	return 0
 }
 
+// skillChanged adds to a failed replay which of the skill's files
+// changed since its cassette was recorded: a changed native step, schema
+// or script shows in no prompt's diff.
+func (t *caseTape) skillChanged(s *plan.Skill, res *Result) {
+	if res.Passed() || t.recorder != nil || t.old == nil || t.old.SkillFiles == nil {
+		return
+	}
+	now, err := cassette.SkillFiles(s.Dir)
+	if err != nil {
+		return
+	}
+	if changed := cassette.ChangedFiles(t.old.SkillFiles, now); len(changed) > 0 {
+		res.fail("the skill changed since the cassette was recorded: %s; if that is meant, record the case again (skillkit test --update)", strings.Join(changed, ", "))
+	}
+}
+
 // cassettePath is where the case's cassette is.
 func (c *Case) cassettePath() string {
 	return filepath.Join(filepath.Dir(c.File), filepath.FromSlash(c.Agent.Cassette))
@@ -283,7 +300,11 @@ func (c *Case) tape(s *plan.Skill, o Options, tmp string) (*caseTape, error) {
 			return nil, fmt.Errorf("--update re-records the cassette with the agent: pass --agent CMD or set SKILLKIT_AGENT")
 		}
 		t.next = filepath.Join(tmp, "cassette.jsonl")
-		rec, err := cassette.Create(t.next, cassette.Header{Skill: s.Name, Agent: agent.Adapter(o.Agent.Command)}, scrub)
+		files, err := cassette.SkillFiles(s.Dir)
+		if err != nil {
+			return nil, err
+		}
+		rec, err := cassette.Create(t.next, cassette.Header{Skill: s.Name, Agent: agent.Adapter(o.Agent.Command), SkillFiles: files}, scrub)
 		if err != nil {
 			return nil, err
 		}
