@@ -475,3 +475,28 @@ func TestWorkerOnAFullDisk(t *testing.T) {
 		t.Errorf("steps ran %v", got)
 	}
 }
+
+// TestSQLiteOnAReadOnlyDisk: a database of tasks whose file system was
+// made read-only: the commands that open it exit 3 and say why, naming
+// the folder, rather than SQLite's "unable to open database file".
+func TestSQLiteOnAReadOnlyDisk(t *testing.T) {
+	disk := mountTmpfs(t, "4m")
+	dir := t.TempDir()
+	testfs.WriteTree(t, dir, map[string]string{
+		"s/SKILL.md":       "---\nname: s\ndescription: S.\n---\n# S\n",
+		"s/phases/01-a.md": "# Phase 1: A\n## Execution Steps\n### Step 1: A\n```bash\necho hi\n```\n",
+	})
+	db := "sqlite:" + filepath.Join(disk, "tasks.db")
+	if code, stderr := runCommand(t, dir, "task", "add", filepath.Join(dir, "s"), "--db", db); code != ExitOK {
+		t.Fatalf("task add: exit %d: %s", code, stderr)
+	}
+	if err := syscall.Mount("tmpfs", disk, "tmpfs", syscall.MS_REMOUNT|syscall.MS_RDONLY, ""); err != nil {
+		t.Fatalf("making the tmpfs read-only: %v", err)
+	}
+	for _, args := range [][]string{{"tasks"}, {"worker", "--until-idle"}, {"task", "add", filepath.Join(dir, "s")}} {
+		code, stderr := runCommand(t, dir, append(args, "--db", db)...)
+		if code != ExitInternal || !strings.Contains(stderr, disk+" is not writable") || !strings.Contains(stderr, "read-only file system") {
+			t.Errorf("%v: exit %d, want %d saying the folder is read-only:\n%s", args, code, ExitInternal, stderr)
+		}
+	}
+}
