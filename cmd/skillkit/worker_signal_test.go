@@ -103,7 +103,10 @@ func TestWorkerSIGTERMReleasesItsTask(t *testing.T) {
 		if k.State != sqlstore.FixProposed || !strings.Contains(k.Message, "w1") || !strings.Contains(k.Message, k.RunID) || k.RunID == "" {
 			t.Fatalf("after SIGTERM the task is %s (%q), want fix_proposed naming the worker and run %s: %s", k.State, k.Message, k.RunID, stderr)
 		}
-		if code, out, stderr := run("worker", "--db", url, "--poll", "50ms", "--until-idle", "--name", "w2"); code != ExitOK {
+		// The next worker resumes it; the hand-off is no fix of the
+		// conductor's for its agent to apply: no agent call is made.
+		agentLog := filepath.Join(dir, "agent.log")
+		if code, out, stderr := run("worker", "--db", url, "--poll", "50ms", "--until-idle", "--name", "w2", "--agent", "cat >> "+agentLog); code != ExitOK {
 			t.Fatalf("the next worker: exit %d: %s%s", code, out, stderr)
 		}
 		if k := taskOf(t, url); k.State != sqlstore.Complete {
@@ -111,6 +114,9 @@ func TestWorkerSIGTERMReleasesItsTask(t *testing.T) {
 		}
 		if data, _ := os.ReadFile(filepath.Join(marks, "resumed")); string(data) != "x\n" {
 			t.Errorf("the step resumed %q times", data)
+		}
+		if data, err := os.ReadFile(agentLog); err == nil {
+			t.Errorf("the hand-off went to the agent as a fix to apply:\n%s", data)
 		}
 	})
 }

@@ -212,7 +212,14 @@ func (w *worker) work(ctx context.Context, t *sqlstore.Task, from sqlstore.TaskS
 		if from == sqlstore.ExitRequested {
 			return k.exit(ctx, "")
 		}
-		if from == sqlstore.FixProposed && t.Message != "" {
+		switch {
+		case from != sqlstore.FixProposed || t.Message == "":
+		case sqlstore.IsHandOff(t.Message):
+			// A recovery's or a stopped worker's hand-off: the run resumes
+			// from its record, and an agent told to apply it would make
+			// a call, and perhaps changes, for nothing.
+			w.printf("%s: resuming: %s\n", t.ID, t.Message)
+		default:
 			k.tell(ctx, "The conductor proposes a fix", t.Message)
 		}
 		st, msg, err := k.run(ctx)

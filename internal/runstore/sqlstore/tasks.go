@@ -396,7 +396,7 @@ func (d *DB) Recover(ctx context.Context, staleAfter time.Duration) ([]*Task, er
 	rows.Close()
 	var moved []*Task
 	for _, t := range stale {
-		msg := fmt.Sprintf("recovered: worker %s stopped heartbeating at %s while %s; %s",
+		msg := fmt.Sprintf(recoveredPrefix+"worker %s stopped heartbeating at %s while %s; %s",
 			t.Worker, t.Heartbeat.UTC().Format(time.RFC3339), t.State, d.handOff(t.RunID))
 		res, err := d.exec(ctx, `UPDATE tasks SET state = 'fix_proposed', message = ?, updated_at = ? WHERE id = ? AND state = ? AND heartbeat < ?`,
 			msg, ms(time.Now()), t.ID, string(t.State), cutoff)
@@ -409,6 +409,21 @@ func (d *DB) Recover(ctx context.Context, staleAfter time.Duration) ([]*Task, er
 		}
 	}
 	return moved, nil
+}
+
+// The messages of a task moved to fix_proposed by Recover and Release
+// begin so: they say where the run stands, and propose no fix.
+const (
+	recoveredPrefix = "recovered: "
+	releasedPrefix  = "released: "
+)
+
+// IsHandOff reports whether msg, the message of a task in fix_proposed,
+// is Recover's or Release's hand-off rather than a conductor's fix: a
+// worker that claims the task resumes its run and has nothing to hand
+// its agent.
+func IsHandOff(msg string) bool {
+	return strings.HasPrefix(msg, recoveredPrefix) || strings.HasPrefix(msg, releasedPrefix)
 }
 
 // handOff says where a task's run stands, for the next worker: its last
@@ -433,7 +448,7 @@ func (d *DB) Release(ctx context.Context, id, worker string) error {
 	if err != nil {
 		return err
 	}
-	msg := fmt.Sprintf("released: worker %s stopped while working; %s", worker, d.handOff(t.RunID))
+	msg := fmt.Sprintf(releasedPrefix+"worker %s stopped while working; %s", worker, d.handOff(t.RunID))
 	return d.Move(ctx, id, worker, Working, FixProposed, msg)
 }
 
