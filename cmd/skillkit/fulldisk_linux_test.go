@@ -500,3 +500,42 @@ func TestSQLiteOnAReadOnlyDisk(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordTestOnAFullDisk: --record-test into a skill whose disk fills
+// while the cassette is written. The cassette's own error ("no space
+// left") was lost behind the test file's, and an empty test file and a
+// cut cassette were left, a test case that says nothing; now the command
+// exits 3 naming the cassette, and leaves neither file, with the disk
+// full or once the test file itself does not fit.
+func TestRecordTestOnAFullDisk(t *testing.T) {
+	for _, room := range []int{0, 4 << 10, 12 << 10, 20 << 10, 24 << 10, 32 << 10} {
+		t.Run(fmt.Sprint(room), func(t *testing.T) {
+			disk := mountTmpfs(t, "96k")
+			skill := filepath.Join(disk, "agent-driven")
+			must(t, os.CopyFS(skill, os.DirFS(filepath.Join(repoRoot(t), "examples", "agent-driven"))))
+			must(t, os.RemoveAll(filepath.Join(skill, "tests")))
+			var st syscall.Statfs_t
+			must(t, syscall.Statfs(disk, &st))
+			free := int(st.Bavail) * int(st.Bsize)
+			testfs.WriteFile(t, filepath.Join(disk, "filler"), strings.Repeat("f", max(free-room, 0)))
+			dir := t.TempDir()
+			code, stderr := runCommand(t, dir, "run", skill, "--agent", filepath.Join(skill, "fake-agent.sh"), "--record-test", "full", "--workdir", filepath.Join(dir, "work"))
+			if code == ExitOK {
+				// The disk had room enough: the test must replay.
+				if code, stderr := runCommand(t, dir, "test", skill); code != ExitOK {
+					t.Errorf("the recorded test: exit %d: %s", code, stderr)
+				}
+				return
+			}
+			t.Logf("exit %d:\n%s", code, stderr)
+			if code != ExitInternal || !strings.Contains(stderr, "no space left on device") || !strings.Contains(stderr, "tests/full.") {
+				t.Errorf("exit %d, want %d naming the file and the full disk:\n%s", code, ExitInternal, stderr)
+			}
+			for _, f := range []string{"full.yaml", "full.cassette.jsonl"} {
+				if _, err := os.Stat(filepath.Join(skill, "tests", f)); err == nil {
+					t.Errorf("a failed recording left tests/%s:\n%s", f, stderr)
+				}
+			}
+		})
+	}
+}
