@@ -207,6 +207,9 @@ func TestBadTestFiles(t *testing.T) {
 		"fixture": {"files:\n  data.txt: ../../etc/passwd\n", `fixture.yaml:2: fixture "data.txt": "../../etc/passwd" leaves the skill's folder`},
 		"other":   {"agent:\n  cassette: other.cassette.jsonl\n", `other.cassette.jsonl:1: a cassette of the skill "hybrid", not "autonomous"`},
 		"old":     {"agent:\n  cassette: old.cassette.jsonl\n", "old.cassette.jsonl:1: cassette format 7; this skillkit reads format 1"},
+		// A file left empty (a recording cut short before it was
+		// written) said only "EOF".
+		"empty": {"# nothing yet\n", "empty.yaml:1: the test file is empty"},
 	}
 	for name, tc := range cases {
 		write(t, filepath.Join(tests, name+".yaml"), tc.text)
