@@ -539,3 +539,36 @@ func TestRecordTestOnAFullDisk(t *testing.T) {
 		})
 	}
 }
+
+// TestUpdateOnAFullDiskKeepsTheCassette: skillkit test --update on a
+// disk with no room for the new cassette: the case fails saying so, and
+// the cassette it had stays as it was. It was truncated in place, and
+// the case's recording was lost.
+func TestUpdateOnAFullDiskKeepsTheCassette(t *testing.T) {
+	disk := mountTmpfs(t, "128k")
+	skill := filepath.Join(disk, "agent-driven")
+	must(t, os.CopyFS(skill, os.DirFS(filepath.Join(repoRoot(t), "examples", "agent-driven"))))
+	cassette := filepath.Join(skill, "tests", "basic.cassette.jsonl")
+	before, err := os.ReadFile(cassette)
+	must(t, err)
+	// The agent now says more: the new cassette is larger than the old
+	// one and the room left together.
+	agentCmd := filepath.Join(skill, "fake-agent.sh")
+	script, err := os.ReadFile(agentCmd)
+	must(t, err)
+	must(t, os.WriteFile(agentCmd, []byte(strings.Replace(string(script), `echo "Three sections will do."`, `echo "Three sections will do."; head -c 40000 /dev/zero | tr '\0' y; echo`, 1)), 0o755))
+	var st syscall.Statfs_t
+	must(t, syscall.Statfs(disk, &st))
+	testfs.WriteFile(t, filepath.Join(disk, "filler"), strings.Repeat("f", max(int(st.Bavail)*int(st.Bsize)-4<<10, 0)))
+	code, out, stderr := run("test", skill, "--update", "--agent", agentCmd)
+	if code == ExitOK || !strings.Contains(out+stderr, "no space left on device") {
+		t.Errorf("--update on a full disk: exit %d, want a failure saying the disk is full:\n%s%s", code, out, stderr)
+	}
+	if after, err := os.ReadFile(cassette); err != nil || !bytes.Equal(after, before) {
+		t.Errorf("the cassette changed (%d bytes, was %d): %v", len(after), len(before), err)
+	}
+	entries, _ := os.ReadDir(filepath.Join(skill, "tests"))
+	if len(entries) != 2 {
+		t.Errorf("tests/ holds %d files after the failed update, want its 2", len(entries))
+	}
+}

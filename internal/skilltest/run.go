@@ -2,6 +2,8 @@ package skilltest
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -341,11 +343,50 @@ func (t *caseTape) finish(o Options, c *Case, res *Result) error {
 	if err != nil {
 		return err
 	}
-	if err := skillfs.WriteFile(filepath.Dir(c.File), c.Agent.Cassette, data, 0o644); err != nil {
+	if err := replaceFile(filepath.Dir(c.File), c.Agent.Cassette, data); err != nil {
 		return err
 	}
 	res.Changes = append(res.Changes, cassetteChanges(t.old, t.next, res.Skill)...)
 	return nil
+}
+
+// replaceFile replaces the file name (slash-separated) under dir with
+// data: through a root on dir, so that no link leads the write out, and
+// by a temporary file renamed over it, so that a write that fails (a
+// full disk) leaves the old content whole. --update wrote in place, and a
+// full disk left a case's cassette cut short.
+func replaceFile(dir, name string, data []byte) error {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	if d := path.Dir(name); d != "." {
+		if err := root.MkdirAll(d, 0o755); err != nil {
+			return err
+		}
+	}
+	var b [4]byte
+	rand.Read(b[:])
+	tmp := path.Join(path.Dir(name), "."+path.Base(name)+runstore.TempMark+hex.EncodeToString(b[:]))
+	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = root.Rename(tmp, name)
+	}
+	if err != nil {
+		root.Remove(tmp)
+	}
+	return err
 }
 
 // cassetteChanges says what a re-recording changed: exchanges added,
@@ -548,7 +589,7 @@ func (c *Case) golden(s *plan.Skill, o Options, res *Result, path, golden string
 		return
 	}
 	if o.Update {
-		if err := root.WriteFile(rel, data, 0o644); err != nil {
+		if err := replaceFile(s.Dir, rel, data); err != nil {
 			res.fail("files.%s: writing the golden file: %v", path, err)
 			return
 		}
