@@ -22,9 +22,12 @@ import (
 const Scrubbed = "[scrubbed]"
 
 // Scrubber removes secrets from what a cassette keeps: the values of
-// environment variables whose names say they are secret, the passwords of
-// URLs in the environment, the credentials of URLs and Authorization
-// headers in any text, and what the skill's own patterns match.
+// environment variables whose names say they are secret, the credentials
+// of URLs and Authorization headers in any text, and what the skill's own
+// patterns match. The password of a URL in the environment is not
+// scrubbed wherever it appears alone: CI's
+// postgres://skillkit:skillkit@… scrubbed the word skillkit from every
+// prompt.
 type Scrubber struct {
 	values   []string
 	patterns []*regexp.Regexp
@@ -64,12 +67,6 @@ func NewScrubber(env []string, patterns []string) (*Scrubber, error) {
 		name, value, _ := strings.Cut(kv, "=")
 		if secretName(name) && len(value) >= minSecret {
 			s.values = append(s.values, value)
-		}
-		// A URL's password is a secret under any name (DATABASE_URL).
-		if u, err := url.Parse(value); err == nil && u.User != nil {
-			if pw, ok := u.User.Password(); ok && len(pw) >= minSecret {
-				s.values = append(s.values, pw)
-			}
 		}
 	}
 	// Each secret is scrubbed in the forms it travels in, too: escaped in
