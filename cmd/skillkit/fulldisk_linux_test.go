@@ -14,9 +14,11 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/skillkit/skillkit/internal/runstore"
 	"github.com/skillkit/skillkit/internal/runstore/fsstore"
+	"github.com/skillkit/skillkit/internal/runstore/sqlstore"
 	"github.com/skillkit/skillkit/internal/testfs"
 )
 
@@ -404,4 +406,169 @@ func resumed(args []string) string {
 		}
 	}
 	return ""
+}
+
+// TestWorkerOnAFullDisk: a worker whose SQLite database fills the disk
+// in the middle of a run rides it out for --outage, then stops, as it
+// does for any database away longer than that: it exits 3, saying the
+// disk is full, and leaves the task working for recover, with its run
+// resumable. It went on polling for ever instead, the task left in error
+// with the disk's message for the conductor. Once the disk has room, the
+// conductor's recover and the next worker finish the task, each step run
+// once but the one in flight.
+func TestWorkerOnAFullDisk(t *testing.T) {
+	disk := mountTmpfs(t, "1m")
+	dir := t.TempDir()
+	marks := filepath.Join(dir, "marks")
+	testfs.WriteTree(t, dir, map[string]string{
+		"big/SKILL.md": "---\nname: big\ndescription: Writes much.\n---\n# Big\n",
+		"big/phases/01-a.md": "# Phase 1: A\n## Execution Steps\n### Step 1: Small\n```bash\necho 1 >> " + marks + "\n```\n" +
+			"### Step 2: Large\n```bash\necho 2 >> " + marks + "\nhead -c 400000 /dev/zero | tr '\\0' x\n```\n" +
+			"### Step 3: Small\n```bash\necho 3 >> " + marks + "\n```\n",
+	})
+	db := "sqlite:" + filepath.Join(disk, "tasks.db")
+	if code, stderr := runCommand(t, dir, "task", "add", filepath.Join(dir, "big"), "--db", db); code != ExitOK {
+		t.Fatalf("task add: exit %d: %s", code, stderr)
+	}
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(disk, &st); err != nil {
+		t.Fatal(err)
+	}
+	free := int(st.Bavail) * int(st.Bsize)
+	testfs.WriteFile(t, filepath.Join(disk, "filler"), strings.Repeat("f", max(free-250<<10, 0)))
+
+	cmd := skillkitCmd(t, "worker", "--db", db, "--outage", "2s", "--poll", "100ms", "--name", "w1")
+	cmd.Dir = dir
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		<-done
+		t.Fatalf("the worker did not stop within 30 s of a full disk (--outage 2s):\n%s", &out)
+	}
+	if code := cmd.ProcessState.ExitCode(); code != ExitInternal || !strings.Contains(out.String(), "database or disk is full") {
+		t.Fatalf("exit %d, want %d saying the disk is full:\n%s", code, ExitInternal, &out)
+	}
+	k := taskOf(t, db)
+	if k.State != sqlstore.Working || k.RunID == "" {
+		t.Fatalf("the task is %s (%s), want working for recover:\n%s", k.State, k.Message, &out)
+	}
+
+	growTmpfs(t, disk, "16m")
+	if code, stderr := runCommand(t, dir, "recover", "--db", db, "--stale-after", "0s"); code != ExitOK {
+		t.Fatalf("recover: exit %d: %s", code, stderr)
+	}
+	if code, stderr := runCommand(t, dir, "worker", "--db", db, "--until-idle", "--poll", "100ms"); code != ExitOK {
+		t.Fatalf("the next worker: exit %d: %s", code, stderr)
+	}
+	if k := taskOf(t, db); k.State != sqlstore.Complete {
+		t.Fatalf("the task is %s (%s), want complete", k.State, k.Message)
+	}
+	if got := effects(t, marks, "2"); strings.Join(got, " ") != "1 2 3" {
+		t.Errorf("steps ran %v", got)
+	}
+}
+
+// TestSQLiteOnAReadOnlyDisk: a database of tasks whose file system was
+// made read-only: the commands that open it exit 3 and say why, naming
+// the folder, rather than SQLite's "unable to open database file".
+func TestSQLiteOnAReadOnlyDisk(t *testing.T) {
+	disk := mountTmpfs(t, "4m")
+	dir := t.TempDir()
+	testfs.WriteTree(t, dir, map[string]string{
+		"s/SKILL.md":       "---\nname: s\ndescription: S.\n---\n# S\n",
+		"s/phases/01-a.md": "# Phase 1: A\n## Execution Steps\n### Step 1: A\n```bash\necho hi\n```\n",
+	})
+	db := "sqlite:" + filepath.Join(disk, "tasks.db")
+	if code, stderr := runCommand(t, dir, "task", "add", filepath.Join(dir, "s"), "--db", db); code != ExitOK {
+		t.Fatalf("task add: exit %d: %s", code, stderr)
+	}
+	if err := syscall.Mount("tmpfs", disk, "tmpfs", syscall.MS_REMOUNT|syscall.MS_RDONLY, ""); err != nil {
+		t.Fatalf("making the tmpfs read-only: %v", err)
+	}
+	for _, args := range [][]string{{"tasks"}, {"worker", "--until-idle"}, {"task", "add", filepath.Join(dir, "s")}} {
+		code, stderr := runCommand(t, dir, append(args, "--db", db)...)
+		if code != ExitInternal || !strings.Contains(stderr, disk+" is not writable") || !strings.Contains(stderr, "read-only file system") {
+			t.Errorf("%v: exit %d, want %d saying the folder is read-only:\n%s", args, code, ExitInternal, stderr)
+		}
+	}
+}
+
+// TestRecordTestOnAFullDisk: --record-test into a skill whose disk fills
+// while the cassette is written. The cassette's own error ("no space
+// left") was lost behind the test file's, and an empty test file and a
+// cut cassette were left, a test case that says nothing; now the command
+// exits 3 naming the cassette, and leaves neither file, with the disk
+// full or once the test file itself does not fit.
+func TestRecordTestOnAFullDisk(t *testing.T) {
+	for _, room := range []int{0, 4 << 10, 12 << 10, 20 << 10, 24 << 10, 32 << 10} {
+		t.Run(fmt.Sprint(room), func(t *testing.T) {
+			disk := mountTmpfs(t, "96k")
+			skill := filepath.Join(disk, "agent-driven")
+			must(t, os.CopyFS(skill, os.DirFS(filepath.Join(repoRoot(t), "examples", "agent-driven"))))
+			must(t, os.RemoveAll(filepath.Join(skill, "tests")))
+			var st syscall.Statfs_t
+			must(t, syscall.Statfs(disk, &st))
+			free := int(st.Bavail) * int(st.Bsize)
+			testfs.WriteFile(t, filepath.Join(disk, "filler"), strings.Repeat("f", max(free-room, 0)))
+			dir := t.TempDir()
+			code, stderr := runCommand(t, dir, "run", skill, "--agent", filepath.Join(skill, "fake-agent.sh"), "--record-test", "full", "--workdir", filepath.Join(dir, "work"))
+			if code == ExitOK {
+				// The disk had room enough: the test must replay.
+				if code, stderr := runCommand(t, dir, "test", skill); code != ExitOK {
+					t.Errorf("the recorded test: exit %d: %s", code, stderr)
+				}
+				return
+			}
+			t.Logf("exit %d:\n%s", code, stderr)
+			if code != ExitInternal || !strings.Contains(stderr, "no space left on device") || !strings.Contains(stderr, "tests/full.") {
+				t.Errorf("exit %d, want %d naming the file and the full disk:\n%s", code, ExitInternal, stderr)
+			}
+			for _, f := range []string{"full.yaml", "full.cassette.jsonl"} {
+				if _, err := os.Stat(filepath.Join(skill, "tests", f)); err == nil {
+					t.Errorf("a failed recording left tests/%s:\n%s", f, stderr)
+				}
+			}
+		})
+	}
+}
+
+// TestUpdateOnAFullDiskKeepsTheCassette: skillkit test --update on a
+// disk with no room for the new cassette: the case fails saying so, and
+// the cassette it had stays as it was. It was truncated in place, and
+// the case's recording was lost.
+func TestUpdateOnAFullDiskKeepsTheCassette(t *testing.T) {
+	disk := mountTmpfs(t, "128k")
+	skill := filepath.Join(disk, "agent-driven")
+	must(t, os.CopyFS(skill, os.DirFS(filepath.Join(repoRoot(t), "examples", "agent-driven"))))
+	cassette := filepath.Join(skill, "tests", "basic.cassette.jsonl")
+	before, err := os.ReadFile(cassette)
+	must(t, err)
+	// The agent now says more: the new cassette is larger than the old
+	// one and the room left together.
+	agentCmd := filepath.Join(skill, "fake-agent.sh")
+	script, err := os.ReadFile(agentCmd)
+	must(t, err)
+	must(t, os.WriteFile(agentCmd, []byte(strings.Replace(string(script), `echo "Three sections will do."`, `echo "Three sections will do."; head -c 40000 /dev/zero | tr '\0' y; echo`, 1)), 0o755))
+	var st syscall.Statfs_t
+	must(t, syscall.Statfs(disk, &st))
+	testfs.WriteFile(t, filepath.Join(disk, "filler"), strings.Repeat("f", max(int(st.Bavail)*int(st.Bsize)-4<<10, 0)))
+	code, out, stderr := run("test", skill, "--update", "--agent", agentCmd)
+	if code == ExitOK || !strings.Contains(out+stderr, "no space left on device") {
+		t.Errorf("--update on a full disk: exit %d, want a failure saying the disk is full:\n%s%s", code, out, stderr)
+	}
+	if after, err := os.ReadFile(cassette); err != nil || !bytes.Equal(after, before) {
+		t.Errorf("the cassette changed (%d bytes, was %d): %v", len(after), len(before), err)
+	}
+	entries, _ := os.ReadDir(filepath.Join(skill, "tests"))
+	if len(entries) != 2 {
+		t.Errorf("tests/ holds %d files after the failed update, want its 2", len(entries))
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -259,22 +260,39 @@ func runSkill(c *cobra.Command, s Streams, o *runOptions, dir string, args []str
 	}
 	if o.record != "" {
 		if rec, err = startRecording(o.record, skill, opts.Agent, servers, o.resume != ""); err != nil {
+			if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+				// The disk refused the cassette (full, read-only): exit 3,
+				// and no test is left cut short.
+				if o.recordTest != "" {
+					skilltest.RemoveRecorded(skill.Dir, o.recordTest)
+				}
+				return err
+			}
 			return usageErr(err)
 		}
 		// The MCP calls go into the cassette beside the agent's.
 		opts.MCPTape = rec
 	}
 	res, err := skrun.Run(ctx, opts)
+	var recErr error
 	if rec != nil {
-		if rerr := rec.Close(); rerr != nil {
-			err = errors.Join(err, rerr)
+		if recErr = rec.Close(); recErr != nil {
+			err = errors.Join(err, recErr)
 		} else {
 			fmt.Fprintf(c.ErrOrStderr(), "recorded %d agent exchange(s) and %d MCP call(s) to %s\n", rec.Exchanges(), rec.MCPCalls(), o.record)
 		}
 	}
 	if o.recordTest != "" && res != nil {
-		if werr := writeRecordedTest(c, o, skill, args, inputs, res, err, rec); werr != nil {
-			return werr
+		werr := recErr
+		if werr == nil {
+			werr = writeRecordedTest(c, o, skill, args, inputs, res, err, rec)
+		}
+		if werr != nil {
+			// A test file half written is a case that says nothing, and
+			// a cassette that lost exchanges replays another run: a
+			// failed recording leaves neither.
+			skilltest.RemoveRecorded(skill.Dir, o.recordTest)
+			return fmt.Errorf("%w; no test was written", werr)
 		}
 	}
 	if err != nil {
@@ -307,7 +325,11 @@ func startRecording(file string, skill *plan.Skill, a *agent.Agent, servers *mcp
 	if err != nil {
 		return nil, err
 	}
-	h := cassette.Header{Skill: skill.Name, Agent: cassette.NoAgent}
+	files, err := cassette.SkillFiles(skill.Dir)
+	if err != nil {
+		return nil, err
+	}
+	h := cassette.Header{Skill: skill.Name, Agent: cassette.NoAgent, SkillFiles: files}
 	if a != nil {
 		h.Agent = agent.Adapter(a.Command)
 	}

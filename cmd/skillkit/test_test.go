@@ -126,3 +126,29 @@ func TestExamplesPass(t *testing.T) {
 		t.Errorf("skillkit test examples: exit %d\n%s%s", code, out, stderr)
 	}
 }
+
+// TestReplayNamesWhatChangedInTheSkill: a case that fails because the
+// skill changed since its cassette was recorded says which of the skill's
+// files changed, were added or are gone, besides the prompt's diff: a
+// changed native step or schema shows no prompt to diff.
+func TestReplayNamesWhatChangedInTheSkill(t *testing.T) {
+	dir := copyExample(t, "agent-driven")
+	must(t, os.RemoveAll(filepath.Join(dir, "tests")))
+	t.Chdir(t.TempDir())
+	if code, _, stderr := run("run", dir, "--agent", filepath.Join(dir, "fake-agent.sh"), "--record-test", "rec"); code != ExitOK {
+		t.Fatalf("run --record-test: exit %d: %s", code, stderr)
+	}
+	if code, out, _ := run("test", dir); code != ExitOK {
+		t.Fatalf("the recorded test: exit %d\n%s", code, out)
+	}
+	review := filepath.Join(dir, "phases", "actions", "action-review.md")
+	text, err := os.ReadFile(review)
+	must(t, err)
+	must(t, os.WriteFile(review, []byte(strings.Replace(string(text), "nothing else", "nothing more", 1)), 0o644))
+	must(t, os.MkdirAll(filepath.Join(dir, "scripts"), 0o755))
+	must(t, os.WriteFile(filepath.Join(dir, "scripts", "helper.sh"), []byte("echo hi\n"), 0o755))
+	code, out, _ := run("test", dir)
+	if code != ExitFailed || !strings.Contains(out, "the skill changed since the cassette was recorded: phases/actions/action-review.md changed, scripts/helper.sh added") {
+		t.Errorf("exit %d, want %d naming the changed files:\n%s", code, ExitFailed, out)
+	}
+}

@@ -28,8 +28,10 @@ worker heartbeats at every step boundary; after a step marked
 "- **Review**: required" it sets needs_review and waits for 'skillkit
 review': approved goes on, a rejection or a proposed fix goes to the agent
 and is submitted again, an exit request hands the task off (exited). A run
-that fails sets error and waits for the conductor. Work dirs are under
-.skillkit/work on this machine.`,
+that fails sets error and waits for the conductor. SIGTERM or Ctrl-C stops
+the step under way and hands its task back (fix_proposed) for the next
+worker, which resumes the run. Work dirs are under .skillkit/work on this
+machine.`,
 		Example: `  skillkit worker --concurrency 4 --agent claude
   skillkit worker --until-idle --name ci-1`,
 		Args: cobra.NoArgs,

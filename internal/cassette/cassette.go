@@ -47,6 +47,10 @@ type Header struct {
 	// after the first call, and a replay must render prompts the same way;
 	// NoAgent for a run without one.
 	Agent string `json:"agent"`
+	// SkillFiles are the skill's files when it was recorded (SkillFiles):
+	// a replay that fails says which changed since. A cassette recorded
+	// before this field has none.
+	SkillFiles map[string]string `json:"skillFiles,omitempty"`
 }
 
 // Exchange is one recorded agent call.
@@ -98,9 +102,9 @@ type Cassette struct {
 	Path string
 	Header
 	Exchanges []Exchange
-	// Truncated says the last line was cut short (a run killed while
-	// writing it) and was left out.
-	Truncated bool
+	// Cut is the line cut short, left out, when there is one: a run
+	// killed while writing its last exchange.
+	Cut int
 }
 
 // Error is a cassette that cannot be used, at a line of its file.
@@ -124,6 +128,8 @@ func Load(path, skill string) (*Cassette, error) {
 		return nil, fmt.Errorf("reading the cassette: %w", err)
 	}
 	c := &Cassette{Path: path}
+	// An editor may have put a byte order mark before the header.
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 1<<20), 256<<20)
 	line := 0
@@ -152,10 +158,18 @@ func Load(path, skill string) (*Cassette, error) {
 			if line == lines(data) && !bytes.HasSuffix(data, []byte("\n")) {
 				// The recording run stopped while writing its last
 				// exchange: the ones before it still replay.
-				c.Truncated = true
+				c.Cut = line
 				break
 			}
 			return nil, &Error{path, line, "reading an exchange: " + err.Error()}
+		}
+		switch {
+		case x.Request == "" || x.ID == "":
+			return nil, &Error{path, line, "an exchange needs its request and id"}
+		case x.PromptHash != Hash(x.Prompt):
+			// A replay matches the hash: a prompt edited alone would
+			// still answer the old one.
+			return nil, &Error{path, line, "the promptHash is not the SHA-256 of the prompt: was the prompt edited? record the case again (skillkit test --update)"}
 		}
 		c.Exchanges = append(c.Exchanges, x)
 	}

@@ -120,7 +120,7 @@ func TestLoadRefuses(t *testing.T) {
 		return f
 	}
 	const header = `{"cassette":1,"skill":"demo","agent":"command"}` + "\n"
-	const ex = `{"request":"step","id":"01-a#1","attempt":1,"promptHash":"h","prompt":"p","reply":"r","exitCode":0,"durationMs":1}` + "\n"
+	ex := `{"request":"step","id":"01-a#1","attempt":1,"promptHash":"` + Hash("p") + `","prompt":"p","reply":"r","exitCode":0,"durationMs":1}` + "\n"
 	for _, tc := range []struct{ name, text, want string }{
 		{"old.jsonl", `{"cassette":0.5}` + "\n", "old.jsonl:1: not a skillkit cassette"},
 		{"v2.jsonl", `{"cassette":2,"skill":"demo"}` + "\n", "v2.jsonl:1: cassette format 2; this skillkit reads format 1"},
@@ -134,7 +134,7 @@ func TestLoadRefuses(t *testing.T) {
 		}
 	}
 	c, err := Load(write("cut.jsonl", header+ex+ex[:40]), "demo")
-	if err != nil || !c.Truncated || len(c.Exchanges) != 1 {
+	if err != nil || c.Cut != 3 || len(c.Exchanges) != 1 {
 		t.Errorf("a truncated cassette: %v, %+v", err, c)
 	}
 }
@@ -165,5 +165,73 @@ func TestContinue(t *testing.T) {
 	}
 	if c.Agent != agent.AdapterClaude || len(c.Exchanges) != 2 || c.Exchanges[1].Attempt != 2 {
 		t.Errorf("continued cassette: agent %s, %+v", c.Agent, c.Exchanges)
+	}
+}
+
+// TestOneRecordingAtATime: two runs recording into the same cassette at
+// once (two --record-test of one name) interleaved their lines into a
+// cassette that does not parse; the second is refused while the first
+// records, naming the file, and the first's cassette stays whole.
+func TestOneRecordingAtATime(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "same.cassette.jsonl")
+	a := runAgent(t.TempDir())
+	first, err := Create(file, Header{Skill: "demo", Agent: NoAgent}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, start := range []func(string, Header, *Scrubber) (*Recorder, error){Create, Continue} {
+		if second, err := start(file, Header{Skill: "demo", Agent: NoAgent}, nil); err == nil || !strings.Contains(err.Error(), file) || !strings.Contains(err.Error(), "another run") {
+			if second != nil {
+				second.Close()
+			}
+			t.Errorf("a second recording into the same cassette: %v, want a refusal naming it", err)
+		}
+	}
+	call(t, first, a, agent.Exchange{Request: agent.RequestAction, ID: "triage", Prompt: "p", Reply: "r"}, func() {})
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := Load(file, "demo"); err != nil || len(c.Exchanges) != 1 {
+		t.Fatalf("the first recording: %v, %+v", err, c)
+	}
+	// Once it is closed, the cassette may be recorded again.
+	again, err := Create(file, Header{Skill: "demo", Agent: NoAgent}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again.Close()
+}
+
+// TestLoadChecksExchanges: a line that is no exchange (null, {}) was
+// read as one with no id, and a prompt edited by hand without its hash
+// replayed the old prompt's reply; both are refused at their line. A
+// header behind a byte order mark (an editor's) reads, and a cassette cut
+// short says at which line.
+func TestLoadChecksExchanges(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		f := filepath.Join(dir, name)
+		if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	const header = `{"cassette":1,"skill":"demo","agent":"command"}` + "\n"
+	ex := `{"request":"step","id":"01-a#1","attempt":1,"promptHash":"` + Hash("p") + `","prompt":"p","reply":"r","exitCode":0,"durationMs":1}` + "\n"
+	for _, tc := range []struct{ name, text, want string }{
+		{"null.jsonl", header + "null\n" + ex, "null.jsonl:2: an exchange needs its request and id"},
+		{"empty.jsonl", header + ex + "{}\n", "empty.jsonl:3: an exchange needs its request and id"},
+		{"edited.jsonl", header + strings.Replace(ex, `"prompt":"p"`, `"prompt":"q"`, 1), "edited.jsonl:2: the promptHash is not the SHA-256 of the prompt"},
+	} {
+		_, err := Load(write(tc.name, tc.text), "demo")
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
+		}
+	}
+	if c, err := Load(write("bom.jsonl", "\ufeff"+header+ex), "demo"); err != nil || len(c.Exchanges) != 1 {
+		t.Errorf("a header behind a byte order mark: %v", err)
+	}
+	if c, err := Load(write("cut.jsonl", header+ex+"\n"+ex[:30]), "demo"); err != nil || c.Cut != 4 {
+		t.Errorf("a cassette cut short at line 4: %v, %+v", err, c)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -49,6 +50,53 @@ func WorkFiles(dir string) (map[string]string, error) {
 		return nil
 	})
 	return out, err
+}
+
+// SkillFiles hashes the files of the skill in dir by slash-separated
+// path, as a cassette's header keeps them: its tests/ (the cassettes
+// themselves) and hidden folders (a run's .skillkit) left out.
+func SkillFiles(dir string) (map[string]string, error) {
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, path)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() && path != dir && (rel == "tests" || strings.HasPrefix(d.Name(), ".")) {
+			return filepath.SkipDir
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		out[rel] = HashBytes(data)
+		return nil
+	})
+	return out, err
+}
+
+// ChangedFiles names the files that differ between two SkillFiles, in
+// path order: "changed", "added" or "gone".
+func ChangedFiles(then, now map[string]string) []string {
+	var out []string
+	for _, p := range slices.Sorted(maps.Keys(now)) {
+		switch h, ok := then[p]; {
+		case !ok:
+			out = append(out, p+" added")
+		case h != now[p]:
+			out = append(out, p+" changed")
+		}
+	}
+	for _, p := range slices.Sorted(maps.Keys(then)) {
+		if _, ok := now[p]; !ok {
+			out = append(out, p+" gone")
+		}
+	}
+	return out
 }
 
 // HashBytes is the hash of a file's content, as tests expect it:

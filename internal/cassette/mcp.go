@@ -70,9 +70,7 @@ func (r *Recorder) RecordMCP(env []string, c mcp.Call) {
 		if after, err = WorkFiles(dir); err == nil {
 			e.Files, err = changes(dir, before, after)
 		}
-		for i := range e.Files {
-			e.Files[i].Text = r.scrub.Scrub(p.hide(e.Files[i].Text))
-		}
+		r.scrubFiles(e.Files, p)
 	}
 	if err == nil && c.Error == "" {
 		var data []byte

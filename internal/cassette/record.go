@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/skillkit/skillkit/internal/agent"
+	"github.com/skillkit/skillkit/internal/runstore/fsstore"
 )
 
 // Recorder writes a cassette as a run makes its agent calls; it is the
@@ -37,8 +38,19 @@ func Create(path string, h Header, s *Scrubber) (*Recorder, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.Create(path)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
+		return nil, fmt.Errorf("recording: %w", err)
+	}
+	// One recording at a time: two runs writing the same cassette (two
+	// --record-test of one name) would interleave their lines. The lock
+	// goes with the file's close, or the process.
+	if !fsstore.TryLock(f) {
+		f.Close()
+		return nil, fmt.Errorf("recording: %s is being recorded by another run; record under another name, or once it ends", path)
+	}
+	if err := f.Truncate(0); err != nil {
+		f.Close()
 		return nil, fmt.Errorf("recording: %w", err)
 	}
 	if _, err := f.Write(line); err != nil {
@@ -103,16 +115,22 @@ func (r *Recorder) Begin(a *agent.Agent, x *agent.Exchange) (func(agent.Exchange
 				e.Files, err = changes(a.Dir, before, after)
 			}
 		}
-		for i := range e.Files {
-			f := &e.Files[i]
-			f.Path = r.scrub.Scrub(f.Path)
-			f.Text = r.scrub.Scrub(p.hide(f.Text))
-			if f.Base64 != nil {
-				f.Base64 = r.scrub.ScrubBytes(f.Base64)
-			}
-		}
+		r.scrubFiles(e.Files, p)
 		r.write(e, err)
 	}, false, nil
+}
+
+// scrubFiles scrubs the files a call left, an agent's or an MCP
+// server's alike: their names, their text and their bytes.
+func (r *Recorder) scrubFiles(files []File, p placeholders) {
+	for i := range files {
+		f := &files[i]
+		f.Path = r.scrub.Scrub(f.Path)
+		f.Text = r.scrub.Scrub(p.hide(f.Text))
+		if f.Base64 != nil {
+			f.Base64 = r.scrub.ScrubBytes(f.Base64)
+		}
+	}
 }
 
 // write appends an exchange as one line; the first failure is kept for

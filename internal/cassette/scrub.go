@@ -22,11 +22,29 @@ import (
 const Scrubbed = "[scrubbed]"
 
 // Scrubber removes secrets from what a cassette keeps: the values of
-// environment variables whose names say they are secret, and what the
-// skill's own patterns match.
+// environment variables whose names say they are secret, the credentials
+// of URLs and Authorization headers in any text, and what the skill's own
+// patterns match. The password of a URL in the environment is not
+// scrubbed wherever it appears alone: CI's
+// postgres://skillkit:skillkit@… scrubbed the word skillkit from every
+// prompt.
 type Scrubber struct {
 	values   []string
 	patterns []*regexp.Regexp
+}
+
+// credentials match a secret that says what it is whoever wrote it, the
+// secret being the match's last group: a URL's password (a git remote
+// with a token, a database URL an agent printed) and an Authorization
+// header's credentials, plain or in JSON. Each runs only on a text that
+// holds its hint: a regular expression that cannot start from a literal
+// tries every position, and made a recording's scrub ten times slower.
+var credentials = []struct {
+	hints []string
+	re    *regexp.Regexp
+}{
+	{[]string{"://"}, regexp.MustCompile(`://[^/\s:@"'<>]*:([^/\s@"'<>]+)@`)},
+	{[]string{"uthorization", "UTHORIZATION"}, regexp.MustCompile(`(?i)\bauthorization["']?\s*[:=]\s*["']?(?:bearer|basic|token|bot)\s+([^\s"'\\,;]+)`)},
 }
 
 // minSecret is the shortest value scrubbed: shorter ones ("1", "no")
@@ -118,13 +136,7 @@ func (s *Scrubber) ScrubBytes(data []byte) []byte {
 	if s == nil {
 		return data
 	}
-	for _, v := range s.values {
-		data = bytes.ReplaceAll(data, []byte(v), []byte(Scrubbed))
-	}
-	for _, re := range s.patterns {
-		data = re.ReplaceAll(data, []byte(Scrubbed))
-	}
-	return data
+	return []byte(s.Scrub(string(data)))
 }
 
 // ScrubValue scrubs every string of a JSON-like value (a state, inputs),
@@ -160,10 +172,102 @@ func (s *Scrubber) Scrub(text string) string {
 	for _, v := range s.values {
 		text = strings.ReplaceAll(text, v, Scrubbed)
 	}
+	text = s.scrubSplit(text)
+	for _, c := range credentials {
+		if slices.ContainsFunc(c.hints, func(h string) bool { return strings.Contains(text, h) }) {
+			text = scrubGroup(c.re, text)
+		}
+	}
 	for _, re := range s.patterns {
 		text = re.ReplaceAllString(text, Scrubbed)
 	}
 	return text
+}
+
+// scrubGroup replaces the last group of each match of re in text.
+func scrubGroup(re *regexp.Regexp, text string) string {
+	var b strings.Builder
+	last := 0
+	for _, m := range re.FindAllStringSubmatchIndex(text, -1) {
+		from, to := m[len(m)-2], m[len(m)-1]
+		b.WriteString(text[last:from])
+		b.WriteString(Scrubbed)
+		last = to
+	}
+	if last == 0 {
+		return text
+	}
+	b.WriteString(text[last:])
+	return b.String()
+}
+
+// scrubSplit replaces the secrets that line breaks cut: a reply wrapped
+// at its width, base64 wrapped at 76 columns, a JSON string's escaped
+// newline. It finds them in the text with its breaks (and the indentation
+// after them) left out, and replaces each from its first character to its
+// last, the breaks between them included.
+func (s *Scrubber) scrubSplit(text string) string {
+	if len(s.values) == 0 || !strings.ContainsAny(text, "\r\n") && !strings.Contains(text, `\n`) {
+		return text
+	}
+	// flat is text without its breaks; at[i] is where flat[i] is in text.
+	flat := make([]byte, 0, len(text))
+	at := make([]int, 0, len(text))
+	afterBreak := false
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		switch {
+		case c == '\r' || c == '\n':
+			afterBreak = true
+			continue
+		case c == '\\' && i+1 < len(text) && (text[i+1] == 'n' || text[i+1] == 'r'):
+			afterBreak = true
+			i++
+			continue
+		case afterBreak && (c == ' ' || c == '\t'):
+			continue
+		}
+		afterBreak = false
+		flat = append(flat, c)
+		at = append(at, i)
+	}
+	// cut marks the text's bytes that are scrubbed, at each secret's
+	// first byte the secret's end.
+	var cut map[int]int
+	for _, v := range s.values {
+		for off := 0; ; {
+			j := bytes.Index(flat[off:], []byte(v))
+			if j < 0 {
+				break
+			}
+			j += off
+			if cut == nil {
+				cut = map[int]int{}
+			}
+			from, to := at[j], at[j+len(v)-1]+1
+			cut[from] = max(cut[from], to)
+			off = j + len(v)
+		}
+	}
+	if cut == nil {
+		return text
+	}
+	var b strings.Builder
+	for i := 0; i < len(text); {
+		to, ok := cut[i]
+		if !ok {
+			b.WriteByte(text[i])
+			i++
+			continue
+		}
+		// Secrets that overlap are scrubbed as one.
+		for j := i + 1; j < to; j++ {
+			to = max(to, cut[j])
+		}
+		b.WriteString(Scrubbed)
+		i = to
+	}
+	return b.String()
 }
 
 // ConfigScrub reads the record.scrub patterns of the skillkit.yaml in a

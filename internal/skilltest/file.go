@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -146,7 +147,9 @@ func LoadCase(file string, s *plan.Skill) (*Case, error) {
 	c := &Case{File: file, Name: strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
-	if err := dec.Decode(c); err != nil {
+	if err := dec.Decode(c); errors.Is(err, io.EOF) {
+		return nil, &BadFileError{File: file, Line: 1, Err: errors.New("the test file is empty: write its expectations (an empty mapping {} runs the skill with none)")}
+	} else if err != nil {
 		line := 0
 		if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
 			fmt.Sscan(m[1], &line)

@@ -2,6 +2,7 @@ package skilltest
 
 import (
 	"bytes"
+	"os"
 	"path/filepath"
 	"regexp"
 
@@ -108,4 +109,11 @@ func WriteRecorded(s *plan.Skill, r Recording) (string, error) {
 		return "", err
 	}
 	return file, nil
+}
+
+// RemoveRecorded removes what a --record-test of test name that failed
+// left in the skill at dir: its test file and its cassette.
+func RemoveRecorded(dir, name string) {
+	os.Remove(filepath.Join(dir, Dir, name+".yaml"))
+	os.Remove(CassettePath(dir, name))
 }

@@ -2,6 +2,8 @@ package skilltest
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -107,6 +109,7 @@ func runIn(ctx context.Context, s *plan.Skill, c *Case, o Options, tmp string) *
 		}
 		return res
 	}
+	defer tape.skillChanged(s, res)
 	store := fsstore.New(fsstore.Options{Base: tmp, NoSync: true})
 	opts := run.Options{
 		Skill: s, Store: store, WorkDir: work, Inputs: c.Inputs, Args: c.Args,
@@ -135,6 +138,9 @@ func runIn(ctx context.Context, s *plan.Skill, c *Case, o Options, tmp string) *
 		// regression of the skill: the misses are the case's failure.
 		for _, m := range tape.player.Misses() {
 			res.fail("%v", m)
+		}
+		if tape.old != nil && tape.old.Cut > 0 {
+			res.fail("the cassette %s is cut short at line %d (its recording stopped while writing it): what came after was never recorded; record the case again", tape.old.Path, tape.old.Cut)
 		}
 		return res
 	}
@@ -244,6 +250,22 @@ func (t *caseTape) calls() int {
 	return 0
 }
 
+// skillChanged adds to a failed replay which of the skill's files
+// changed since its cassette was recorded: a changed native step, schema
+// or script shows in no prompt's diff.
+func (t *caseTape) skillChanged(s *plan.Skill, res *Result) {
+	if res.Passed() || t.recorder != nil || t.old == nil || t.old.SkillFiles == nil {
+		return
+	}
+	now, err := cassette.SkillFiles(s.Dir)
+	if err != nil {
+		return
+	}
+	if changed := cassette.ChangedFiles(t.old.SkillFiles, now); len(changed) > 0 {
+		res.fail("the skill changed since the cassette was recorded: %s; if that is meant, record the case again (skillkit test --update)", strings.Join(changed, ", "))
+	}
+}
+
 // cassettePath is where the case's cassette is.
 func (c *Case) cassettePath() string {
 	return filepath.Join(filepath.Dir(c.File), filepath.FromSlash(c.Agent.Cassette))
@@ -280,7 +302,11 @@ func (c *Case) tape(s *plan.Skill, o Options, tmp string) (*caseTape, error) {
 			return nil, fmt.Errorf("--update re-records the cassette with the agent: pass --agent CMD or set SKILLKIT_AGENT")
 		}
 		t.next = filepath.Join(tmp, "cassette.jsonl")
-		rec, err := cassette.Create(t.next, cassette.Header{Skill: s.Name, Agent: agent.Adapter(o.Agent.Command)}, scrub)
+		files, err := cassette.SkillFiles(s.Dir)
+		if err != nil {
+			return nil, err
+		}
+		rec, err := cassette.Create(t.next, cassette.Header{Skill: s.Name, Agent: agent.Adapter(o.Agent.Command), SkillFiles: files}, scrub)
 		if err != nil {
 			return nil, err
 		}
@@ -317,11 +343,50 @@ func (t *caseTape) finish(o Options, c *Case, res *Result) error {
 	if err != nil {
 		return err
 	}
-	if err := skillfs.WriteFile(filepath.Dir(c.File), c.Agent.Cassette, data, 0o644); err != nil {
+	if err := replaceFile(filepath.Dir(c.File), c.Agent.Cassette, data); err != nil {
 		return err
 	}
 	res.Changes = append(res.Changes, cassetteChanges(t.old, t.next, res.Skill)...)
 	return nil
+}
+
+// replaceFile replaces the file name (slash-separated) under dir with
+// data: through a root on dir, so that no link leads the write out, and
+// by a temporary file renamed over it, so that a write that fails (a
+// full disk) leaves the old content whole. --update wrote in place, and a
+// full disk left a case's cassette cut short.
+func replaceFile(dir, name string, data []byte) error {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	if d := path.Dir(name); d != "." {
+		if err := root.MkdirAll(d, 0o755); err != nil {
+			return err
+		}
+	}
+	var b [4]byte
+	rand.Read(b[:])
+	tmp := path.Join(path.Dir(name), "."+path.Base(name)+runstore.TempMark+hex.EncodeToString(b[:]))
+	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = root.Rename(tmp, name)
+	}
+	if err != nil {
+		root.Remove(tmp)
+	}
+	return err
 }
 
 // cassetteChanges says what a re-recording changed: exchanges added,
@@ -524,7 +589,7 @@ func (c *Case) golden(s *plan.Skill, o Options, res *Result, path, golden string
 		return
 	}
 	if o.Update {
-		if err := root.WriteFile(rel, data, 0o644); err != nil {
+		if err := replaceFile(s.Dir, rel, data); err != nil {
 			res.fail("files.%s: writing the golden file: %v", path, err)
 			return
 		}

@@ -207,6 +207,9 @@ func TestBadTestFiles(t *testing.T) {
 		"fixture": {"files:\n  data.txt: ../../etc/passwd\n", `fixture.yaml:2: fixture "data.txt": "../../etc/passwd" leaves the skill's folder`},
 		"other":   {"agent:\n  cassette: other.cassette.jsonl\n", `other.cassette.jsonl:1: a cassette of the skill "hybrid", not "autonomous"`},
 		"old":     {"agent:\n  cassette: old.cassette.jsonl\n", "old.cassette.jsonl:1: cassette format 7; this skillkit reads format 1"},
+		// A file left empty (a recording cut short before it was
+		// written) said only "EOF".
+		"empty": {"# nothing yet\n", "empty.yaml:1: the test file is empty"},
 	}
 	for name, tc := range cases {
 		write(t, filepath.Join(tests, name+".yaml"), tc.text)
@@ -259,7 +262,8 @@ func TestTruncatedCassette(t *testing.T) {
 				t.Errorf("basic: %s %v", r.Bad, r.Failures)
 			}
 		case "cut":
-			if r.Bad != "" || len(r.Failures) == 0 || !strings.Contains(r.Failures[0], "no recorded reply for the action call of action-review") {
+			if r.Bad != "" || len(r.Failures) != 2 || !strings.Contains(r.Failures[0], "no recorded reply for the action call of action-review") ||
+				!strings.Contains(r.Failures[1], "cut.cassette.jsonl is cut short at line 4") {
 				t.Errorf("cut: bad %q, failures %v", r.Bad, r.Failures)
 			}
 		}

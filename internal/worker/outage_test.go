@@ -3,6 +3,8 @@ package worker_test
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -44,9 +46,9 @@ func (s *safeBuffer) String() string {
 	return s.b.String()
 }
 
-// outageDB is a fresh database on the test's own cluster, and how to stop
-// and start that cluster; the test skips without one.
-func outageDB(t *testing.T) (*sqlstore.DB, func(action string)) {
+// outageDB is a fresh database on the test's own cluster, its URL, and
+// how to stop and start that cluster; the test skips without one.
+func outageDB(t *testing.T) (*sqlstore.DB, string, func(action string)) {
 	cluster, url := strings.Fields(os.Getenv(outageCluster)), os.Getenv(outageURL)
 	if len(cluster) != 2 || url == "" {
 		t.Skip(outageCluster + " and " + outageURL + " are not set: no cluster of its own to stop")
@@ -65,14 +67,14 @@ func outageDB(t *testing.T) (*sqlstore.DB, func(action string)) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { d.Close() })
-	return d, ctl
+	return d, url, ctl
 }
 
 // TestWorkerRidesOutARestart: PostgreSQL stops for 3 s under a polling
 // worker, which retries with backoff, says so, and then works the tasks
 // added once it is back (N10: every worker exited 3 at the first error).
 func TestWorkerRidesOutARestart(t *testing.T) {
-	d, ctl := outageDB(t)
+	d, _, ctl := outageDB(t)
 	skill, _ := writeSkill(t, 1, "0")
 	o := options(d, "rider")
 	o.WorkBase, o.Outage = filepath.Join(t.TempDir(), "work"), time.Minute
@@ -121,7 +123,7 @@ func TestWorkerRidesOutARestart(t *testing.T) {
 // database and go through once it is back, and the task completes with
 // every step run once and recorded once (the write failed the run).
 func TestStepRidesOutARestart(t *testing.T) {
-	d, ctl := outageDB(t)
+	d, _, ctl := outageDB(t)
 	skill, marks := writeSkill(t, 3, "2")
 	addTasks(t, d, skill, 1)
 	o := options(d, "rider")
@@ -194,7 +196,7 @@ func TestStepRidesOutARestart(t *testing.T) {
 // 30 s restart). The lost answer is played by a claim made before the
 // worker starts, with the database stopped under its first try.
 func TestClaimWhoseAnswerWasLost(t *testing.T) {
-	d, ctl := outageDB(t)
+	d, _, ctl := outageDB(t)
 	skill, marks := writeSkill(t, 2, "0")
 	addTasks(t, d, skill, 2)
 	if k, _, err := d.ClaimNext(context.Background(), "rider"); err != nil || k == nil {
@@ -221,6 +223,141 @@ func TestClaimWhoseAnswerWasLost(t *testing.T) {
 	for i := range 2 {
 		if c := counts(t, marks, i); c["1"] != 1 || c["2"] != 1 {
 			t.Errorf("task n=%d: steps ran %v times, want each once", i, c)
+		}
+	}
+}
+
+// TestOutagePastTheLimitStopsTheWorker: PostgreSQL stops while a task's
+// step runs and stays away past --outage: the worker exits with the
+// outage's error (sqlstore.ErrAway), leaving the task working and its run
+// resumable rather than moving the task to error as if the run had
+// failed; once the server is back, recover and the next worker finish
+// it, each step run once but the one in flight.
+func TestOutagePastTheLimitStopsTheWorker(t *testing.T) {
+	d, _, ctl := outageDB(t)
+	skill, marks := writeSkill(t, 3, "1")
+	addTasks(t, d, skill, 1)
+	o := options(d, "rider")
+	o.WorkBase, o.Outage = filepath.Join(t.TempDir(), "work"), time.Second
+	var out safeBuffer
+	o.Out = &out
+	done := make(chan error, 1)
+	go func() { done <- worker.Run(context.Background(), o) }()
+	for deadline := time.Now().Add(30 * time.Second); counts(t, marks, 0)["2s"] == 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("step 2 did not start\n%s", out.String())
+		}
+	}
+	ctl("stop")
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(40 * time.Second):
+		ctl("start")
+		t.Fatalf("the worker did not stop within 40 s of an outage past --outage 1s\n%s", out.String())
+	}
+	ctl("start")
+	if !errors.Is(err, sqlstore.ErrAway) {
+		t.Fatalf("worker: %v, want the outage's error\n%s", err, out.String())
+	}
+	ctx := context.Background()
+	k := tasksOnceBack(t, d)[0]
+	if k.State != sqlstore.Working {
+		t.Fatalf("task %s is %s (%s), want working for recover\n%s", k.ID, k.State, k.Message, out.String())
+	}
+	if moved, err := d.Recover(ctx, 0); err != nil || len(moved) != 1 {
+		t.Fatalf("recover: %v, %v", moved, err)
+	}
+	drain(t, d, 1)
+	allComplete(t, d, 1)
+	if c := counts(t, marks, 0); c["1"] != 1 || c["2"] < 1 || c["2"] > 2 || c["3"] != 1 {
+		t.Errorf("steps ran %v times, want each once, step 2 (in flight) at most twice", c)
+	}
+}
+
+// tasksOnceBack are the database's tasks, once it answers again.
+func tasksOnceBack(t *testing.T, d *sqlstore.DB) []*sqlstore.Task {
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		tasks, err := d.Tasks(context.Background(), "")
+		if err == nil {
+			return tasks
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the database did not come back: %v", err)
+		}
+	}
+}
+
+// TestEightWorkersRideOutARestart: PostgreSQL restarts under eight worker
+// processes working a queue: every task completes once it is back, each
+// step of each run exactly once (an outage kills no process, so nothing
+// is in flight twice), and no task is left working or claimed twice.
+func TestEightWorkersRideOutARestart(t *testing.T) {
+	d, url, ctl := outageDB(t)
+	const n = 24
+	skill, marks := writeSkill(t, 3, "0.2")
+	addTasks(t, d, skill, n)
+	var kids []*exec.Cmd
+	for i := range 8 {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), childEnv+"="+url, fmt.Sprintf("%s=fleet%d", childName, i))
+		var out safeBuffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		kids = append(kids, cmd)
+		t.Cleanup(func() {
+			cmd.Process.Kill()
+			cmd.Wait()
+			if t.Failed() {
+				t.Logf("fleet%d:\n%s", i, out.String())
+			}
+		})
+	}
+	// Restart once a few tasks are done and others are mid-run.
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		tasks, err := d.Tasks(context.Background(), sqlstore.Complete)
+		if err == nil && len(tasks) >= 3 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no task completed: %v", err)
+		}
+	}
+	ctl("restart")
+	time.Sleep(500 * time.Millisecond)
+	ctl("stop")
+	time.Sleep(3 * time.Second)
+	ctl("start")
+	for deadline := time.Now().Add(120 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		tasks, err := d.Tasks(context.Background(), sqlstore.Complete)
+		if err == nil && len(tasks) == n {
+			break
+		}
+		if time.Now().After(deadline) {
+			all, _ := d.Tasks(context.Background(), "")
+			for _, k := range all {
+				if k.State != sqlstore.Complete {
+					t.Errorf("task %s: %s %s (%s)", k.ID, k.State, k.Worker, k.Message)
+				}
+			}
+			t.Fatalf("%d of %d tasks complete two minutes after the restart", len(tasks), n)
+		}
+	}
+	for _, k := range allComplete(t, d, n) {
+		if k.Claims != 1 {
+			t.Errorf("task %s claimed %d times", k.ID, k.Claims)
+		}
+	}
+	for i := range n {
+		if c := counts(t, marks, i); c["1"] != 1 || c["2"] != 1 || c["3"] != 1 {
+			t.Errorf("task %d: steps ran %v, want each once", i, c)
+		}
+	}
+	for _, cmd := range kids {
+		if cmd.ProcessState != nil {
+			t.Errorf("a worker exited during the restart: %v", cmd.ProcessState)
 		}
 	}
 }

@@ -177,10 +177,17 @@ func (w *worker) slot(ctx context.Context) error {
 			continue
 		}
 		w.printf("%s: claimed (was %s)\n", t.ID, from)
-		if err := w.work(ctx, t, from); err != nil && ctx.Err() == nil {
+		err = w.work(ctx, t, from)
+		w.hold(t.ID, false)
+		if errors.Is(err, sqlstore.ErrAway) {
+			// Past the outage the worker exits, as it does when a claim
+			// meets it: the task stays working, its run resumable, for
+			// the conductor's recovery.
+			return fmt.Errorf("%s: %w", t.ID, err)
+		}
+		if err != nil && ctx.Err() == nil {
 			w.printf("%s: %v\n", t.ID, err)
 		}
-		w.hold(t.ID, false)
 	}
 	return nil
 }
@@ -205,7 +212,14 @@ func (w *worker) work(ctx context.Context, t *sqlstore.Task, from sqlstore.TaskS
 		if from == sqlstore.ExitRequested {
 			return k.exit(ctx, "")
 		}
-		if from == sqlstore.FixProposed && t.Message != "" {
+		switch {
+		case from != sqlstore.FixProposed || t.Message == "":
+		case sqlstore.IsHandOff(t.Message):
+			// A recovery's or a stopped worker's hand-off: the run resumes
+			// from its record, and an agent told to apply it would make
+			// a call, and perhaps changes, for nothing.
+			w.printf("%s: resuming: %s\n", t.ID, t.Message)
+		default:
 			k.tell(ctx, "The conductor proposes a fix", t.Message)
 		}
 		st, msg, err := k.run(ctx)
@@ -284,9 +298,25 @@ func (k *task) run(ctx context.Context) (sqlstore.TaskState, string, error) {
 		return "", "", nil
 	}
 	if ctx.Err() != nil {
-		// The worker is stopping: the task stays working until the
-		// conductor recovers it.
+		// The worker is stopping, and its run stopped resumable: the task
+		// goes back at once for the next worker, rather than stay working
+		// until the conductor's recovery finds its heartbeat stale. A
+		// database that does not answer within releaseWait leaves that
+		// to the recovery.
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseWait)
+		defer cancel()
+		if err := k.w.o.DB.Release(rctx, k.ID, k.w.o.Name); err != nil {
+			k.w.printf("%s: left working for the conductor's recovery: %v\n", k.ID, err)
+		} else {
+			k.w.printf("%s: released (fix_proposed): the worker stopped\n", k.ID)
+		}
 		return "", "", ctx.Err()
+	}
+	if errors.Is(err, sqlstore.ErrAway) {
+		// The run stopped resumable because the database stayed away (a
+		// restart, a full disk): no fault of the task's, which stays
+		// working, and the worker exits.
+		return "", "", err
 	}
 	if full := (*agent.ContextError)(nil); errors.As(err, &full) {
 		// The musician specification's context exhaustion: the run
@@ -324,6 +354,10 @@ func (k *task) finish(ctx context.Context) error {
 	}
 	return k.move(ctx, sqlstore.Working, sqlstore.Complete, "")
 }
+
+// releaseWait bounds how long a stopping worker tries to hand its task
+// back: a stop must not wait out a database outage.
+const releaseWait = 5 * time.Second
 
 // errLeft stops a run whose task this worker no longer holds.
 var errLeft = errors.New("the task left this worker")

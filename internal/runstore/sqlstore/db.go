@@ -26,6 +26,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -174,9 +175,31 @@ func open(rawURL string) (*DB, error) {
 	defer cancel()
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("opening %s: %w: %v", d.Redacted(), ErrUnreachable, oneLine(err))
+		return nil, fmt.Errorf("opening %s: %w: %v%s", d.Redacted(), ErrUnreachable, oneLine(err), d.unwritable())
 	}
 	return d, nil
+}
+
+// unwritable says why SQLite could not open its file when its folder
+// cannot be written (a read-only file system, a folder of another
+// user's), where SQLite says only "unable to open database file": it
+// writes its log beside the file even to read. Else it is empty.
+func (d *DB) unwritable() string {
+	if d.file == "" {
+		return ""
+	}
+	dir := filepath.Dir(d.file)
+	f, err := os.CreateTemp(dir, ".skillkit-probe-*")
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return fmt.Sprintf(" (%s is not writable: %v)", dir, err)
+	}
+	f.Close()
+	os.Remove(f.Name())
+	return ""
 }
 
 // maxIdleConns is how many connections a process keeps open between

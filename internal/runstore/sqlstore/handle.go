@@ -94,10 +94,21 @@ func (h *handle) write(ctx context.Context) error {
 		return fmt.Errorf("writing run %s: %w", h.id, errLost)
 	}
 	if err != nil {
-		return &runstore.WriteError{Err: fmt.Errorf("writing run %s: %s", h.id, oneLine(err))}
+		return &runstore.WriteError{Err: &lineError{"writing run " + h.id + ": " + oneLine(err), err}}
 	}
 	return nil
 }
+
+// lineError is an error said on one line (oneLine) that still matches
+// what it wraps: a worker tells a database that stayed away (ErrAway)
+// from a write that failed.
+type lineError struct {
+	msg string
+	err error
+}
+
+func (e *lineError) Error() string { return e.msg }
+func (e *lineError) Unwrap() error { return e.err }
 
 // batchSize is how many rows of each kind a batch holds.
 type batchSize struct{ events, checkpoints, metrics, logs int }

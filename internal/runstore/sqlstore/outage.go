@@ -29,6 +29,11 @@ const (
 	maxBackoff   = 5 * time.Second
 )
 
+// ErrAway is wrapped by the error of a database that stayed away longer
+// than the outage allows: whoever meets it should stop, not carry on as if
+// the work had failed.
+var ErrAway = errors.New("the database was away")
+
 // RideOut makes the database's own writes of runs (a step's events,
 // checkpoints, metrics and logs, the claim's checks) and Retry ride out
 // an outage of o.For. The workers of one process share their DB: the
@@ -66,7 +71,7 @@ func (d *DB) Retry(ctx context.Context, what string, f func() error) error {
 			say("the database is away while %s (%s): retrying for up to %v (--outage)\n", what, oneLine(err), o.For)
 		}
 		if time.Since(since) >= o.For {
-			return fmt.Errorf("the database was away for %v (--outage) while %s: %w", o.For, what, err)
+			return fmt.Errorf("%w for %v (--outage) while %s: %w", ErrAway, o.For, what, err)
 		}
 		select {
 		case <-ctx.Done():

@@ -395,16 +395,9 @@ func (d *DB) Recover(ctx context.Context, staleAfter time.Duration) ([]*Task, er
 	}
 	rows.Close()
 	var moved []*Task
-	store := d.Store("")
 	for _, t := range stale {
-		last := "no step completed"
-		if t.RunID != "" {
-			if sum, err := store.Status(t.RunID); err == nil && sum.Progress.LastAction != "" {
-				last = "last completed: " + sum.Progress.LastAction
-			}
-		}
-		msg := fmt.Sprintf("recovered: worker %s stopped heartbeating at %s while %s; %s; the next worker resumes run %s from its record",
-			t.Worker, t.Heartbeat.UTC().Format(time.RFC3339), t.State, last, t.RunID)
+		msg := fmt.Sprintf(recoveredPrefix+"worker %s stopped heartbeating at %s while %s; %s",
+			t.Worker, t.Heartbeat.UTC().Format(time.RFC3339), t.State, d.handOff(t.RunID))
 		res, err := d.exec(ctx, `UPDATE tasks SET state = 'fix_proposed', message = ?, updated_at = ? WHERE id = ? AND state = ? AND heartbeat < ?`,
 			msg, ms(time.Now()), t.ID, string(t.State), cutoff)
 		if err != nil {
@@ -416,6 +409,47 @@ func (d *DB) Recover(ctx context.Context, staleAfter time.Duration) ([]*Task, er
 		}
 	}
 	return moved, nil
+}
+
+// The messages of a task moved to fix_proposed by Recover and Release
+// begin so: they say where the run stands, and propose no fix.
+const (
+	recoveredPrefix = "recovered: "
+	releasedPrefix  = "released: "
+)
+
+// IsHandOff reports whether msg, the message of a task in fix_proposed,
+// is Recover's or Release's hand-off rather than a conductor's fix: a
+// worker that claims the task resumes its run and has nothing to hand
+// its agent.
+func IsHandOff(msg string) bool {
+	return strings.HasPrefix(msg, recoveredPrefix) || strings.HasPrefix(msg, releasedPrefix)
+}
+
+// handOff says where a task's run stands, for the next worker: its last
+// completed step, and that the run resumes from its record.
+func (d *DB) handOff(runID string) string {
+	last := "no step completed"
+	if runID != "" {
+		if sum, err := d.Store("").Status(runID); err == nil && sum.Progress.LastAction != "" {
+			last = "last completed: " + sum.Progress.LastAction
+		}
+	}
+	return last + "; the next worker resumes run " + runID + " from its record"
+}
+
+// Release hands back a task that worker holds in working and stops
+// working on because it is shutting down (SIGTERM, Ctrl-C): working →
+// fix_proposed, with the hand-off message Recover writes, at once rather
+// than once its heartbeat is stale, so that the next worker resumes its
+// run. A task the worker no longer holds in working is left as it is.
+func (d *DB) Release(ctx context.Context, id, worker string) error {
+	t, err := d.Task(ctx, id)
+	if err != nil {
+		return err
+	}
+	msg := fmt.Sprintf(releasedPrefix+"worker %s stopped while working; %s", worker, d.handOff(t.RunID))
+	return d.Move(ctx, id, worker, Working, FixProposed, msg)
 }
 
 // taskErr names a refusal of the database's transition trigger as
