@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -101,6 +102,53 @@ func TestCorpusRuns(t *testing.T) {
 			t.Errorf("%d of %d %s skills completed, want %d%% of the %s", completeByMode[m], byMode[m], m, modeFloorPct, modeFloorDesc)
 		}
 	}
+}
+
+// TestSkillsDirRuns runs every skill under the folders in
+// SKILLKIT_TEST_SKILLS_DIRS (a path list) as TestCorpusRuns does: skills
+// skillkit has never seen, staged from a repository's history or from other
+// repositories (docs/real-skills.md, "Unseen real skills"). A skill is a
+// folder holding SKILL.md, or orchestrator.md for the Codex layout. It
+// prints the table, and a run that does not complete must say where.
+func TestSkillsDirRuns(t *testing.T) {
+	roots := filepath.SplitList(os.Getenv("SKILLKIT_TEST_SKILLS_DIRS"))
+	if len(roots) == 0 {
+		t.Skip("SKILLKIT_TEST_SKILLS_DIRS names no folder of skills to run")
+	}
+	var dirs []string
+	for _, root := range roots {
+		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() && p != root {
+				for _, entry := range []string{"SKILL.md", "orchestrator.md"} {
+					if _, err := os.Stat(filepath.Join(p, entry)); err == nil {
+						dirs = append(dirs, p)
+						return filepath.SkipDir
+					}
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	done := 0
+	var b strings.Builder
+	for _, d := range dirs {
+		_, err := runScripted(t, d)
+		if err == nil {
+			done++
+			continue
+		}
+		fmt.Fprintf(&b, "  %-60s %s\n", d, firstLine(err.Error()))
+		if !positioned.MatchString(err.Error()) && !errors.Is(err, lifecycle.ErrInvalid) {
+			t.Errorf("%s: did not complete, without a file:line: %v", d, err)
+		}
+	}
+	t.Logf("%d of %d skills complete with the scripted agent\n%s", done, len(dirs), b.String())
 }
 
 // runScripted runs the skill in dir to its end with the scripted agent,
