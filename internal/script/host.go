@@ -98,6 +98,12 @@ type Host struct {
 	// spare is where the runtime of the next Turn is made, nil before
 	// the first Turn (turnRuntime).
 	spare chan *prepared
+	// inputs, args and arguments are the Go values of the globals inputs,
+	// args and ARGUMENTS, made once: every evaluation converts them
+	// (enter), and a loop makes one or two an iteration.
+	inputs    map[string]any
+	args      []any
+	arguments string
 }
 
 // NewHost checks opts and prepares a Host.
@@ -134,7 +140,8 @@ func NewHost(opts Options) (*Host, error) {
 	if opts.Parallel <= 0 {
 		opts.Parallel = DefaultParallel
 	}
-	h := &Host{opts: opts, roots: r, env: Env(opts), log: opts.Log, slots: make(chan struct{}, opts.Parallel)}
+	h := &Host{opts: opts, roots: r, env: Env(opts), log: opts.Log, slots: make(chan struct{}, opts.Parallel),
+		inputs: inputsValue(opts.Inputs), args: anySlice(opts.Args), arguments: strings.Join(opts.Args, " ")}
 	h.shell = "bash"
 	if _, err := exec.LookPath(h.shell); err != nil {
 		h.shell = "sh"
@@ -245,7 +252,7 @@ type evaluation struct {
 	// calls counts the Task calls under way. Their commands run on
 	// goroutines, and each sends its ending on ended, which wait runs on
 	// the evaluation's goroutine: the runtime is not safe for concurrent
-	// use.
+	// use. ended is made with the first call: most evaluations make none.
 	calls int
 	ended chan func() error
 	// broken is the uncatchable error (an interrupt) that settling a
@@ -270,27 +277,23 @@ func (h *Host) start(ctx context.Context, state map[string]any) (*evaluation, er
 }
 
 func (h *Host) evaluation(ctx context.Context, p *prepared, stop func()) *evaluation {
-	return &evaluation{h: h, ctx: ctx, vm: p.vm, globals: p.gl, stop: stop, ended: make(chan func() error)}
+	return &evaluation{h: h, ctx: ctx, vm: p.vm, globals: p.gl, stop: stop}
 }
 
 // enter gives the runtime what effectful code sees: the state st, the
 // run's inputs, arguments and folders, and the host API.
 func (ev *evaluation) enter(st goja.Value) error {
 	h, vm := ev.h, ev.vm
-	inputs, err := toJS(vm, inputsValue(h.opts.Inputs))
+	inputs, err := toJS(vm, h.inputs)
 	if err != nil {
 		return err
-	}
-	args := h.opts.Args
-	if args == nil {
-		args = []string{}
 	}
 	// In this order on the global object, every time.
 	globals := [...]struct {
 		name string
 		v    any
 	}{
-		{"state", st}, {"inputs", inputs}, {"args", vm.NewArray(anySlice(args)...)}, {"ARGUMENTS", strings.Join(args, " ")},
+		{"state", st}, {"inputs", inputs}, {"args", vm.NewArray(h.args...)}, {"ARGUMENTS", h.arguments},
 		{"workDir", h.opts.WorkDir}, {"skillDir", h.opts.SkillDir}, {"projectDir", h.opts.ProjectDir},
 	}
 	for _, g := range globals {

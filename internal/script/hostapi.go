@@ -453,6 +453,9 @@ func (ev *evaluation) task(call goja.FunctionCall) goja.Value {
 		ev.throw("Task", err)
 	}
 	p, resolve, reject := ev.vm.NewPromise()
+	if ev.ended == nil {
+		ev.ended = make(chan func() error)
+	}
 	ev.calls++
 	go func() {
 		select {

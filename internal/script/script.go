@@ -15,7 +15,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"reflect"
 	"regexp"
 	"runtime"
@@ -494,7 +493,7 @@ func build(vm *goja.Runtime, v any) goja.Value {
 	switch v := v.(type) {
 	case map[string]any:
 		o := newFields(vm)
-		for _, k := range slices.Sorted(maps.Keys(v)) {
+		for _, k := range sortedKeys(v) {
 			o.set(k, build(vm, v[k]))
 		}
 		return o.done()

@@ -3,7 +3,6 @@ package script
 import (
 	"context"
 	"fmt"
-	"maps"
 	"reflect"
 	"slices"
 	"sync"
@@ -33,9 +32,11 @@ import (
 type Turn struct {
 	h  *Host
 	ev *evaluation
-	// base is the context of the runtime's deadline: it ends after the
-	// host's timeout or when the heap passes its budget.
-	base context.Context
+	// ctx is the context the turn was made with, and base the context of
+	// the runtime's deadline, made from ctx: it ends with ctx, after the
+	// host's timeout or when the heap passes its budget, and interrupts
+	// the runtime then (deadline).
+	ctx, base context.Context
 	// state is the state the turn started from, values its fields as JS
 	// values, built once.
 	state  map[string]any
@@ -56,8 +57,8 @@ func (h *Host) Turn(ctx context.Context, state map[string]any) (*Turn, error) {
 	p := h.turnRuntime()
 	vm := p.vm
 	base, stop := deadline(ctx, p, h.opts.Timeout)
-	t := &Turn{h: h, ev: h.evaluation(base, p, stop), base: base, state: state,
-		values: make(map[string]goja.Value, len(state)), keys: slices.Sorted(maps.Keys(state)), declared: map[*plan.CodeBlock]bool{}}
+	t := &Turn{h: h, ev: h.evaluation(base, p, stop), ctx: ctx, base: base, state: state,
+		values: make(map[string]goja.Value, len(state)), keys: sortedKeys(state)}
 	for k, v := range state {
 		jv, err := toJS(vm, v)
 		if err != nil {
@@ -66,7 +67,7 @@ func (h *Host) Turn(ctx context.Context, state map[string]any) (*Turn, error) {
 		}
 		t.values[k] = jv
 	}
-	inputs, err := toJS(vm, inputsValue(h.opts.Inputs))
+	inputs, err := toJS(vm, h.inputs)
 	if err != nil {
 		stop()
 		return nil, err
@@ -138,12 +139,15 @@ func (t *Turn) pure(ctx context.Context, decls []*plan.CodeBlock) (*pureVM, func
 	if err != nil {
 		return nil, nil, err
 	}
-	_, done := t.stage(ctx, DefaultPureTimeout)
+	done := t.bound(ctx, DefaultPureTimeout)
 	p := &pureVM{vm: t.ev.vm, g: t.ev.globals.g, state: st, stop: done}
 	_ = t.ev.vm.Set("state", st)
 	for _, b := range decls {
 		if t.declared[b] {
 			continue
+		}
+		if t.declared == nil {
+			t.declared = map[*plan.CodeBlock]bool{}
 		}
 		t.declared[b] = true
 		if err := p.declare(b); err != nil {
@@ -168,8 +172,19 @@ func (t *Turn) RunAction(ctx context.Context, a *plan.Action, state map[string]a
 	if err != nil {
 		return nil, err
 	}
-	sctx, done := t.stage(ctx, t.h.opts.Timeout)
-	defer done()
+	// The action's time is the turn's: its deadline, Options.Timeout
+	// from the turn's start, ends before one counted from now would, so
+	// the deadline's context is the action's, for its host calls too.
+	// Only a context of the caller's own that can end otherwise (an
+	// action's timeout attribute) needs one more of its own.
+	sctx := t.base
+	if !t.owns(ctx) {
+		c, end := context.WithCancelCause(t.base)
+		defer end(nil)
+		defer context.AfterFunc(ctx, func() { end(context.Cause(ctx)) })()
+		sctx = c
+	}
+	defer t.bound(ctx, 0)()
 	t.ev.ctx = sctx
 	if err := t.ev.enter(st); err != nil {
 		return nil, err
@@ -186,7 +201,7 @@ func (t *Turn) object(state map[string]any) (goja.Value, error) {
 	// are others (an action's state has the turn's, current_action set).
 	keys := t.keys
 	if !sameKeys(state, t.state) {
-		keys = slices.Sorted(maps.Keys(state))
+		keys = sortedKeys(state)
 	}
 	for _, k := range keys {
 		v := state[k]
@@ -200,6 +215,17 @@ func (t *Turn) object(state map[string]any) (goja.Value, error) {
 		o.set(k, jv)
 	}
 	return o.done(), nil
+}
+
+// sortedKeys are m's keys, sorted: in one slice, where slices.Sorted of
+// maps.Keys allocated its iterator too.
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }
 
 // sameKeys reports whether a and b have the same keys.
@@ -232,34 +258,63 @@ func same(a, b any) bool {
 	return false
 }
 
-// stage bounds one evaluation in the turn: it ends with ctx, after
-// timeout, or with the turn's deadline, interrupting the code that runs
-// then. The returned function ends it; an interrupt that came after the
-// code's last instruction is cleared then, so that it does not stop the
-// next evaluation.
-func (t *Turn) stage(ctx context.Context, timeout time.Duration) (context.Context, func()) {
-	vm := t.ev.vm
-	ctx, end := bounded(ctx, timeout)
-	unlink := context.AfterFunc(t.base, func() { end(context.Cause(t.base)) })
-	var mu sync.Mutex
-	running, fired := true, false
-	stop := context.AfterFunc(ctx, func() {
-		mu.Lock()
-		defer mu.Unlock()
-		if running {
-			fired = true
-			vm.Interrupt(context.Cause(ctx))
+// owns reports whether ctx ends only as the turn's own context does (the
+// same context, one of its values, or one that never ends), so that the
+// turn's deadline, which ends with it, is all that needs watching.
+func (t *Turn) owns(ctx context.Context) bool {
+	done := ctx.Done()
+	return done == nil || done == t.ctx.Done()
+}
+
+// bound bounds one evaluation in the turn: the code that runs after
+// timeout (none when zero), or when ctx ends, is interrupted; the turn's
+// deadline interrupts it on its own (deadline). A timer and no contexts
+// of its own: it was a tenth of what a loop iteration allocated. The
+// returned function ends it; an interrupt that came after the code's last
+// instruction is cleared then, so that it does not stop the next
+// evaluation, unless the turn's deadline is over too.
+func (t *Turn) bound(ctx context.Context, timeout time.Duration) func() {
+	b := &bound{vm: t.ev.vm, running: true}
+	var timer *time.Timer
+	if timeout > 0 {
+		timer = time.AfterFunc(timeout, func() { b.fire(timedOut(timeout)) })
+	}
+	unwatch := func() bool { return false }
+	if !t.owns(ctx) {
+		unwatch = context.AfterFunc(ctx, func() { b.fire(context.Cause(ctx)) })
+	}
+	return func() {
+		b.mu.Lock()
+		b.running = false
+		b.mu.Unlock()
+		if timer != nil {
+			timer.Stop()
 		}
-	})
-	return ctx, func() {
-		mu.Lock()
-		running = false
-		mu.Unlock()
-		stop()
-		unlink()
-		end(nil)
-		if fired {
-			vm.ClearInterrupt()
+		unwatch()
+		if b.fired {
+			b.vm.ClearInterrupt()
+			if t.base.Err() != nil {
+				// The deadline's own interrupt may have been the one
+				// cleared: the turn is over all the same.
+				b.vm.Interrupt(context.Cause(t.base))
+			}
 		}
+	}
+}
+
+// bound is the state of one bound evaluation: the interrupt lands only
+// while it runs.
+type bound struct {
+	vm             *goja.Runtime
+	mu             sync.Mutex
+	running, fired bool
+}
+
+func (b *bound) fire(cause error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.running {
+		b.fired = true
+		b.vm.Interrupt(cause)
 	}
 }

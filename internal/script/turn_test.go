@@ -187,3 +187,83 @@ func TestTurnActionTimeoutNamesErrTimeout(t *testing.T) {
 		t.Errorf("err = %v, want the action to fail with ErrTimeout, not context.Canceled", err)
 	}
 }
+
+// Each turn has a runtime of its own: what one turn's selection and
+// action do to the builtins, the host API and the globals, none of the
+// next turn's code sees, and the next turn's builtins are guarded again
+// (its fill is weighed, though the turn before put an unguarded one in
+// its place).
+func TestTurnsDoNotSeeEachOthersChanges(t *testing.T) {
+	h := newFixture(t).host(t, func(o *Options) { o.JSMemory = 64 << 20 })
+	o := &plan.Orchestrator{Decision: block("phases/orchestrator.md", `function selectNextAction(state) {
+  if (state.i === 0) {
+    Array.prototype.leak = 'array';
+    Object.prototype.polluted = true;
+    String.prototype.repeat = () => 'mine';
+    Array.prototype.join = function () { return 'joined' };
+    globalThis.fromSelection = 1;
+  }
+  return 'action-x';
+}`)}
+	mutate := turnAction(`Bash = () => 'not bash';
+JSON.stringify = () => 'mine';
+Array.prototype.fill = function () { return this };
+Math.max = () => -1;
+globalThis.fromAction = 1;
+return {stateUpdates: {}};`)
+	check := turnAction(`return {stateUpdates: {seen: [
+  [].leak, ({}).polluted, 'ab'.repeat(2), [1, 2].join('-'), typeof fromSelection, typeof fromAction,
+  Bash === Bash && String(Bash).indexOf('not bash') < 0, JSON.stringify([1]), Math.max(1, 2), state.i,
+].map(String).join(' ')}};`)
+	for i, a := range []*plan.Action{mutate, check} {
+		state := map[string]any{"i": float64(i)}
+		turn, err := h.Turn(context.Background(), state)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := turn.SelectNextAction(context.Background(), o); err != nil {
+			t.Fatal(err)
+		}
+		got, err := turn.RunAction(context.Background(), a, state)
+		turn.Close()
+		if err != nil {
+			t.Fatalf("turn %d: %v", i+1, err)
+		}
+		if want := "undefined undefined abab 1-2 undefined undefined true [1] 2 1"; i == 1 && got["seen"] != want {
+			t.Errorf("the second turn saw %q, want %q", got["seen"], want)
+		}
+	}
+	turn, err := h.Turn(context.Background(), map[string]any{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer turn.Close()
+	_, err = turn.RunAction(context.Background(), turnAction(`new Array(2 ** 26).fill(0); return {stateUpdates: {}};`), map[string]any{})
+	if !errors.Is(err, ErrMemory) {
+		t.Errorf("a fill past the budget after a turn replaced fill: err = %v, want ErrMemory", err)
+	}
+}
+
+// An action run under a context of the caller's own (an action's timeout
+// attribute) ends with it, its code and its host calls alike, though the
+// turn's deadline is far.
+func TestTurnActionEndsWithItsOwnContext(t *testing.T) {
+	h := newFixture(t).host(t, nil)
+	for _, src := range []string{`for (;;) {}`, `Bash("sleep 5"); return {stateUpdates: {}};`} {
+		turn, err := h.Turn(context.Background(), map[string]any{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		start := time.Now()
+		_, err = turn.RunAction(ctx, turnAction(src), map[string]any{})
+		cancel()
+		turn.Close()
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("%s: err = %v, want the context's deadline", src, err)
+		}
+		if d := time.Since(start); d > 4*time.Second {
+			t.Errorf("%s: took %v", src, d)
+		}
+	}
+}
