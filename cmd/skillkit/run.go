@@ -84,8 +84,8 @@ nothing defines, holds {placeholders}, does not parse) goes to the agent
 too, as instructions; 'skillkit plan' shows which steps are native and which
 are the agent's. ARGS after -- are the skill's arguments, as Claude Code's
 $ARGUMENTS, $0, $1, …; context commands (!` + "`cmd`" + ` and ` + "```!" + ` blocks) of
-SKILL.md and the phases run before their text goes to the agent, unless
---no-shell-context.
+SKILL.md and the phases run in the project folder, as Claude Code runs them,
+before their text goes to the agent, unless --no-shell-context.
 
 Only lint errors that make a skill unrunnable refuse a run (duplicate phase
 numbers, a missing action file, an unreadable file, …); the others print as
