@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/skillkit/skillkit/plan"
 )
@@ -194,7 +195,13 @@ func StepPrompt(c Context, ph *plan.Phase, step *plan.Step) (*Prompt, error) {
 		}
 	}
 	p.add("PHASE", strings.Join(parts, "\n\n"))
-	text, err := c.expand(stepBody(step))
+	body, line := stepBody(step)
+	text, err := c.expand(body)
+	if ce, ok := err.(*CommandError); ok && line > 0 {
+		// Told at the command's line of the phase file, not at the
+		// step's heading the run's error begins with.
+		return nil, fmt.Errorf("%s:%d: %w", step.Pos.File, line+ce.Line-1, err)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -217,13 +224,19 @@ func stepTitle(s *plan.Step) string {
 }
 
 // stepBody is the step's markdown without its heading line, which
-// stepTitle says.
-func stepBody(s *plan.Step) string {
-	if strings.HasPrefix(strings.TrimSpace(s.Text), "#") {
-		_, rest, _ := strings.Cut(s.Text, "\n")
-		return strings.TrimSpace(rest)
+// stepTitle says, and the line of its file where that markdown begins (0
+// when the step was not read from a file).
+func stepBody(s *plan.Step) (body string, line int) {
+	text, line := s.Text, s.Pos.Line
+	if strings.HasPrefix(strings.TrimSpace(text), "#") {
+		_, text, _ = strings.Cut(text, "\n")
+		line++
 	}
-	return strings.TrimSpace(s.Text)
+	trimmed := strings.TrimLeftFunc(text, unicode.IsSpace)
+	if line > 0 {
+		line += strings.Count(text[:len(text)-len(trimmed)], "\n")
+	}
+	return strings.TrimRightFunc(trimmed, unicode.IsSpace), line
 }
 
 // labelCode puts the guidance line before the text's first fenced code

@@ -116,6 +116,22 @@ func (v Vars) Instructions(body string) string {
 	return out
 }
 
+// SourceLine is the line of text that holds line n (1-based) of
+// Substitute(text): a value holding a newline (an argument can) pushes
+// the lines after it down, and a context command that fails is told at
+// the line its author wrote. A variable never spans lines, so each line
+// is substituted alone.
+func (v Vars) SourceLine(text string, n int) int {
+	at := 0
+	for i, l := range strings.Split(text, "\n") {
+		at += 1 + strings.Count(v.Substitute(l), "\n")
+		if at >= n {
+			return i + 1
+		}
+	}
+	return n
+}
+
 // fence is a fenced code block of a text: its first and last line (0-based
 // indexes, the fences included) and its info string.
 type fence struct {

@@ -99,3 +99,15 @@ func TestLastLinesKeepsTheError(t *testing.T) {
 		}
 	}
 }
+
+// TestSourceLine: an argument holding newlines pushes the lines after it
+// down; the line told is the one written.
+func TestSourceLine(t *testing.T) {
+	v := Vars{Args: []string{"one\ntwo\nthree"}}
+	text := "a\nArgs: $ARGUMENTS\n\n!`false`\n$0 and $0"
+	for n, want := range map[int]int{1: 1, 2: 2, 4: 2, 5: 3, 6: 4, 7: 5, 11: 5} {
+		if got := v.SourceLine(text, n); got != want {
+			t.Errorf("SourceLine(%d) = %d, want %d", n, got, want)
+		}
+	}
+}

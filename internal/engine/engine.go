@@ -323,9 +323,10 @@ func (r *Runner) AgentContext(ctx context.Context) (agent.Context, error) {
 	if r.instructions == nil {
 		text, err := r.expand(ctx, r.o.Vars.Instructions(r.o.Skill.Instructions))
 		if ce, ok := err.(*agent.CommandError); ok && r.o.Skill.InstructionsLine > 0 {
-			// An argument holding a newline would shift this line; none
-			// of the corpus's arguments does.
-			return c, fmt.Errorf("%s:%d: %w", r.o.Skill.Entry, r.o.Skill.InstructionsLine+ce.Line-1, err)
+			// expand told the line of the instructions with the
+			// arguments in; the file has them as $ARGUMENTS.
+			line := r.o.Vars.SourceLine(r.o.Skill.Instructions, ce.Line)
+			return c, fmt.Errorf("%s:%d: %w", r.o.Skill.Entry, r.o.Skill.InstructionsLine+line-1, err)
 		}
 		if err != nil {
 			return c, fmt.Errorf("%s: %w", r.o.Skill.Entry, err)
@@ -338,17 +339,20 @@ func (r *Runner) AgentContext(ctx context.Context) (agent.Context, error) {
 
 // expand substitutes the variables in text and runs its context commands.
 func (r *Runner) expand(ctx context.Context, text string) (string, error) {
-	text = r.o.Vars.Substitute(text)
 	if !r.o.ShellContext {
-		return text, nil
+		return r.o.Vars.Substitute(text), nil
 	}
-	return agent.RunContext(ctx, text, func(ctx context.Context, cmd string) (string, error) {
+	out, err := agent.RunContext(ctx, r.o.Vars.Substitute(text), func(ctx context.Context, cmd string) (string, error) {
 		res, err := r.o.Script.ContextShell(ctx, cmd)
 		if err == nil && res.ExitCode != 0 {
 			err = &agent.CommandError{Command: cmd, ExitCode: res.ExitCode, Stderr: res.Stderr}
 		}
 		return res.Stdout, err
 	})
+	if ce, ok := err.(*agent.CommandError); ok {
+		ce.Line = r.o.Vars.SourceLine(text, ce.Line)
+	}
+	return out, err
 }
 
 // AgentBegun records an agent call as it begins, before its command
