@@ -320,12 +320,18 @@ func innerFence(text, fence string) (n, indent int, run, info string, ok bool) {
 func closedWithin(text string, n int, run string) bool {
 	lines := strings.Split(text, "\n")
 	for _, l := range lines[min(n, len(lines)):] {
-		t := strings.TrimLeft(l, " \t")
-		if r := fenceRun(t); len(r) >= len(run) && r[0] == run[0] && strings.TrimSpace(t[len(r):]) == "" {
+		if closes(strings.TrimLeft(l, " \t"), run) {
 			return true
 		}
 	}
 	return false
+}
+
+// closes reports whether line t, its indent removed, is a closing fence
+// for a block opened by the fence run.
+func closes(t, run string) bool {
+	r := fenceRun(t)
+	return r != "" && run != "" && len(r) >= len(run) && r[0] == run[0] && strings.TrimSpace(t[len(r):]) == ""
 }
 
 // lastLine is the last line of a fenced block's content, its opening line
@@ -352,11 +358,46 @@ func (p *Pass) nextTextLine(d *plan.Doc, n int) int {
 // misnested fence before it (or is the misnested outer block itself):
 // what is wrong with it is that fence's fault.
 func (p *Pass) misread(d *plan.Doc, c *plan.CodeBlock) bool {
-	if len(d.HTMLFences) > 0 && d.HTMLFences[0].Line < c.Pos.Line {
+	if p.htmlMisled(d, c.Pos.Line) {
 		return true
 	}
 	n := p.nesting(d)
 	return n != nil && c.Pos.Line >= n.outer.Pos.Line
+}
+
+// htmlMisled reports whether a fence that an HTML block holds (plan.Doc's
+// HTMLFences) misleads the reading of line: it is above it, and the HTML
+// block ends at a blank line before the code's closing fence, which then
+// opens a block. An HTML block that holds the closing fence too
+// (`<Good>`, the code without a blank line, `</Good>`) keeps the code as
+// HTML and leaves every line after it as written.
+func (p *Pass) htmlMisled(d *plan.Doc, line int) bool {
+	for _, f := range d.HTMLFences {
+		if f.Line >= line {
+			return false
+		}
+		if !p.closedInHTML(d.File, f.Line) {
+			return true
+		}
+	}
+	return false
+}
+
+// closedInHTML reports whether the lines after the fence on line n, up to
+// the blank line that ends its HTML block, hold a closing fence for it.
+// A blockquote's markers are left out, as goldmark leaves them.
+func (p *Pass) closedInHTML(file string, n int) bool {
+	run := fenceRun(strings.TrimLeft(p.line(file, n), " \t>"))
+	for n++; ; n++ {
+		l, ok := p.src.line(file, n)
+		t := strings.TrimLeft(l, " \t>")
+		if !ok || strings.TrimSpace(t) == "" {
+			return false
+		}
+		if closes(t, run) {
+			return true
+		}
+	}
 }
 
 // checkFenceInHTML reports the first fence each HTML block holds
@@ -395,7 +436,7 @@ func checkFenceNested(p *Pass) {
 		if n == nil || n.ended > 0 {
 			continue // fence-unclosed reports a list item that ends a block
 		}
-		if p.misread(d, n.outer) && len(d.HTMLFences) > 0 && d.HTMLFences[0].Line < n.outer.Pos.Line {
+		if p.htmlMisled(d, n.outer.Pos.Line) {
 			continue // fence-in-html reports the fence that misled
 		}
 		if line, _ := p.swallowed(d); line > 0 {

@@ -1,0 +1,58 @@
+package lint
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// lintFiles lints a skill made of files (path → text) and returns its
+// findings as "file:line rule".
+func lintFiles(t *testing.T, files map[string]string) []string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "demo")
+	for name, text := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := Lint([]string{dir}, Options{Base: filepath.Dir(dir)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, f := range res.Findings {
+		out = append(out, fmt.Sprintf("%s:%d %s", f.File, f.Line, f.Rule))
+	}
+	return out
+}
+
+const fenceHTMLSkill = "---\nname: demo\ndescription: Counts files. Use when testing.\n---\n\n# Demo\n\nRun the phases.\n"
+
+// TestFenceInHTMLClosedWithinLeavesTheRest: a tag whose HTML block holds
+// the code's closing fence too (no blank line in the code, as in
+// <Good>…</Good>) misleads nothing after it, so the code rules still
+// check the blocks below; one whose blank line comes first does.
+func TestFenceInHTMLClosedWithinLeavesTheRest(t *testing.T) {
+	phase := "# Phase 1: Count\n\n<Good>\n```bash\necho good\n```\n</Good>\n\n## Step 1: Count\n\n```bash\nif then fi (\n```\n\n## Step 2: More\n\n```js\nconst x = ;\n```\n"
+	got := lintFiles(t, map[string]string{"SKILL.md": fenceHTMLSkill, "phases/01-count.md": phase})
+	for _, want := range []string{"demo/phases/01-count.md:4 fence-in-html", "demo/phases/01-count.md:12 bash-syntax", "demo/phases/01-count.md:18 js-syntax"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("no %s in %q", want, got)
+		}
+	}
+	// A blank line in the code ends the HTML block first: the fence
+	// meant to close it opens one, and what follows is misread.
+	phase = strings.Replace(phase, "echo good\n", "echo good\n\necho more\n", 1)
+	got = lintFiles(t, map[string]string{"SKILL.md": fenceHTMLSkill, "phases/01-count.md": phase})
+	if !slices.Equal(got, []string{"demo/phases/01-count.md:4 fence-in-html"}) {
+		t.Errorf("with a blank line in the code: %q, want only fence-in-html", got)
+	}
+}
