@@ -12,6 +12,15 @@ import (
 // lintFiles lints a skill made of files (path → text) and returns its
 // findings as "file:line rule".
 func lintFiles(t *testing.T, files map[string]string) []string {
+	var out []string
+	for _, f := range lintFindings(t, files) {
+		out = append(out, fmt.Sprintf("%s:%d %s", f.File, f.Line, f.Rule))
+	}
+	return out
+}
+
+// lintFindings lints a skill made of files (path → text).
+func lintFindings(t *testing.T, files map[string]string) []Finding {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "demo")
 	for name, text := range files {
@@ -27,11 +36,7 @@ func lintFiles(t *testing.T, files map[string]string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []string
-	for _, f := range res.Findings {
-		out = append(out, fmt.Sprintf("%s:%d %s", f.File, f.Line, f.Rule))
-	}
-	return out
+	return res.Findings
 }
 
 const fenceHTMLSkill = "---\nname: demo\ndescription: Counts files. Use when testing.\n---\n\n# Demo\n\nRun the phases.\n"
@@ -54,5 +59,19 @@ func TestFenceInHTMLClosedWithinLeavesTheRest(t *testing.T) {
 	got = lintFiles(t, map[string]string{"SKILL.md": fenceHTMLSkill, "phases/01-count.md": phase})
 	if !slices.Equal(got, []string{"demo/phases/01-count.md:4 fence-in-html"}) {
 		t.Errorf("with a blank line in the code: %q, want only fence-in-html", got)
+	}
+}
+
+// TestFenceInHTMLInABlockquote: the tag of a fence quoted in a blockquote
+// is named, not the file's first line, its fence is the range, and the
+// block the HTML misleads is left to this rule.
+func TestFenceInHTMLInABlockquote(t *testing.T) {
+	skill := fenceHTMLSkill + "\n> <Good>\n> ```bash\n> echo good\n>\n> echo more\n> ```\n> </Good>\n\nAfter.\n"
+	got := lintFindings(t, map[string]string{"SKILL.md": skill})
+	if len(got) != 1 || got[0].Rule != "fence-in-html" {
+		t.Fatalf("findings %+v, want one fence-in-html", got)
+	}
+	if f := got[0]; f.Line != 11 || f.Col != 3 || f.EndCol != 6 || !strings.Contains(f.Message, "the tag <Good> on line 10") {
+		t.Errorf("finding at %d:%d-%d: %s; want 11:3-6 naming <Good> on line 10", f.Line, f.Col, f.EndCol, f.Message)
 	}
 }

@@ -218,7 +218,7 @@ func checkNextPhase(p *Pass) {
 
 func checkFenceUnclosed(p *Pass) {
 	for _, d := range p.Docs() {
-		if n := p.nesting(d); n != nil && n.ended > 0 {
+		if n := p.nesting(d); n != nil && n.ended > 0 && !p.htmlMisled(d, n.outer.Pos.Line) {
 			c := n.outer
 			p.Report(plan.Pos{File: d.File, Line: n.ended, Col: 1},
 				"this line is indented less than the %s block opened at line %d, inside a list item: it ends the item and the block with it, and the fences after it pair up wrongly; indent it by %d spaces like the block, or close the block before it",
@@ -327,6 +327,10 @@ func closedWithin(text string, n int, run string) bool {
 	return false
 }
 
+// quoted is a line of markdown without its indent and the markers of
+// the blockquotes it is in: what goldmark reads as an HTML block's line.
+func quoted(l string) string { return strings.TrimLeft(l, " \t>") }
+
 // closes reports whether line t, its indent removed, is a closing fence
 // for a block opened by the fence run.
 func closes(t, run string) bool {
@@ -385,12 +389,11 @@ func (p *Pass) htmlMisled(d *plan.Doc, line int) bool {
 
 // closedInHTML reports whether the lines after the fence on line n, up to
 // the blank line that ends its HTML block, hold a closing fence for it.
-// A blockquote's markers are left out, as goldmark leaves them.
 func (p *Pass) closedInHTML(file string, n int) bool {
-	run := fenceRun(strings.TrimLeft(p.line(file, n), " \t>"))
+	run := fenceRun(quoted(p.line(file, n)))
 	for n++; ; n++ {
 		l, ok := p.src.line(file, n)
-		t := strings.TrimLeft(l, " \t>")
+		t := quoted(l)
 		if !ok || strings.TrimSpace(t) == "" {
 			return false
 		}
@@ -409,13 +412,13 @@ func checkFenceInHTML(p *Pass) {
 	for _, d := range p.Docs() {
 		for _, f := range d.HTMLFences {
 			tag := f.Line - 1
-			for tag > 1 && !strings.HasPrefix(strings.TrimSpace(p.line(d.File, tag)), "<") {
+			for tag > 1 && !strings.HasPrefix(quoted(p.line(d.File, tag)), "<") {
 				tag--
 			}
-			run := fenceRun(strings.TrimSpace(p.line(d.File, f.Line)))
+			run := fenceRun(quoted(p.line(d.File, f.Line)))
 			p.ReportRange(f, f.Col+len(run),
 				"this fence is read as HTML, not as the start of a code block: the tag %s on line %d opens an HTML block that runs to the next blank line, and where that comes first the fence meant to close the block opens one; put a blank line between the tag and the fence",
-				strings.TrimSpace(p.line(d.File, tag)), tag)
+				strings.TrimSpace(quoted(p.line(d.File, tag))), tag)
 		}
 	}
 }
