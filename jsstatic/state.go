@@ -56,7 +56,8 @@ func (p *Program) stateReads(n ast.Node) []Path {
 
 // memberChain unwinds a.b["c"][d].e into its root (a), the static field
 // names from the root up to the first computed member (b, c), and the
-// computed member expressions met on the way (d).
+// computed member expressions met on the way (d). An empty default is
+// part of the chain: (a.b || []).c is a.b.c.
 func memberChain(e ast.Expression) (root ast.Expression, fields []string, computed []ast.Expression) {
 	var rev []string
 	for {
@@ -67,6 +68,13 @@ func memberChain(e ast.Expression) (root ast.Expression, fields []string, comput
 		case *ast.Optional:
 			e = x.Expression
 			continue
+		case *ast.BinaryExpression:
+			// (state.a || []).b reads state.a's b: the default stands in
+			// for an absent field, as defensive code writes it.
+			if isDefault(x) {
+				e = x.Left
+				continue
+			}
 		case *ast.DotExpression:
 			rev = append(rev, string(x.Identifier.Name))
 			e = x.Left
@@ -89,6 +97,21 @@ func memberChain(e ast.Expression) (root ast.Expression, fields []string, comput
 		fields = append(fields, rev[i])
 	}
 	return root, fields, computed
+}
+
+// isDefault reports whether b is a field with an empty default, `a || []`
+// or `a ?? {}`.
+func isDefault(b *ast.BinaryExpression) bool {
+	if b.Operator != token.LOGICAL_OR && b.Operator != token.COALESCE {
+		return false
+	}
+	switch r := b.Right.(type) {
+	case *ast.ArrayLiteral:
+		return len(r.Value) == 0
+	case *ast.ObjectLiteral:
+		return len(r.Value) == 0
+	}
+	return false
 }
 
 // NullTests returns the state fields compared with null by === or !==

@@ -44,7 +44,10 @@ func TestCountsCompletions(t *testing.T) {
 		"state.completed_actions.length > 2":                                  true,
 		"state.completed_actions.filter(a => a === 'fix').length < 3":         true,
 		"state.completed_actions.includes('a') || state.completed_actions[0]": true,
-		"(state.completed_actions || []).includes('a')":                       true,
+		"(state.completed_actions || []).includes('a')":                       false,
+		"(state.completed_actions ?? []).some(a => a === 'b')":                false,
+		"(state.completed_actions || []).length > 2":                          true,
+		"(state.completed_actions || state.done).includes('a')":               true,
 		"state.status === 'pending'":                                          false,
 	} {
 		s := &plan.Skill{Actions: []*plan.Action{{ID: "action-x", Preconditions: []*plan.Precondition{{Expr: plan.Expr{JS: expr}}}}}}

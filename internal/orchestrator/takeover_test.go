@@ -190,6 +190,19 @@ func TestIdleActionStopsThoughTheSelectionAsksIncludes(t *testing.T) {
 	if got := len(completed(state(t, res.Dir))); got != 3 {
 		t.Errorf("%d actions ran, want 3", got)
 	}
+	// The same, asked as defensive code asks it: (… || []).includes.
+	s = skillFiles{
+		decision: "function selectNextAction(state) {\n  if (!state.ready) return 'action-wait';\n  return (state.completed_actions || []).includes('action-wait') ? null : 'action-wait';\n}",
+		acts:     map[string]string{"action-wait": "return {};"},
+		fields:   "  ready?: boolean;",
+	}.write(t)
+	res, err = run(t, options(t, s))
+	if !errors.Is(err, orchestrator.ErrNoProgress) {
+		t.Fatalf("a selection asking (completed_actions || []).includes: err = %v", err)
+	}
+	if got := len(completed(state(t, res.Dir))); got != 3 {
+		t.Errorf("%d actions ran, want 3", got)
+	}
 	s = skillFiles{
 		decision: "function selectNextAction(state) {\n  return passesLeft(state) ? 'action-pass' : null;\n}",
 		acts:     map[string]string{"action-pass": "return {};"},
