@@ -111,3 +111,19 @@ func TestSourceLine(t *testing.T) {
 		}
 	}
 }
+
+// TestLastLinesMarksOnlyWhatItLeaves: "…" stands for lines left out, so
+// none goes between the error line and the tail when they meet.
+func TestLastLinesMarksOnlyWhatItLeaves(t *testing.T) {
+	for in, want := range map[string]string{
+		"a\nb\nError: x\nt1\nt2\nt3":   "…\nError: x\nt1\nt2\nt3",
+		"Error: x\nt1\nt2\nt3":         "Error: x\nt1\nt2\nt3",
+		"Error: x\nmid\nt1\nt2\nt3":    "Error: x\n…\nt1\nt2\nt3",
+		"a\nError: x\nmid\nt1\nt2\nt3": "…\nError: x\n…\nt1\nt2\nt3",
+		"a\nb\nc\nt1\nt2\nt3":          "…\nt1\nt2\nt3",
+	} {
+		if got := lastLines(in, 3); got != want {
+			t.Errorf("lastLines(%q) =\n%q\nwant\n%q", in, got, want)
+		}
+	}
+}
