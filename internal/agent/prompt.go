@@ -287,10 +287,16 @@ func ActionPrompt(c Context, a *plan.Action) (*Prompt, error) {
 		}
 		parts = append(parts, "Preconditions:\n"+strings.Join(pre, "\n"))
 	}
+	exec := 0 // the line of the joined text where Execution's text begins
 	if a.Execution.Text != "" {
+		exec = strings.Count(strings.Join(parts, "\n\n"), "\n") + 4
 		parts = append(parts, "Execution:\n"+a.Execution.Text)
 	}
 	text, err := c.expand(strings.Join(parts, "\n\n"))
+	if ce, ok := err.(*CommandError); ok && exec > 0 && ce.Line >= exec && a.Execution.TextLine > 0 {
+		// Told at the command's line of the action's file, as a step's.
+		return nil, fmt.Errorf("%s:%d: %w", a.Execution.Pos.File, a.Execution.TextLine+ce.Line-exec, err)
+	}
 	if err != nil {
 		return nil, err
 	}

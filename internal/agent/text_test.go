@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/skillkit/skillkit/plan"
 )
 
 func TestSubstitute(t *testing.T) {
@@ -125,5 +127,20 @@ func TestLastLinesMarksOnlyWhatItLeaves(t *testing.T) {
 		if got := lastLines(in, 3); got != want {
 			t.Errorf("lastLines(%q) =\n%q\nwant\n%q", in, got, want)
 		}
+	}
+}
+
+// TestActionPromptTellsTheCommandsLine: a context command of an action's
+// Execution that fails is told at its line of the action's file.
+func TestActionPromptTellsTheCommandsLine(t *testing.T) {
+	run := func(_ context.Context, cmd string) (string, error) {
+		return "", &CommandError{Command: cmd, ExitCode: 1}
+	}
+	c := Context{Expand: func(text string) (string, error) { return RunContext(context.Background(), text, run) }}
+	a := &plan.Action{ID: "action-x", Purpose: "Counts.\nTwice.", Execution: plan.Execution{
+		Kind: plan.ExecProse, Text: "## Execution\n\nLook:\n!`false`", TextLine: 7, Pos: plan.Pos{File: "actions/action-x.md", Line: 7, Col: 1}}}
+	_, err := ActionPrompt(c, a)
+	if err == nil || !strings.HasPrefix(err.Error(), "actions/action-x.md:10: context command") {
+		t.Errorf("err = %v, want it at actions/action-x.md:10", err)
 	}
 }
