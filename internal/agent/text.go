@@ -109,11 +109,18 @@ func wordEnd(s string) int {
 // variables substituted. As in Claude Code, a body that does not mention
 // $ARGUMENTS gets the arguments appended on a line "ARGUMENTS: …".
 func (v Vars) Instructions(body string) string {
-	out := v.Substitute(body)
+	return v.WithArguments(body, v.Substitute(body))
+}
+
+// WithArguments is text, the body's expansion, with the arguments on a
+// last line "ARGUMENTS: …" when the body does not mention $ARGUMENTS. The
+// line comes after the expansion: what the user typed is substituted
+// nowhere and runs no context command.
+func (v Vars) WithArguments(body, text string) string {
 	if len(v.Args) > 0 && !strings.Contains(body, "$ARGUMENTS") {
-		out = strings.TrimRight(out, "\n") + "\n\nARGUMENTS: " + strings.Join(v.Args, " ")
+		return strings.TrimRight(text, "\n") + "\n\nARGUMENTS: " + strings.Join(v.Args, " ")
 	}
-	return out
+	return text
 }
 
 // SourceLine is the line of text that holds line n (1-based) of

@@ -321,16 +321,16 @@ func (r *Runner) AgentContext(ctx context.Context) (agent.Context, error) {
 		Expand: func(text string) (string, error) { return r.expand(ctx, text) },
 	}
 	if r.instructions == nil {
-		text, err := r.expand(ctx, r.o.Vars.Instructions(r.o.Skill.Instructions))
+		// Expanded once: an argument substituted in is not substituted
+		// again, nor is the appended line of arguments.
+		text, err := r.expand(ctx, r.o.Skill.Instructions)
 		if ce, ok := err.(*agent.CommandError); ok && r.o.Skill.InstructionsLine > 0 {
-			// expand told the line of the instructions with the
-			// arguments in; the file has them as $ARGUMENTS.
-			line := r.o.Vars.SourceLine(r.o.Skill.Instructions, ce.Line)
-			return c, fmt.Errorf("%s:%d: %w", r.o.Skill.Entry, r.o.Skill.InstructionsLine+line-1, err)
+			return c, fmt.Errorf("%s:%d: %w", r.o.Skill.Entry, r.o.Skill.InstructionsLine+ce.Line-1, err)
 		}
 		if err != nil {
 			return c, fmt.Errorf("%s: %w", r.o.Skill.Entry, err)
 		}
+		text = r.o.Vars.WithArguments(r.o.Skill.Instructions, text)
 		r.instructions = &text
 	}
 	c.Instructions = *r.instructions
