@@ -75,3 +75,14 @@ func TestFenceInHTMLInABlockquote(t *testing.T) {
 		t.Errorf("finding at %d:%d-%d: %s; want 11:3-6 naming <Good> on line 10", f.Line, f.Col, f.EndCol, f.Message)
 	}
 }
+
+// TestFenceInHTMLHidesNoHeadings: the block a misleading HTML fence
+// opens swallows the step headings below it; the phase is not told it has
+// none, nor offered an Execution heading it does not need.
+func TestFenceInHTMLHidesNoHeadings(t *testing.T) {
+	phase := "# Phase 1: Count\n\n<Good>\n```bash\necho good\n\necho more\n```\n</Good>\n\n## Step 1: Count\n\n```bash\nls\n```\n"
+	got := lintFiles(t, map[string]string{"SKILL.md": fenceHTMLSkill, "phases/01-count.md": phase})
+	if !slices.Equal(got, []string{"demo/phases/01-count.md:4 fence-in-html"}) {
+		t.Errorf("findings %q, want only fence-in-html", got)
+	}
+}

@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"math"
 	"path"
 	"regexp"
 	"slices"
@@ -169,7 +170,9 @@ func atoi(s string) int {
 
 func checkPhaseNoSteps(p *Pass) {
 	for _, ph := range p.Skill.Phases {
-		if len(ph.Steps) != 1 || !ph.Steps[0].Whole {
+		if len(ph.Steps) != 1 || !ph.Steps[0].Whole || p.htmlMisled(ph.Doc, math.MaxInt) {
+			// A block an HTML fence misled may hold the headings:
+			// fence-in-html tells the cause.
 			continue
 		}
 		p.ReportFix(declaration(ph.Doc), 0, p.executionHeadingFix(ph.Doc), "phase has no Execution section (## Execution) and no Step headings (### Step N: …): its whole body goes to the agent as one step")
