@@ -200,7 +200,7 @@ func StepPrompt(c Context, ph *plan.Phase, step *plan.Step) (*Prompt, error) {
 	if ce, ok := err.(*CommandError); ok && line > 0 {
 		// Told at the command's line of the phase file, not at the
 		// step's heading the run's error begins with.
-		return nil, fmt.Errorf("%s:%d: %w", step.Pos.File, line+ce.Line-1, err)
+		return nil, &At{Pos: plan.Pos{File: step.Pos.File, Line: line + ce.Line - 1}, Err: err}
 	}
 	if err != nil {
 		return nil, err
@@ -295,7 +295,7 @@ func ActionPrompt(c Context, a *plan.Action) (*Prompt, error) {
 	text, err := c.expand(strings.Join(parts, "\n\n"))
 	if ce, ok := err.(*CommandError); ok && exec > 0 && ce.Line >= exec && a.Execution.TextLine > 0 {
 		// Told at the command's line of the action's file, as a step's.
-		return nil, fmt.Errorf("%s:%d: %w", a.Execution.Pos.File, a.Execution.TextLine+ce.Line-exec, err)
+		return nil, &At{Pos: plan.Pos{File: a.Execution.Pos.File, Line: a.Execution.TextLine + ce.Line - exec}, Err: err}
 	}
 	if err != nil {
 		return nil, err

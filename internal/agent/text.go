@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/skillkit/skillkit/plan"
 )
 
 // Vars are the values Claude Code substitutes in a skill's text, which
@@ -253,6 +255,17 @@ type CommandError struct {
 	// (1-based), set by RunContext.
 	Line int
 }
+
+// At is an error at a place of the skill's files: a context command that
+// failed, at its line, so that what reports it can lead with that place.
+type At struct {
+	Pos plan.Pos
+	Err error
+}
+
+func (e *At) Error() string { return fmt.Sprintf("%s: %v", e.Pos, e.Err) }
+
+func (e *At) Unwrap() error { return e.Err }
 
 func (e *CommandError) Error() string {
 	return fmt.Sprintf("context command %q exited with status %d: %s", e.Command, e.ExitCode, lastLines(strings.TrimSpace(e.Stderr), 3))

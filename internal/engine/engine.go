@@ -325,7 +325,7 @@ func (r *Runner) AgentContext(ctx context.Context) (agent.Context, error) {
 		// again, nor is the appended line of arguments.
 		text, err := r.expand(ctx, r.o.Skill.Instructions)
 		if ce, ok := err.(*agent.CommandError); ok && r.o.Skill.InstructionsLine > 0 {
-			return c, fmt.Errorf("%s:%d: %w", r.o.Skill.Entry, r.o.Skill.InstructionsLine+ce.Line-1, err)
+			return c, &agent.At{Pos: plan.Pos{File: r.o.Skill.Entry, Line: r.o.Skill.InstructionsLine + ce.Line - 1}, Err: err}
 		}
 		if err != nil {
 			return c, fmt.Errorf("%s: %w", r.o.Skill.Entry, err)
