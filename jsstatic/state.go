@@ -1,6 +1,7 @@
 package jsstatic
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/dop251/goja/ast"
@@ -32,8 +33,11 @@ func (p *Program) StateReads(n ast.Node) []Path {
 func (p *Program) stateReads(n ast.Node) []Path {
 	var out []Path
 	Inspect(n, func(n ast.Node) bool {
-		switch n.(type) {
+		switch b := n.(type) {
 		case *ast.DotExpression, *ast.BracketExpression, *ast.OptionalChain, *ast.Optional:
+		case *ast.Binding:
+			out = append(out, p.destructured(b)...)
+			return true
 		default:
 			return true
 		}
@@ -51,6 +55,41 @@ func (p *Program) stateReads(n ast.Node) []Path {
 		}
 		return true
 	})
+	return out
+}
+
+// destructured are the fields a binding takes from the state by name:
+// `const { a, b: c } = state` reads a and b, as state.a and state.b do.
+func (p *Program) destructured(b *ast.Binding) []Path {
+	pat, ok := b.Target.(*ast.ObjectPattern)
+	if !ok || b.Initializer == nil {
+		return nil
+	}
+	root, fields, _ := memberChain(b.Initializer)
+	if id, ok := root.(*ast.Identifier); !ok || id.Name != "state" {
+		return nil
+	}
+	var out []Path
+	for _, prop := range pat.Properties {
+		var name string
+		var at ast.Node
+		switch x := prop.(type) {
+		case *ast.PropertyShort:
+			name, at = string(x.Name.Name), &x.Name
+		case *ast.PropertyKeyed:
+			switch k := x.Key.(type) {
+			case *ast.Identifier:
+				name, at = string(k.Name), k
+			case *ast.StringLiteral:
+				name, at = string(k.Value), k
+			}
+		}
+		if name == "" {
+			continue
+		}
+		line, col := p.Position(at.Idx0())
+		out = append(out, Path{Fields: append(slices.Clone(fields), name), Line: line, Col: col})
+	}
 	return out
 }
 
