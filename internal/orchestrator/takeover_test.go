@@ -215,6 +215,18 @@ func TestIdleActionStopsThoughTheSelectionAsksIncludes(t *testing.T) {
 	if got := len(completed(state(t, res.Dir))); got != 5 {
 		t.Errorf("%d passes ran, want 5", got)
 	}
+	// The same, the state destructured.
+	s = skillFiles{
+		decision: "function selectNextAction(state) {\n  const { completed_actions } = state;\n  return completed_actions.length < 5 ? 'action-pass' : null;\n}",
+		acts:     map[string]string{"action-pass": "return {};"},
+	}.write(t)
+	res, err = run(t, options(t, s))
+	if err != nil {
+		t.Fatalf("a selection that destructures the state to count passes: %v", err)
+	}
+	if got := len(completed(state(t, res.Dir))); got != 5 {
+		t.Errorf("%d passes ran, want 5", got)
+	}
 }
 
 // A native action whose result the state schema refuses (review-code's
