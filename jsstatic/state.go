@@ -1,6 +1,7 @@
 package jsstatic
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/dop251/goja/ast"
@@ -32,8 +33,11 @@ func (p *Program) StateReads(n ast.Node) []Path {
 func (p *Program) stateReads(n ast.Node) []Path {
 	var out []Path
 	Inspect(n, func(n ast.Node) bool {
-		switch n.(type) {
+		switch b := n.(type) {
 		case *ast.DotExpression, *ast.BracketExpression, *ast.OptionalChain, *ast.Optional:
+		case *ast.Binding:
+			out = append(out, p.destructured(b)...)
+			return true
 		default:
 			return true
 		}
@@ -54,9 +58,45 @@ func (p *Program) stateReads(n ast.Node) []Path {
 	return out
 }
 
+// destructured are the fields a binding takes from the state by name:
+// `const { a, b: c } = state` reads a and b, as state.a and state.b do.
+func (p *Program) destructured(b *ast.Binding) []Path {
+	pat, ok := b.Target.(*ast.ObjectPattern)
+	if !ok || b.Initializer == nil {
+		return nil
+	}
+	root, fields, _ := memberChain(b.Initializer)
+	if id, ok := root.(*ast.Identifier); !ok || id.Name != "state" {
+		return nil
+	}
+	var out []Path
+	for _, prop := range pat.Properties {
+		var name string
+		var at ast.Node
+		switch x := prop.(type) {
+		case *ast.PropertyShort:
+			name, at = string(x.Name.Name), &x.Name
+		case *ast.PropertyKeyed:
+			switch k := x.Key.(type) {
+			case *ast.Identifier:
+				name, at = string(k.Name), k
+			case *ast.StringLiteral:
+				name, at = string(k.Value), k
+			}
+		}
+		if name == "" {
+			continue
+		}
+		line, col := p.Position(at.Idx0())
+		out = append(out, Path{Fields: append(slices.Clone(fields), name), Line: line, Col: col})
+	}
+	return out
+}
+
 // memberChain unwinds a.b["c"][d].e into its root (a), the static field
 // names from the root up to the first computed member (b, c), and the
-// computed member expressions met on the way (d).
+// computed member expressions met on the way (d). An empty default is
+// part of the chain: (a.b || []).c is a.b.c.
 func memberChain(e ast.Expression) (root ast.Expression, fields []string, computed []ast.Expression) {
 	var rev []string
 	for {
@@ -67,6 +107,13 @@ func memberChain(e ast.Expression) (root ast.Expression, fields []string, comput
 		case *ast.Optional:
 			e = x.Expression
 			continue
+		case *ast.BinaryExpression:
+			// (state.a || []).b reads state.a's b: the default stands in
+			// for an absent field, as defensive code writes it.
+			if isDefault(x) {
+				e = x.Left
+				continue
+			}
 		case *ast.DotExpression:
 			rev = append(rev, string(x.Identifier.Name))
 			e = x.Left
@@ -89,6 +136,21 @@ func memberChain(e ast.Expression) (root ast.Expression, fields []string, comput
 		fields = append(fields, rev[i])
 	}
 	return root, fields, computed
+}
+
+// isDefault reports whether b is a field with an empty default, `a || []`
+// or `a ?? {}`.
+func isDefault(b *ast.BinaryExpression) bool {
+	if b.Operator != token.LOGICAL_OR && b.Operator != token.COALESCE {
+		return false
+	}
+	switch r := b.Right.(type) {
+	case *ast.ArrayLiteral:
+		return len(r.Value) == 0
+	case *ast.ObjectLiteral:
+		return len(r.Value) == 0
+	}
+	return false
 }
 
 // NullTests returns the state fields compared with null by === or !==

@@ -14,6 +14,7 @@ import (
 func FuzzLint(f *testing.F) {
 	f.Add("---\nname: demo\ndescription: d\n---\n# Demo\n", "# Phase 1: X\n\n## Execution\n\n```bash\nls\n```\n")
 	f.Add("---\nname: [\n", "```markdown\n```js\n```\n```\n")
+	f.Add("# Demo\n\n> <Good>\n> ```bash\n> ls\n>\n> ```\n> </Good>\n", "- x\n\n  <details>\n  ~~~\n  a\n\n  ~~~~\n<Bad>\n```")
 	f.Fuzz(func(t *testing.T, skill, phase string) {
 		dir := t.TempDir()
 		s := filepath.Join(dir, "demo")

@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"math"
 	"path"
 	"regexp"
 	"slices"
@@ -169,7 +170,9 @@ func atoi(s string) int {
 
 func checkPhaseNoSteps(p *Pass) {
 	for _, ph := range p.Skill.Phases {
-		if len(ph.Steps) != 1 || !ph.Steps[0].Whole {
+		if len(ph.Steps) != 1 || !ph.Steps[0].Whole || p.htmlMisled(ph.Doc, math.MaxInt) {
+			// A block an HTML fence misled may hold the headings:
+			// fence-in-html tells the cause.
 			continue
 		}
 		p.ReportFix(declaration(ph.Doc), 0, p.executionHeadingFix(ph.Doc), "phase has no Execution section (## Execution) and no Step headings (### Step N: …): its whole body goes to the agent as one step")
@@ -218,7 +221,7 @@ func checkNextPhase(p *Pass) {
 
 func checkFenceUnclosed(p *Pass) {
 	for _, d := range p.Docs() {
-		if n := p.nesting(d); n != nil && n.ended > 0 {
+		if n := p.nesting(d); n != nil && n.ended > 0 && !p.htmlMisled(d, n.outer.Pos.Line) {
 			c := n.outer
 			p.Report(plan.Pos{File: d.File, Line: n.ended, Col: 1},
 				"this line is indented less than the %s block opened at line %d, inside a list item: it ends the item and the block with it, and the fences after it pair up wrongly; indent it by %d spaces like the block, or close the block before it",
@@ -320,12 +323,22 @@ func innerFence(text, fence string) (n, indent int, run, info string, ok bool) {
 func closedWithin(text string, n int, run string) bool {
 	lines := strings.Split(text, "\n")
 	for _, l := range lines[min(n, len(lines)):] {
-		t := strings.TrimLeft(l, " \t")
-		if r := fenceRun(t); len(r) >= len(run) && r[0] == run[0] && strings.TrimSpace(t[len(r):]) == "" {
+		if closes(strings.TrimLeft(l, " \t"), run) {
 			return true
 		}
 	}
 	return false
+}
+
+// quoted is a line of markdown without its indent and the markers of
+// the blockquotes it is in: what goldmark reads as an HTML block's line.
+func quoted(l string) string { return strings.TrimLeft(l, " \t>") }
+
+// closes reports whether line t, its indent removed, is a closing fence
+// for a block opened by the fence run.
+func closes(t, run string) bool {
+	r := fenceRun(t)
+	return r != "" && run != "" && len(r) >= len(run) && r[0] == run[0] && strings.TrimSpace(t[len(r):]) == ""
 }
 
 // lastLine is the last line of a fenced block's content, its opening line
@@ -352,11 +365,45 @@ func (p *Pass) nextTextLine(d *plan.Doc, n int) int {
 // misnested fence before it (or is the misnested outer block itself):
 // what is wrong with it is that fence's fault.
 func (p *Pass) misread(d *plan.Doc, c *plan.CodeBlock) bool {
-	if len(d.HTMLFences) > 0 && d.HTMLFences[0].Line < c.Pos.Line {
+	if p.htmlMisled(d, c.Pos.Line) {
 		return true
 	}
 	n := p.nesting(d)
 	return n != nil && c.Pos.Line >= n.outer.Pos.Line
+}
+
+// htmlMisled reports whether a fence that an HTML block holds (plan.Doc's
+// HTMLFences) misleads the reading of line: it is above it, and the HTML
+// block ends at a blank line before the code's closing fence, which then
+// opens a block. An HTML block that holds the closing fence too
+// (`<Good>`, the code without a blank line, `</Good>`) keeps the code as
+// HTML and leaves every line after it as written.
+func (p *Pass) htmlMisled(d *plan.Doc, line int) bool {
+	for _, f := range d.HTMLFences {
+		if f.Line >= line {
+			return false
+		}
+		if !p.closedInHTML(d.File, f.Line) {
+			return true
+		}
+	}
+	return false
+}
+
+// closedInHTML reports whether the lines after the fence on line n, up to
+// the blank line that ends its HTML block, hold a closing fence for it.
+func (p *Pass) closedInHTML(file string, n int) bool {
+	run := fenceRun(quoted(p.line(file, n)))
+	for n++; ; n++ {
+		l, ok := p.src.line(file, n)
+		t := quoted(l)
+		if !ok || strings.TrimSpace(t) == "" {
+			return false
+		}
+		if closes(t, run) {
+			return true
+		}
+	}
 }
 
 // checkFenceInHTML reports the first fence each HTML block holds
@@ -368,13 +415,13 @@ func checkFenceInHTML(p *Pass) {
 	for _, d := range p.Docs() {
 		for _, f := range d.HTMLFences {
 			tag := f.Line - 1
-			for tag > 1 && !strings.HasPrefix(strings.TrimSpace(p.line(d.File, tag)), "<") {
+			for tag > 1 && !strings.HasPrefix(quoted(p.line(d.File, tag)), "<") {
 				tag--
 			}
-			run := fenceRun(strings.TrimSpace(p.line(d.File, f.Line)))
+			run := fenceRun(quoted(p.line(d.File, f.Line)))
 			p.ReportRange(f, f.Col+len(run),
 				"this fence is read as HTML, not as the start of a code block: the tag %s on line %d opens an HTML block that runs to the next blank line, and where that comes first the fence meant to close the block opens one; put a blank line between the tag and the fence",
-				strings.TrimSpace(p.line(d.File, tag)), tag)
+				strings.TrimSpace(quoted(p.line(d.File, tag))), tag)
 		}
 	}
 }
@@ -395,7 +442,7 @@ func checkFenceNested(p *Pass) {
 		if n == nil || n.ended > 0 {
 			continue // fence-unclosed reports a list item that ends a block
 		}
-		if p.misread(d, n.outer) && len(d.HTMLFences) > 0 && d.HTMLFences[0].Line < n.outer.Pos.Line {
+		if p.htmlMisled(d, n.outer.Pos.Line) {
 			continue // fence-in-html reports the fence that misled
 		}
 		if line, _ := p.swallowed(d); line > 0 {

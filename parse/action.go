@@ -44,7 +44,8 @@ func readExecution(m *md) plan.Execution {
 	if s == nil {
 		// No recognised execution section: the whole file is the
 		// agent's instruction (DESIGN §1.5), never skipped.
-		return plan.Execution{Kind: plan.ExecProse, Text: strings.TrimSpace(m.text(1, m.numLines())), Pos: plan.Pos{File: m.doc.File, Line: 1, Col: 1}, Whole: true}
+		text, line := m.body()
+		return plan.Execution{Kind: plan.ExecProse, Text: text, TextLine: line, Pos: plan.Pos{File: m.doc.File, Line: 1, Col: 1}, Whole: true}
 	}
 	// The text goes along with code too, for when the code is an
 	// instruction for the agent rather than a program.
@@ -52,12 +53,12 @@ func readExecution(m *md) plan.Execution {
 	for _, c := range m.codeIn(s.Pos.Line, s.EndLine) {
 		switch c.Kind() {
 		case plan.LangJS:
-			return plan.Execution{Kind: plan.ExecJS, Code: c, Text: text, Pos: c.Pos}
+			return plan.Execution{Kind: plan.ExecJS, Code: c, Text: text, TextLine: s.Pos.Line, Pos: c.Pos}
 		case plan.LangBash:
-			return plan.Execution{Kind: plan.ExecBash, Code: c, Text: text, Pos: c.Pos}
+			return plan.Execution{Kind: plan.ExecBash, Code: c, Text: text, TextLine: s.Pos.Line, Pos: c.Pos}
 		}
 	}
-	return plan.Execution{Kind: plan.ExecProse, Text: text, Pos: s.Pos}
+	return plan.Execution{Kind: plan.ExecProse, Text: text, TextLine: s.Pos.Line, Pos: s.Pos}
 }
 
 // actionID matches an action id written in prose.

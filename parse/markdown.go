@@ -206,6 +206,19 @@ func (m *md) text(from, to int) string {
 	return m.str[m.starts[from-1] : m.starts[to-1]+len(m.line(to))]
 }
 
+// body is the document's text without the space around it, and the line
+// where it begins (0 when it is empty), so that what goes wrong in it is
+// told at its line.
+func (m *md) body() (string, int) {
+	all := m.text(1, m.numLines())
+	trimmed := strings.TrimLeftFunc(all, unicode.IsSpace)
+	text := strings.TrimRightFunc(trimmed, unicode.IsSpace)
+	if text == "" {
+		return "", 0
+	}
+	return text, 1 + strings.Count(all[:len(all)-len(trimmed)], "\n")
+}
+
 // blockText is the text of a block's lines. Most blocks are one run of the
 // source, returned as a substring; a block whose lines had indentation or
 // container marks removed (a fence inside a list) is assembled.

@@ -20,7 +20,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/skillkit/skillkit/internal/skillfs"
@@ -371,12 +370,7 @@ func (r *reader) classify() {
 	if entry != "" {
 		m := r.docs[entry]
 		s.Entry, s.Body, s.FrontMatter = entry, m.doc, m.fm
-		body := m.text(1, m.numLines())
-		trimmed := strings.TrimLeftFunc(body, unicode.IsSpace)
-		s.Instructions = strings.TrimRightFunc(trimmed, unicode.IsSpace)
-		if s.Instructions != "" {
-			s.InstructionsLine = 1 + strings.Count(body[:len(body)-len(trimmed)], "\n")
-		}
+		s.Instructions, s.InstructionsLine = m.body()
 		if fm := s.FrontMatter; fm != nil && fm.Error != nil {
 			s.Diagnostics = append(s.Diagnostics, *fm.Error)
 		}

@@ -826,7 +826,10 @@ type Execution struct {
 	// has no Execution section: what goes to the agent when the action
 	// does.
 	Text string `json:"text,omitempty"`
-	Pos  Pos    `json:"pos"`
+	// TextLine is the line of the file where Text begins, so that what
+	// goes wrong in it (a context command that fails) is told at its line.
+	TextLine int `json:"textLine,omitempty"`
+	Pos      Pos `json:"pos"`
 	// Whole is set when the action has no Execution section.
 	Whole bool `json:"whole,omitempty"`
 	// Class says whether the Execution runs natively or goes to the agent

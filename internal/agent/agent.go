@@ -558,16 +558,22 @@ func lastLines(s string, n int) string {
 	if len(lines) <= n {
 		return s
 	}
-	tail := lines[len(lines)-n:]
-	for i, l := range lines[:len(lines)-n] {
+	cut := len(lines) - n
+	var out []string
+	for i, l := range lines[:cut] {
 		if statesError.MatchString(l) {
+			// "…" stands for the lines left out, on either side.
 			if i > 0 {
-				return strings.Join(append([]string{"…", l, "…"}, tail...), "\n")
+				out = append(out, "…")
 			}
-			return strings.Join(append([]string{l, "…"}, tail...), "\n")
+			out = append(out, l)
+			if i == cut-1 {
+				return strings.Join(append(out, lines[cut:]...), "\n")
+			}
+			break
 		}
 	}
-	return strings.Join(append([]string{"…"}, tail...), "\n")
+	return strings.Join(append(append(out, "…"), lines[cut:]...), "\n")
 }
 
 // statesError is a line that says what went wrong, as runtimes print it

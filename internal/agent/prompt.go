@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/skillkit/skillkit/plan"
 )
@@ -194,7 +195,13 @@ func StepPrompt(c Context, ph *plan.Phase, step *plan.Step) (*Prompt, error) {
 		}
 	}
 	p.add("PHASE", strings.Join(parts, "\n\n"))
-	text, err := c.expand(stepBody(step))
+	body, line := stepBody(step)
+	text, err := c.expand(body)
+	if ce, ok := err.(*CommandError); ok && line > 0 {
+		// Told at the command's line of the phase file, not at the
+		// step's heading the run's error begins with.
+		return nil, &At{Pos: plan.Pos{File: step.Pos.File, Line: line + ce.Line - 1}, Err: err}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -217,13 +224,19 @@ func stepTitle(s *plan.Step) string {
 }
 
 // stepBody is the step's markdown without its heading line, which
-// stepTitle says.
-func stepBody(s *plan.Step) string {
-	if strings.HasPrefix(strings.TrimSpace(s.Text), "#") {
-		_, rest, _ := strings.Cut(s.Text, "\n")
-		return strings.TrimSpace(rest)
+// stepTitle says, and the line of its file where that markdown begins (0
+// when the step was not read from a file).
+func stepBody(s *plan.Step) (body string, line int) {
+	text, line := s.Text, s.Pos.Line
+	if strings.HasPrefix(strings.TrimSpace(text), "#") {
+		_, text, _ = strings.Cut(text, "\n")
+		line++
 	}
-	return strings.TrimSpace(s.Text)
+	trimmed := strings.TrimLeftFunc(text, unicode.IsSpace)
+	if line > 0 {
+		line += strings.Count(text[:len(text)-len(trimmed)], "\n")
+	}
+	return strings.TrimRightFunc(trimmed, unicode.IsSpace), line
 }
 
 // labelCode puts the guidance line before the text's first fenced code
@@ -274,10 +287,16 @@ func ActionPrompt(c Context, a *plan.Action) (*Prompt, error) {
 		}
 		parts = append(parts, "Preconditions:\n"+strings.Join(pre, "\n"))
 	}
+	exec := 0 // the line of the joined text where Execution's text begins
 	if a.Execution.Text != "" {
+		exec = strings.Count(strings.Join(parts, "\n\n"), "\n") + 4
 		parts = append(parts, "Execution:\n"+a.Execution.Text)
 	}
 	text, err := c.expand(strings.Join(parts, "\n\n"))
+	if ce, ok := err.(*CommandError); ok && exec > 0 && ce.Line >= exec && a.Execution.TextLine > 0 {
+		// Told at the command's line of the action's file, as a step's.
+		return nil, &At{Pos: plan.Pos{File: a.Execution.Pos.File, Line: a.Execution.TextLine + ce.Line - exec}, Err: err}
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/skillkit/skillkit/plan"
 )
 
 // Vars are the values Claude Code substitutes in a skill's text, which
@@ -109,11 +111,34 @@ func wordEnd(s string) int {
 // variables substituted. As in Claude Code, a body that does not mention
 // $ARGUMENTS gets the arguments appended on a line "ARGUMENTS: …".
 func (v Vars) Instructions(body string) string {
-	out := v.Substitute(body)
+	return v.WithArguments(body, v.Substitute(body))
+}
+
+// WithArguments is text, the body's expansion, with the arguments on a
+// last line "ARGUMENTS: …" when the body does not mention $ARGUMENTS. The
+// line comes after the expansion: what the user typed is substituted
+// nowhere and runs no context command.
+func (v Vars) WithArguments(body, text string) string {
 	if len(v.Args) > 0 && !strings.Contains(body, "$ARGUMENTS") {
-		out = strings.TrimRight(out, "\n") + "\n\nARGUMENTS: " + strings.Join(v.Args, " ")
+		return strings.TrimRight(text, "\n") + "\n\nARGUMENTS: " + strings.Join(v.Args, " ")
 	}
-	return out
+	return text
+}
+
+// SourceLine is the line of text that holds line n (1-based) of
+// Substitute(text): a value holding a newline (an argument can) pushes
+// the lines after it down, and a context command that fails is told at
+// the line its author wrote. A variable never spans lines, so each line
+// is substituted alone.
+func (v Vars) SourceLine(text string, n int) int {
+	at := 0
+	for i, l := range strings.Split(text, "\n") {
+		at += 1 + strings.Count(v.Substitute(l), "\n")
+		if at >= n {
+			return i + 1
+		}
+	}
+	return n
 }
 
 // fence is a fenced code block of a text: its first and last line (0-based
@@ -230,6 +255,17 @@ type CommandError struct {
 	// (1-based), set by RunContext.
 	Line int
 }
+
+// At is an error at a place of the skill's files: a context command that
+// failed, at its line, so that what reports it can lead with that place.
+type At struct {
+	Pos plan.Pos
+	Err error
+}
+
+func (e *At) Error() string { return fmt.Sprintf("%s: %v", e.Pos, e.Err) }
+
+func (e *At) Unwrap() error { return e.Err }
 
 func (e *CommandError) Error() string {
 	return fmt.Sprintf("context command %q exited with status %d: %s", e.Command, e.ExitCode, lastLines(strings.TrimSpace(e.Stderr), 3))

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/skillkit/skillkit/plan"
 )
 
 func TestSubstitute(t *testing.T) {
@@ -97,5 +99,48 @@ func TestLastLinesKeepsTheError(t *testing.T) {
 		if got := lastLines(strings.TrimSpace(string(b)), 3); got != want {
 			t.Errorf("%s: lastLines =\n%s\nwant\n%s", file, got, want)
 		}
+	}
+}
+
+// TestSourceLine: an argument holding newlines pushes the lines after it
+// down; the line told is the one written.
+func TestSourceLine(t *testing.T) {
+	v := Vars{Args: []string{"one\ntwo\nthree"}}
+	text := "a\nArgs: $ARGUMENTS\n\n!`false`\n$0 and $0"
+	for n, want := range map[int]int{1: 1, 2: 2, 4: 2, 5: 3, 6: 4, 7: 5, 11: 5} {
+		if got := v.SourceLine(text, n); got != want {
+			t.Errorf("SourceLine(%d) = %d, want %d", n, got, want)
+		}
+	}
+}
+
+// TestLastLinesMarksOnlyWhatItLeaves: "…" stands for lines left out, so
+// none goes between the error line and the tail when they meet.
+func TestLastLinesMarksOnlyWhatItLeaves(t *testing.T) {
+	for in, want := range map[string]string{
+		"a\nb\nError: x\nt1\nt2\nt3":   "…\nError: x\nt1\nt2\nt3",
+		"Error: x\nt1\nt2\nt3":         "Error: x\nt1\nt2\nt3",
+		"Error: x\nmid\nt1\nt2\nt3":    "Error: x\n…\nt1\nt2\nt3",
+		"a\nError: x\nmid\nt1\nt2\nt3": "…\nError: x\n…\nt1\nt2\nt3",
+		"a\nb\nc\nt1\nt2\nt3":          "…\nt1\nt2\nt3",
+	} {
+		if got := lastLines(in, 3); got != want {
+			t.Errorf("lastLines(%q) =\n%q\nwant\n%q", in, got, want)
+		}
+	}
+}
+
+// TestActionPromptTellsTheCommandsLine: a context command of an action's
+// Execution that fails is told at its line of the action's file.
+func TestActionPromptTellsTheCommandsLine(t *testing.T) {
+	run := func(_ context.Context, cmd string) (string, error) {
+		return "", &CommandError{Command: cmd, ExitCode: 1}
+	}
+	c := Context{Expand: func(text string) (string, error) { return RunContext(context.Background(), text, run) }}
+	a := &plan.Action{ID: "action-x", Purpose: "Counts.\nTwice.", Execution: plan.Execution{
+		Kind: plan.ExecProse, Text: "## Execution\n\nLook:\n!`false`", TextLine: 7, Pos: plan.Pos{File: "actions/action-x.md", Line: 7, Col: 1}}}
+	_, err := ActionPrompt(c, a)
+	if err == nil || !strings.HasPrefix(err.Error(), "actions/action-x.md:10: context command") {
+		t.Errorf("err = %v, want it at actions/action-x.md:10", err)
 	}
 }

@@ -321,15 +321,16 @@ func (r *Runner) AgentContext(ctx context.Context) (agent.Context, error) {
 		Expand: func(text string) (string, error) { return r.expand(ctx, text) },
 	}
 	if r.instructions == nil {
-		text, err := r.expand(ctx, r.o.Vars.Instructions(r.o.Skill.Instructions))
+		// Expanded once: an argument substituted in is not substituted
+		// again, nor is the appended line of arguments.
+		text, err := r.expand(ctx, r.o.Skill.Instructions)
 		if ce, ok := err.(*agent.CommandError); ok && r.o.Skill.InstructionsLine > 0 {
-			// An argument holding a newline would shift this line; none
-			// of the corpus's arguments does.
-			return c, fmt.Errorf("%s:%d: %w", r.o.Skill.Entry, r.o.Skill.InstructionsLine+ce.Line-1, err)
+			return c, &agent.At{Pos: plan.Pos{File: r.o.Skill.Entry, Line: r.o.Skill.InstructionsLine + ce.Line - 1}, Err: err}
 		}
 		if err != nil {
 			return c, fmt.Errorf("%s: %w", r.o.Skill.Entry, err)
 		}
+		text = r.o.Vars.WithArguments(r.o.Skill.Instructions, text)
 		r.instructions = &text
 	}
 	c.Instructions = *r.instructions
@@ -338,17 +339,20 @@ func (r *Runner) AgentContext(ctx context.Context) (agent.Context, error) {
 
 // expand substitutes the variables in text and runs its context commands.
 func (r *Runner) expand(ctx context.Context, text string) (string, error) {
-	text = r.o.Vars.Substitute(text)
 	if !r.o.ShellContext {
-		return text, nil
+		return r.o.Vars.Substitute(text), nil
 	}
-	return agent.RunContext(ctx, text, func(ctx context.Context, cmd string) (string, error) {
+	out, err := agent.RunContext(ctx, r.o.Vars.Substitute(text), func(ctx context.Context, cmd string) (string, error) {
 		res, err := r.o.Script.ContextShell(ctx, cmd)
 		if err == nil && res.ExitCode != 0 {
 			err = &agent.CommandError{Command: cmd, ExitCode: res.ExitCode, Stderr: res.Stderr}
 		}
 		return res.Stdout, err
 	})
+	if ce, ok := err.(*agent.CommandError); ok {
+		ce.Line = r.o.Vars.SourceLine(text, ce.Line)
+	}
+	return out, err
 }
 
 // AgentBegun records an agent call as it begins, before its command

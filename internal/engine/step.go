@@ -187,6 +187,10 @@ func (s *stepRun) fail(ctx context.Context, attempts int, err error, res *execRe
 	if res != nil && res.pos.IsValid() {
 		pos = res.pos
 	}
+	if at, ok := err.(*agent.At); ok {
+		// The error knows its line better than the step's heading.
+		pos, err = at.Pos, at.Err
+	}
 	return "", &StepError{Step: s.id, Pos: pos, Err: err, Diagnostics: diag}
 }
 

@@ -38,14 +38,19 @@ func TestSelectionReads(t *testing.T) {
 // an action already done makes the same action again progress.
 func TestCountsCompletions(t *testing.T) {
 	for expr, want := range map[string]bool{
-		"state.completed_actions.includes('action-init')":                     false,
-		"state.completed_actions.indexOf('a') < 0 && state.status === 'x'":    false,
-		"state.completed_actions.some(a => a === 'b')":                        false,
-		"state.completed_actions.length > 2":                                  true,
-		"state.completed_actions.filter(a => a === 'fix').length < 3":         true,
-		"state.completed_actions.includes('a') || state.completed_actions[0]": true,
-		"(state.completed_actions || []).includes('a')":                       true,
-		"state.status === 'pending'":                                          false,
+		"state.completed_actions.includes('action-init')":                                        false,
+		"state.completed_actions.indexOf('a') < 0 && state.status === 'x'":                       false,
+		"state.completed_actions.some(a => a === 'b')":                                           false,
+		"state.completed_actions.length > 2":                                                     true,
+		"state.completed_actions.filter(a => a === 'fix').length < 3":                            true,
+		"state.completed_actions.includes('a') || state.completed_actions[0]":                    true,
+		"(state.completed_actions || []).includes('a')":                                          false,
+		"(state.completed_actions ?? []).some(a => a === 'b')":                                   false,
+		"(state.completed_actions || []).length > 2":                                             true,
+		"(state.completed_actions || state.done).includes('a')":                                  true,
+		"(() => { const { completed_actions } = state; return completed_actions.length > 2 })()": true,
+		"(() => { const { completed_actions: done = [] } = state; return done.length > 2 })()":   true,
+		"state.status === 'pending'":                                                             false,
 	} {
 		s := &plan.Skill{Actions: []*plan.Action{{ID: "action-x", Preconditions: []*plan.Precondition{{Expr: plan.Expr{JS: expr}}}}}}
 		if got := counts(selectionReads(s)["completed_actions"]); got != want {

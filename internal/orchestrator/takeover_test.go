@@ -190,6 +190,19 @@ func TestIdleActionStopsThoughTheSelectionAsksIncludes(t *testing.T) {
 	if got := len(completed(state(t, res.Dir))); got != 3 {
 		t.Errorf("%d actions ran, want 3", got)
 	}
+	// The same, asked as defensive code asks it: (… || []).includes.
+	s = skillFiles{
+		decision: "function selectNextAction(state) {\n  if (!state.ready) return 'action-wait';\n  return (state.completed_actions || []).includes('action-wait') ? null : 'action-wait';\n}",
+		acts:     map[string]string{"action-wait": "return {};"},
+		fields:   "  ready?: boolean;",
+	}.write(t)
+	res, err = run(t, options(t, s))
+	if !errors.Is(err, orchestrator.ErrNoProgress) {
+		t.Fatalf("a selection asking (completed_actions || []).includes: err = %v", err)
+	}
+	if got := len(completed(state(t, res.Dir))); got != 3 {
+		t.Errorf("%d actions ran, want 3", got)
+	}
 	s = skillFiles{
 		decision: "function selectNextAction(state) {\n  return passesLeft(state) ? 'action-pass' : null;\n}",
 		acts:     map[string]string{"action-pass": "return {};"},
@@ -198,6 +211,18 @@ func TestIdleActionStopsThoughTheSelectionAsksIncludes(t *testing.T) {
 	res, err = run(t, options(t, s))
 	if err != nil {
 		t.Fatalf("a selection that counts passes in a helper: %v", err)
+	}
+	if got := len(completed(state(t, res.Dir))); got != 5 {
+		t.Errorf("%d passes ran, want 5", got)
+	}
+	// The same, the state destructured.
+	s = skillFiles{
+		decision: "function selectNextAction(state) {\n  const { completed_actions } = state;\n  return completed_actions.length < 5 ? 'action-pass' : null;\n}",
+		acts:     map[string]string{"action-pass": "return {};"},
+	}.write(t)
+	res, err = run(t, options(t, s))
+	if err != nil {
+		t.Fatalf("a selection that destructures the state to count passes: %v", err)
 	}
 	if got := len(completed(state(t, res.Dir))); got != 5 {
 		t.Errorf("%d passes ran, want 5", got)
