@@ -125,22 +125,6 @@ func (v Vars) WithArguments(body, text string) string {
 	return text
 }
 
-// SourceLine is the line of text that holds line n (1-based) of
-// Substitute(text): a value holding a newline (an argument can) pushes
-// the lines after it down, and a context command that fails is told at
-// the line its author wrote. A variable never spans lines, so each line
-// is substituted alone.
-func (v Vars) SourceLine(text string, n int) int {
-	at := 0
-	for i, l := range strings.Split(text, "\n") {
-		at += 1 + strings.Count(v.Substitute(l), "\n")
-		if at >= n {
-			return i + 1
-		}
-	}
-	return n
-}
-
 // fence is a fenced code block of a text: its first and last line (0-based
 // indexes, the fences included) and its info string.
 type fence struct {
@@ -183,17 +167,27 @@ var inlineCommand = regexp.MustCompile("(^|\\s)!`([^`\n]+)`")
 // !`cmd` inline and ```! fenced blocks, and puts each one's output (its
 // trailing newline trimmed) in its place. Inline commands inside other
 // code blocks are code, not commands. A command that fails fails the
-// expansion.
-func RunContext(ctx context.Context, text string, run func(ctx context.Context, cmd string) (string, error)) (string, error) {
+// expansion, told at its line of text.
+//
+// subst (nil for none) substitutes the variables: in the prose and in each
+// command's text, never in a command's output, and the commands are found
+// in text as written. So an argument lands in a command as typed, but an
+// argument holding !`…` or a fence is text, not a command: the arguments
+// of a run served over MCP or queued as a task come from a client, and
+// must not run commands of their own; and an output holding "$1" stays so.
+func RunContext(ctx context.Context, text string, subst func(string) string, run func(ctx context.Context, cmd string) (string, error)) (string, error) {
+	if subst == nil {
+		subst = func(s string) string { return s }
+	}
 	if !strings.Contains(text, "!") {
-		return text, nil
+		return subst(text), nil
 	}
 	lines := strings.Split(text, "\n")
 	var out []string
 	// at runs a command of line i (0-based) of text; its error is told
 	// at that line.
 	at := func(i int, cmd string) (string, error) {
-		o, err := run(ctx, cmd)
+		o, err := run(ctx, subst(cmd))
 		if ce, ok := err.(*CommandError); ok && ce.Line == 0 {
 			ce.Line = i + 1
 		}
@@ -203,20 +197,19 @@ func RunContext(ctx context.Context, text string, run func(ctx context.Context, 
 	// each line is expanded alone.
 	inline := func(from, to int) error {
 		for i := from; i < to; i++ {
-			var err error
-			l := inlineCommand.ReplaceAllStringFunc(lines[i], func(m string) string {
+			var b strings.Builder
+			prev := 0
+			for _, m := range inlineCommand.FindAllStringSubmatchIndex(lines[i], -1) {
+				o, err := at(i, lines[i][m[4]:m[5]])
 				if err != nil {
-					return m
+					return err
 				}
-				sub := inlineCommand.FindStringSubmatch(m)
-				var o string
-				o, err = at(i, sub[2])
-				return sub[1] + strings.TrimRight(o, "\n")
-			})
-			if err != nil {
-				return err
+				b.WriteString(subst(lines[i][prev:m[3]]))
+				b.WriteString(strings.TrimRight(o, "\n"))
+				prev = m[1]
 			}
-			out = append(out, l)
+			b.WriteString(subst(lines[i][prev:]))
+			out = append(out, b.String())
 		}
 		return nil
 	}
@@ -225,7 +218,7 @@ func RunContext(ctx context.Context, text string, run func(ctx context.Context, 
 		if err := inline(next, f.start); err != nil {
 			return "", err
 		}
-		block := strings.Join(lines[f.start:f.end+1], "\n")
+		block := subst(strings.Join(lines[f.start:f.end+1], "\n"))
 		if strings.HasPrefix(f.info, "!") {
 			last := f.end
 			if !f.closed {

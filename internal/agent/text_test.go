@@ -47,14 +47,14 @@ func TestRunContext(t *testing.T) {
 	}
 	in := "Branch: !`git branch`\nnot!`this`\n```bash\necho !`kept`\n```\n```!\ngit status\ngit log\n```\nend !`date`"
 	want := "Branch: <git branch>\nnot!`this`\n```bash\necho !`kept`\n```\n<git status\ngit log>\nend <date>"
-	got, err := RunContext(context.Background(), in, run)
+	got, err := RunContext(context.Background(), in, nil, run)
 	if err != nil || got != want {
 		t.Errorf("RunContext =\n%s\n%v; want\n%s", got, err, want)
 	}
 	if len(ran) != 3 {
 		t.Errorf("ran %q, want 3 commands", ran)
 	}
-	if _, err := RunContext(context.Background(), "x !`false`", run); err == nil {
+	if _, err := RunContext(context.Background(), "x !`false`", nil, run); err == nil {
 		t.Error("a failing context command must fail the expansion")
 	}
 }
@@ -74,7 +74,7 @@ func TestRunContextTellsTheLine(t *testing.T) {
 		"a\n```!\ntrue\n```\n```!\nfalse\n```": 5,
 		"a\n```bash\n!`false`\n```\n!`false`":  5,
 	} {
-		_, err := RunContext(context.Background(), in, run)
+		_, err := RunContext(context.Background(), in, nil, run)
 		var ce *CommandError
 		if !errors.As(err, &ce) || ce.Line != want {
 			t.Errorf("RunContext(%q): %v at line %d, want line %d", in, err, ce.Line, want)
@@ -102,15 +102,35 @@ func TestLastLinesKeepsTheError(t *testing.T) {
 	}
 }
 
-// TestSourceLine: an argument holding newlines pushes the lines after it
-// down; the line told is the one written.
-func TestSourceLine(t *testing.T) {
-	v := Vars{Args: []string{"one\ntwo\nthree"}}
-	text := "a\nArgs: $ARGUMENTS\n\n!`false`\n$0 and $0"
-	for n, want := range map[int]int{1: 1, 2: 2, 4: 2, 5: 3, 6: 4, 7: 5, 11: 5} {
-		if got := v.SourceLine(text, n); got != want {
-			t.Errorf("SourceLine(%d) = %d, want %d", n, got, want)
-		}
+// TestRunContextArgumentsAreText: the commands are found in the text as
+// written; an argument lands in a command as typed, but one holding !`…`
+// or a fence runs nothing, and an output holding "$0" is not substituted.
+func TestRunContextArgumentsAreText(t *testing.T) {
+	v := Vars{Args: []string{"x !`touch pwned`\n```!\nrm -rf ~\n```"}}
+	var ran []string
+	run := func(_ context.Context, cmd string) (string, error) {
+		ran = append(ran, cmd)
+		return "out $0", nil
+	}
+	got, err := RunContext(context.Background(), "Args: $ARGUMENTS\n!`echo $0`", v.Substitute, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ran) != 1 || ran[0] != "echo "+v.Args[0] {
+		t.Errorf("ran %q, want only the written command, with the argument in it", ran)
+	}
+	if want := "Args: " + v.Args[0] + "\nout $0"; got != want {
+		t.Errorf("RunContext =\n%s\nwant\n%s", got, want)
+	}
+	// A failing command is told at its line as written, however many
+	// lines an argument above it holds.
+	run = func(_ context.Context, cmd string) (string, error) {
+		return "", &CommandError{Command: cmd, ExitCode: 1}
+	}
+	_, err = RunContext(context.Background(), "a\nArgs: $ARGUMENTS\n\n!`false`", v.Substitute, run)
+	var ce *CommandError
+	if !errors.As(err, &ce) || ce.Line != 4 {
+		t.Errorf("err %v, want a CommandError at line 4", err)
 	}
 }
 
@@ -136,7 +156,7 @@ func TestActionPromptTellsTheCommandsLine(t *testing.T) {
 	run := func(_ context.Context, cmd string) (string, error) {
 		return "", &CommandError{Command: cmd, ExitCode: 1}
 	}
-	c := Context{Expand: func(text string) (string, error) { return RunContext(context.Background(), text, run) }}
+	c := Context{Expand: func(text string) (string, error) { return RunContext(context.Background(), text, nil, run) }}
 	a := &plan.Action{ID: "action-x", Purpose: "Counts.\nTwice.", Execution: plan.Execution{
 		Kind: plan.ExecProse, Text: "## Execution\n\nLook:\n!`false`", TextLine: 7, Pos: plan.Pos{File: "actions/action-x.md", Line: 7, Col: 1}}}
 	_, err := ActionPrompt(c, a)

@@ -342,17 +342,13 @@ func (r *Runner) expand(ctx context.Context, text string) (string, error) {
 	if !r.o.ShellContext {
 		return r.o.Vars.Substitute(text), nil
 	}
-	out, err := agent.RunContext(ctx, r.o.Vars.Substitute(text), func(ctx context.Context, cmd string) (string, error) {
+	return agent.RunContext(ctx, text, r.o.Vars.Substitute, func(ctx context.Context, cmd string) (string, error) {
 		res, err := r.o.Script.ContextShell(ctx, cmd)
 		if err == nil && res.ExitCode != 0 {
 			err = &agent.CommandError{Command: cmd, ExitCode: res.ExitCode, Stderr: res.Stderr}
 		}
 		return res.Stdout, err
 	})
-	if ce, ok := err.(*agent.CommandError); ok {
-		ce.Line = r.o.Vars.SourceLine(text, ce.Line)
-	}
-	return out, err
 }
 
 // AgentBegun records an agent call as it begins, before its command
